@@ -1,0 +1,187 @@
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Backend opens workspaces. One Backend serves many sessions; it is safe
+// for concurrent use.
+type Backend interface {
+	// Open returns the workspace of spec.Session, creating its resources
+	// lazily (a container starts on first use, not here). Opening a session
+	// that is already open, or that a previous process kept, reattaches to it.
+	Open(ctx context.Context, spec WorkspaceSpec) (Workspace, error)
+	// Close releases the backend's own resources; open workspaces should be
+	// closed first.
+	Close(ctx context.Context) error
+}
+
+// WorkspaceSpec names the workspace to open.
+type WorkspaceSpec struct {
+	Session string // required; [A-Za-z0-9_.-], at most 64 bytes
+	User    string // optional; used by per-user roots
+	// Keep: closing the workspace releases this process's hold on it but
+	// leaves its files (and container) in place for a later Open with the
+	// same session, until idle cleanup or garbage collection removes them.
+	Keep bool
+}
+
+// Validate checks the session and user names, which end up in paths and
+// container names.
+func (s WorkspaceSpec) Validate() error {
+	if err := validName("session", s.Session, true); err != nil {
+		return err
+	}
+	return validName("user", s.User, false)
+}
+
+func validName(what, s string, required bool) error {
+	if s == "" {
+		if required {
+			return Errorf(ErrInvalid, "open", "", "%s name is empty", what)
+		}
+		return nil
+	}
+	if len(s) > 64 || s == "." || s == ".." {
+		return Errorf(ErrInvalid, "open", "", "%s name %q must be 1–64 characters and not . or ..", what, s)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return Errorf(ErrInvalid, "open", "", "%s name %q may only use letters, digits, '_', '-' and '.'", what, s)
+		}
+	}
+	return nil
+}
+
+// Workspace is one session's sandbox: a shell and a filesystem that see the
+// same files. Its methods are safe for concurrent use.
+type Workspace interface {
+	Shell() Shell
+	FS() Filesystem
+	// Close ends the session: unless the spec said Keep, the workspace's
+	// files and container are removed.
+	Close(ctx context.Context) error
+}
+
+// Lifecycle is implemented by workspaces whose sandbox can be started and
+// stopped explicitly (a container). Others have nothing to start.
+type Lifecycle interface {
+	Start(ctx context.Context) (LifecycleState, error)
+	// Stop removes the sandbox; its files stay and the next use starts a
+	// fresh one.
+	Stop(ctx context.Context) (LifecycleState, error)
+	State(ctx context.Context) (LifecycleState, error)
+}
+
+// LifecycleState describes a workspace's sandbox.
+type LifecycleState struct {
+	Name       string // e.g. the container name
+	Running    bool
+	StartedAt  time.Time
+	LastUsedAt time.Time
+}
+
+// Options configure a backend when it is opened.
+type Options struct {
+	// Config is the backend's own settings (its TOML table, as JSON). The
+	// backend decodes it strictly: an unknown field is ErrInvalid.
+	Config json.RawMessage
+	Limits Limits
+	// StateDir is where the backend keeps workspace directories and other
+	// state (for example ${cache}/wai).
+	StateDir string
+	// Logger receives the backend's events (for example
+	// runtime.podman.created); never nil after Open.
+	Logger *slog.Logger
+}
+
+// Factory creates a backend.
+type Factory func(ctx context.Context, opts Options) (Backend, error)
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Factory{}
+)
+
+// packages says where the bundled backends live, for the error a program
+// gets when it asks for one it did not link in.
+var packages = map[string]string{
+	"podman": "github.com/wai-dev/wai/plugins/podman",
+	"host":   "github.com/wai-dev/wai/plugins/host",
+	"mock":   "github.com/wai-dev/wai/plugins/mock",
+}
+
+// Register makes a backend available by name. Backends call it from init;
+// registering a name twice panics, as database/sql does.
+func Register(name string, f Factory) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if f == nil {
+		panic("backend: Register factory is nil for " + name)
+	}
+	if _, dup := registry[name]; dup {
+		panic("backend: Register called twice for " + name)
+	}
+	registry[name] = f
+}
+
+// Registered lists the linked-in backends, sorted.
+func Registered() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Open creates the named backend. Options left zero get defaults (limits,
+// a discarding logger); the limits are validated first.
+func Open(ctx context.Context, name string, opts Options) (Backend, error) {
+	registryMu.RLock()
+	f, ok := registry[name]
+	registryMu.RUnlock()
+	if !ok {
+		if pkg, known := packages[name]; known {
+			return nil, Errorf(ErrUnavailable, "open", "", "backend %q is not linked into this program: add `import _ %q`", name, pkg)
+		}
+		return nil, Errorf(ErrInvalid, "open", "", "unknown backend %q (linked in: %v)", name, Registered())
+	}
+	if opts.Limits == (Limits{}) {
+		opts.Limits = DefaultLimits()
+	}
+	if err := opts.Limits.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	b, err := f(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open backend %s: %w", name, err)
+	}
+	return b, nil
+}
+
+// DecodeConfig decodes a backend's raw config into v, rejecting unknown
+// fields. An empty config leaves v as it is (its defaults).
+func DecodeConfig(name string, raw json.RawMessage, v any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytesReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return Errorf(ErrInvalid, "config", "", "backend %s: %v", name, err)
+	}
+	return nil
+}
