@@ -1,0 +1,129 @@
+# wai — build, test and check. `make` alone lists the targets.
+#
+# Every target goes through $(GOTAGS) so the Podman backend is compiled in:
+# its bindings do not build without these tags (btrfs and devicemapper
+# headers, gpgme). A plain `go build ./...` still works, with the Podman
+# backend replaced by a stub that says how to get it.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+GO        ?= go
+GOTAGS    ?= remote exclude_graphdriver_btrfs exclude_graphdriver_devicemapper containers_image_openpgp
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+LDFLAGS   := -X main.version=$(VERSION)
+BIN       := bin/wai
+PLUGINDIR := build/plugins
+
+# The whole suite must stay well under CI's budget on 2 cores; a package that
+# needs more than this is hung, not slow.
+TEST_TIMEOUT ?= 12m
+TESTFLAGS    ?=
+FUZZTIME     ?= 15s
+BENCHTIME    ?= 1s
+# Pinned and run through `go run`, so nothing has to be preinstalled.
+# v0.8.2 is staticcheck 2026.2.2, the first release line that knows Go 1.26.
+STATICCHECK  := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+# Bundled plugins: every main package under tools/ and policies/, built for
+# WASI as a reactor module (-buildmode=c-shared) so the host can call its
+# exports. Directories that do not exist yet are skipped.
+PLUGIN_ROOTS := $(wildcard tools policies)
+PLUGIN_PKGS   = $(if $(PLUGIN_ROOTS),$(shell GOOS=wasip1 GOARCH=wasm $(GO) list -e -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' $(addprefix ./,$(addsuffix /...,$(PLUGIN_ROOTS))) 2>/dev/null))
+
+# Packages with benchmarks or fuzz targets, found by their declarations so a
+# new one is picked up without editing this file.
+define find_decl
+$(shell grep -rlE --include='*_test.go' '^func $(1)[A-Za-z0-9_]*\b' . 2>/dev/null | grep -v '/testdata/' | xargs -r -n1 dirname | sort -u)
+endef
+
+.PHONY: help
+help: ## list the targets
+	@echo "usage: make TARGET"
+	@echo
+	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-10s %s\n", $$1, $$2 }'
+	@echo
+	@echo "variables: GOTAGS='$(GOTAGS)' TEST_TIMEOUT=$(TEST_TIMEOUT) FUZZTIME=$(FUZZTIME) TESTFLAGS=..."
+
+.PHONY: build
+build: $(BIN) plugins ## build bin/wai and every bundled plugin
+
+.PHONY: $(BIN)
+$(BIN):
+	$(GO) build -tags "$(GOTAGS)" -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/wai
+
+.PHONY: plugins
+plugins: ## build every bundled plugin into build/plugins/NAME.wasm
+	@mkdir -p $(PLUGINDIR)
+	@pkgs="$(PLUGIN_PKGS)"; \
+	if [[ -z "$$pkgs" ]]; then echo "plugins: none under tools/ or policies/ yet"; exit 0; fi; \
+	declare -A seen; \
+	for p in $$pkgs; do \
+		name=$${p##*/}; \
+		if [[ -n "$${seen[$$name]:-}" ]]; then \
+			echo "plugins: $$p and $${seen[$$name]} would both build $(PLUGINDIR)/$$name.wasm: rename one" >&2; exit 1; \
+		fi; \
+		seen[$$name]=$$p; \
+		echo "plugin  $(PLUGINDIR)/$$name.wasm"; \
+		GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -o $(PLUGINDIR)/$$name.wasm $$p; \
+	done
+
+.PHONY: test
+test: ## set up Podman when root, then run every test with the race detector
+	@if [[ -f scripts/setup-podman.sh ]]; then \
+		if [[ "$$(id -u)" == 0 ]]; then \
+			bash scripts/setup-podman.sh; \
+		else \
+			echo "test: not root, so scripts/setup-podman.sh is not run; the Podman tests skip unless a service already answers" >&2; \
+		fi; \
+	fi
+	$(GO) test -race -tags "$(GOTAGS)" -timeout $(TEST_TIMEOUT) $(TESTFLAGS) ./...
+
+.PHONY: lint
+lint: ## go vet (host and wasip1 targets) and staticcheck
+	$(GO) vet -tags "$(GOTAGS)" ./...
+	@wasm="$(strip $(wildcard pdk) $(PLUGIN_ROOTS))"; \
+	if [[ -n "$$wasm" ]]; then \
+		pats=""; for d in $$wasm; do pats="$$pats ./$$d/..."; done; \
+		echo "GOOS=wasip1 GOARCH=wasm $(GO) vet$$pats"; \
+		GOOS=wasip1 GOARCH=wasm $(GO) vet $$pats; \
+	fi
+	$(GO) run $(STATICCHECK) -tags "$(GOTAGS)" ./...
+
+.PHONY: deps
+deps: ## check the dependency rules of DESIGN.md
+	$(GO) test -tags "$(GOTAGS)" -count=1 ./internal/depcheck/
+
+.PHONY: fmt
+fmt: ## gofmt every Go file in place
+	gofmt -w $$(git ls-files '*.go')
+
+.PHONY: check
+check: ## gofmt clean, lint and dependency rules
+	@unformatted=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go')); \
+	if [[ -n "$$unformatted" ]]; then echo "gofmt: these files need \`make fmt\`:" >&2; echo "$$unformatted" >&2; exit 1; fi
+	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory deps
+
+.PHONY: bench
+bench: ## run the benchmarks (BENCHTIME=1s) of every package that has some
+	@pkgs="$(strip $(call find_decl,Benchmark))"; \
+	if [[ -z "$$pkgs" ]]; then echo "bench: no benchmarks yet"; exit 0; fi; \
+	$(GO) test -tags "$(GOTAGS)" -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $$pkgs
+
+.PHONY: fuzz
+fuzz: ## run each fuzz target for FUZZTIME (15s)
+	@files=$$(grep -rlE --include='*_test.go' '^func Fuzz[A-Z0-9_][A-Za-z0-9_]*[(]' . 2>/dev/null | grep -v '/testdata/' || true); \
+	if [[ -z "$$files" ]]; then echo "fuzz: no fuzz targets yet"; exit 0; fi; \
+	for f in $$files; do \
+		dir=$$(dirname $$f); \
+		for fn in $$(sed -nE 's/^func (Fuzz[A-Za-z0-9_]+)\(.*/\1/p' $$f); do \
+			echo "fuzz $$dir $$fn"; \
+			$(GO) test -tags "$(GOTAGS)" -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$dir; \
+		done; \
+	done
+
+.PHONY: clean
+clean: ## remove bin/ and build/
+	rm -rf bin build

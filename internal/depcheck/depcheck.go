@@ -1,0 +1,342 @@
+// Package depcheck enforces the dependency rules of DESIGN.md ("Layout and
+// who may import whom") on the module's real import graph, as `go list`
+// reports it for every platform the code is built for.
+//
+// The rules are what keep wai's promises true: an embedder that needs no
+// Podman links no Podman code, a backend cannot reach around the kernel, and
+// a Wasm plugin depends on nothing but the pdk. They are checked by a test
+// (and `make deps`) rather than by review because a single stray import
+// breaks them silently.
+//
+// Only non-test imports are checked: a test may wire any packages together.
+package depcheck
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"sort"
+	"strings"
+)
+
+// Package is the part of `go list -json` the rules need.
+type Package struct {
+	ImportPath string
+	Standard   bool
+	Imports    []string // direct, non-test
+	Deps       []string // transitive, non-test
+}
+
+// Violation is one import that breaks a rule.
+type Violation struct {
+	Package string   // the importing package, relative to the module ("." for the root)
+	Dep     string   // the forbidden import path
+	Chain   []string // Package → … → Dep, relative where local
+	Rule    string
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("%s depends on %s (%s): %s", v.Package, v.Dep, strings.Join(v.Chain, " → "), v.Rule)
+}
+
+// dep classifies one dependency of a local package.
+type dep struct {
+	path  string
+	rel   string // path inside the module when local, "." for the root
+	local bool
+	std   bool
+}
+
+type rule struct {
+	// text says the rule as DESIGN.md does, so a violation explains itself.
+	text    string
+	applies func(rel string) bool
+	// transitive rules look at every dependency; the others at direct
+	// imports only, because those rules also govern every local package
+	// that could be imported, so the closure follows.
+	transitive bool
+	allowed    func(from string, d dep) bool
+}
+
+// under reports whether rel is dir or inside it.
+func under(rel, dir string) bool {
+	return rel == dir || strings.HasPrefix(rel, dir+"/")
+}
+
+// topTwo returns the first two segments of rel ("plugins/host/x" →
+// "plugins/host"): the unit a plugin, tool or policy is.
+func topTwo(rel string) string {
+	parts := strings.SplitN(rel, "/", 3)
+	if len(parts) < 2 {
+		return rel
+	}
+	return parts[0] + "/" + parts[1]
+}
+
+// isKernel: host itself or any of its subpackages except the contracts.
+func isKernel(rel string) bool {
+	return under(rel, "host") && !under(rel, "host/backend")
+}
+
+const (
+	goPDK      = "github.com/extism/go-pdk"
+	podmanMods = "github.com/containers/"
+)
+
+var rules = []rule{
+	{
+		text:    "host/backend imports only the standard library",
+		applies: func(rel string) bool { return under(rel, "host/backend") },
+		allowed: func(_ string, d dep) bool { return d.std || d.local && under(d.rel, "host/backend") },
+	},
+	{
+		text:       "host never imports plugins/*, cmd/* or sdk-tests/*: backends register themselves, the kernel only knows host/backend",
+		applies:    func(rel string) bool { return under(rel, "host") },
+		transitive: true,
+		allowed: func(_ string, d dep) bool {
+			return !d.local || !(under(d.rel, "plugins") || under(d.rel, "cmd") || under(d.rel, "sdk-tests"))
+		},
+	},
+	{
+		text:       "plugins/* import host/backend, never host and never each other",
+		applies:    func(rel string) bool { return under(rel, "plugins") },
+		transitive: true,
+		allowed: func(from string, d dep) bool {
+			if !d.local {
+				return true
+			}
+			switch {
+			case isKernel(d.rel), under(d.rel, "cmd"):
+				return false
+			case under(d.rel, "plugins"):
+				return topTwo(d.rel) == topTwo(from)
+			}
+			return true
+		},
+	},
+	{
+		text:    "pdk imports only the standard library and github.com/extism/go-pdk",
+		applies: func(rel string) bool { return under(rel, "pdk") },
+		allowed: func(_ string, d dep) bool {
+			return d.std || d.local && under(d.rel, "pdk") || !d.local && (d.path == goPDK || strings.HasPrefix(d.path, goPDK+"/"))
+		},
+	},
+	{
+		text:    "tools/* and policies/* import only pdk, their own subpackages and the standard library",
+		applies: func(rel string) bool { return under(rel, "tools") || under(rel, "policies") },
+		allowed: func(from string, d dep) bool {
+			return d.std || d.local && (under(d.rel, "pdk") || topTwo(d.rel) == topTwo(from))
+		},
+	},
+	{
+		text:       "sdk-tests import host/backend (abitest may import host), never a backend or the CLI: the backend under test is handed in",
+		applies:    func(rel string) bool { return under(rel, "sdk-tests") },
+		transitive: true,
+		allowed: func(from string, d dep) bool {
+			if !d.local {
+				return true
+			}
+			switch {
+			case under(d.rel, "plugins"), under(d.rel, "cmd"):
+				return false
+			case isKernel(d.rel):
+				return under(from, "sdk-tests/abitest")
+			}
+			return true
+		},
+	},
+	{
+		text:       "only plugins/podman (and the CLI that links it) may depend on the Podman bindings: an embedder that needs no Podman links no Podman code",
+		applies:    func(rel string) bool { return !under(rel, "plugins/podman") && !under(rel, "cmd") },
+		transitive: true,
+		allowed:    func(_ string, d dep) bool { return d.local || !strings.HasPrefix(d.path, podmanMods) },
+	},
+}
+
+// Check returns every violation of the rules among pkgs, the packages of
+// module (with their dependencies, as `go list -deps` gives them), sorted.
+func Check(module string, pkgs []Package) []Violation {
+	byPath := make(map[string]*Package, len(pkgs))
+	for i := range pkgs {
+		byPath[pkgs[i].ImportPath] = &pkgs[i]
+	}
+	classify := func(path string) dep {
+		d := dep{path: path}
+		if rel, ok := relPath(module, path); ok {
+			d.local, d.rel = true, rel
+		} else if p, ok := byPath[path]; ok {
+			d.std = p.Standard
+		} else {
+			// Not listed (a synthetic graph): the go command's own rule,
+			// no dot in the first element, tells the standard library.
+			d.std = !strings.Contains(strings.SplitN(path, "/", 2)[0], ".")
+		}
+		return d
+	}
+	seen := map[string]bool{}
+	var out []Violation
+	for _, p := range pkgs {
+		from, ok := relPath(module, p.ImportPath)
+		if !ok {
+			continue
+		}
+		for _, r := range rules {
+			if !r.applies(from) {
+				continue
+			}
+			deps := p.Imports
+			if r.transitive {
+				deps = union(p.Imports, p.Deps)
+			}
+			for _, path := range deps {
+				if r.allowed(from, classify(path)) {
+					continue
+				}
+				key := from + "\x00" + path + "\x00" + r.text
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+				out = append(out, Violation{
+					Package: from,
+					Dep:     path,
+					Chain:   chain(module, byPath, p.ImportPath, path),
+					Rule:    r.text,
+				})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Package != b.Package {
+			return a.Package < b.Package
+		}
+		if a.Dep != b.Dep {
+			return a.Dep < b.Dep
+		}
+		return a.Rule < b.Rule
+	})
+	return out
+}
+
+func relPath(module, path string) (string, bool) {
+	switch {
+	case path == module:
+		return ".", true
+	case strings.HasPrefix(path, module+"/"):
+		return path[len(module)+1:], true
+	}
+	return "", false
+}
+
+func union(a, b []string) []string {
+	set := make(map[string]bool, len(a)+len(b))
+	var out []string
+	for _, s := range append(append([]string(nil), a...), b...) {
+		if !set[s] {
+			set[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// chain finds the shortest import path from one package to a dependency,
+// so a transitive violation names the package that brought it in.
+func chain(module string, byPath map[string]*Package, from, to string) []string {
+	name := func(p string) string {
+		if rel, ok := relPath(module, p); ok {
+			return rel
+		}
+		return p
+	}
+	prev := map[string]string{from: ""}
+	queue := []string{from}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		if cur == to {
+			var c []string
+			for p := to; p != ""; p = prev[p] {
+				c = append([]string{name(p)}, c...)
+			}
+			return c
+		}
+		if p, ok := byPath[cur]; ok {
+			for _, next := range p.Imports {
+				if _, seen := prev[next]; !seen {
+					prev[next] = cur
+					queue = append(queue, next)
+				}
+			}
+		}
+	}
+	return []string{name(from), "…", name(to)}
+}
+
+// Target is a platform and tag set to list the module for.
+type Target struct {
+	GOOS, GOARCH string // empty means the go command's default
+	Tags         string // space-separated build tags
+}
+
+func (t Target) String() string {
+	s := t.GOOS + "/" + t.GOARCH
+	if t.GOOS == "" {
+		s = "native"
+	}
+	if t.Tags != "" {
+		s += " tags=" + strings.ReplaceAll(t.Tags, " ", ",")
+	}
+	return s
+}
+
+// List runs `go list -deps` over every package of the module in dir for
+// target and returns the module path and the packages.
+func List(ctx context.Context, dir string, target Target) (string, []Package, error) {
+	modCmd := exec.CommandContext(ctx, "go", "list", "-m")
+	modCmd.Dir = dir
+	mod, err := modCmd.Output()
+	if err != nil {
+		return "", nil, fmt.Errorf("go list -m in %s: %w%s", dir, err, stderrOf(err))
+	}
+	args := []string{"list", "-e", "-deps", "-json=ImportPath,Standard,Imports,Deps"}
+	if target.Tags != "" {
+		args = append(args, "-tags", target.Tags)
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, "./...")...)
+	cmd.Dir = dir
+	cmd.Env = cmd.Environ()
+	if target.GOOS != "" {
+		cmd.Env = append(cmd.Env, "GOOS="+target.GOOS)
+	}
+	if target.GOARCH != "" {
+		cmd.Env = append(cmd.Env, "GOARCH="+target.GOARCH)
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		return "", nil, fmt.Errorf("go list for %s in %s: %w%s", target, dir, err, stderrOf(err))
+	}
+	var pkgs []Package
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p Package
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			return "", nil, fmt.Errorf("decoding go list output for %s: %w", target, err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return strings.TrimSpace(string(mod)), pkgs, nil
+}
+
+func stderrOf(err error) string {
+	if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {
+		return ": " + strings.TrimSpace(string(ee.Stderr))
+	}
+	return ""
+}
