@@ -1,0 +1,327 @@
+package wasm
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// Exports of the ABI.
+const (
+	exportDescribe = "wai_describe"
+	exportCall     = "wai_call"
+	exportCheck    = "wai_check"
+)
+
+var errPoolClosed = errors.New("plugin is closed")
+
+// Plugin is a loaded plugin with its instance pool. It is safe for
+// concurrent use.
+type Plugin struct {
+	rt       *Runtime
+	name     string
+	sha      string
+	imports  []string
+	exports  map[string]bool
+	compiled *extism.CompiledPlugin
+	pool     *pool
+	desc     Description
+	granted  capSet
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Describe returns what the plugin said about itself, with Granted set.
+func (p *Plugin) Describe() Description { return p.desc }
+
+// SHA256 returns the hex digest of the module.
+func (p *Plugin) SHA256() string { return p.sha }
+
+// Imports lists the wai host functions the module imports, sorted.
+func (p *Plugin) Imports() []string { return append([]string(nil), p.imports...) }
+
+// Close refuses new calls, waits for calls in flight until ctx is done,
+// then releases everything the plugin holds.
+func (p *Plugin) Close(ctx context.Context) error {
+	p.closeOnce.Do(func() {
+		if p.pool != nil {
+			// Calls still running after ctx are cut short by closing the
+			// runtime under them: they fail, they do not hang.
+			_ = p.pool.close(ctx)
+		}
+		if p.compiled != nil {
+			p.closeErr = p.compiled.Close(context.WithoutCancel(ctx))
+		}
+		p.rt.forget(p)
+	})
+	return p.closeErr
+}
+
+// callState travels in the context of a guest call to its host functions.
+type callState struct {
+	p   *Plugin
+	env Env // nil while describing: every host function then refuses
+}
+
+type stateKey struct{}
+
+func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
+	stderr := newTailBuffer(2048)
+	cfg := wazero.NewModuleConfig().
+		// Real clocks and entropy (wazero's defaults are fixed values), but
+		// no filesystem, no args, no environment, no sleeping: a guest that
+		// sleeps spins on the clock, where the deadline can reach it.
+		WithSysWalltime().WithSysNanotime().WithRandSource(rand.Reader).
+		WithStderr(stderr).WithStdout(stderr)
+	inst, err := p.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: cfg})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &Error{Plugin: p.name, Op: "instantiate", Cause: deadlineError{ctx.Err()}, Msg: "interrupted"}
+		}
+		return nil, &Error{Plugin: p.name, Op: "instantiate", Cause: ErrTrap, Msg: fmt.Sprintf("cannot instantiate: %v", err)}
+	}
+	return &instance{p: inst, stderr: stderr}, nil
+}
+
+// call runs one export on a pooled instance and returns its output, or an
+// *Error. A trapped or interrupted instance is dropped from the pool.
+func (p *Plugin) call(ctx context.Context, op, export string, env Env, input []byte) ([]byte, error) {
+	in, err := p.pool.acquire(ctx, p.newInstance)
+	if err != nil {
+		switch {
+		case errors.Is(err, errPoolClosed):
+			return nil, errorf(p.name, op, backend.ErrUnavailable, "the plugin is closed (reloaded or shutting down); retry")
+		case ctx.Err() != nil:
+			return nil, &Error{Plugin: p.name, Op: op, Cause: deadlineError{ctx.Err()}, Msg: "no free instance before the deadline"}
+		}
+		return nil, err
+	}
+	ctx = context.WithValue(ctx, stateKey{}, &callState{p: p, env: env})
+	_, out, err := in.p.CallWithContext(ctx, export, input)
+	if err != nil {
+		// Extism reports a guest's error_set as an error with rc != 0 and
+		// the instance intact; anything else killed the instance.
+		var exit *sys.ExitError
+		switch {
+		case ctx.Err() != nil:
+			p.pool.drop(in)
+			return nil, &Error{Plugin: p.name, Op: op, Cause: deadlineError{ctx.Err()}, Msg: "interrupted at the deadline; the instance was discarded"}
+		case errors.As(err, &exit):
+			p.pool.drop(in)
+			return nil, &Error{Plugin: p.name, Op: op, Cause: ErrTrap,
+				Msg: fmt.Sprintf("exited with code %d%s", exit.ExitCode(), in.stderr.suffix())}
+		case in.p.GetErrorWithContext(context.WithoutCancel(ctx)) == err.Error():
+			// The guest returned normally after error_set: the instance
+			// is intact, and the message is the guest's own.
+			p.pool.release(in)
+			return nil, guestError(p.name, op, err.Error())
+		default:
+			p.pool.drop(in)
+			return nil, &Error{Plugin: p.name, Op: op, Cause: ErrTrap, Msg: fmt.Sprintf("trapped: %v%s", err, in.stderr.suffix())}
+		}
+	}
+	p.pool.release(in)
+	if len(out) > p.rt.opts.MaxOutputBytes {
+		return nil, errorf(p.name, op, backend.ErrInvalid, "answered %d bytes, over the limit of %d", len(out), p.rt.opts.MaxOutputBytes)
+	}
+	return out, nil
+}
+
+// describe runs wai_describe on the first instance, which then joins the
+// pool. Host functions refuse during it: there is no Env yet.
+func (p *Plugin) describe(ctx context.Context) (Description, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.rt.opts.CheckTimeout)
+	defer cancel()
+	out, err := p.call(ctx, "describe", exportDescribe, nil, []byte(fmt.Sprintf(`{"abi":%d}`, ABIVersion)))
+	if err != nil {
+		return Description{}, err
+	}
+	var d Description
+	if err := decodeStrict(out, &d); err != nil {
+		return Description{}, errorf(p.name, "describe", backend.ErrInvalid, "answered something that is not a description: %v", err)
+	}
+	if err := p.validate(&d); err != nil {
+		return Description{}, err
+	}
+	return d, nil
+}
+
+// deadline derives the context of one call: the earliest of the caller's
+// deadline, the request's, and now+fallback.
+func deadline(ctx context.Context, req time.Time, fallback time.Duration) (context.Context, context.CancelFunc) {
+	d, ok := ctx.Deadline()
+	if !req.IsZero() && (!ok || req.Before(d)) {
+		d, ok = req, true
+	}
+	if !ok {
+		d = time.Now().Add(fallback)
+	}
+	return context.WithDeadline(ctx, d)
+}
+
+// wireCall is the input of wai_call.
+type wireCall struct {
+	Tool       string          `json:"tool"`
+	Params     json.RawMessage `json:"params"`
+	CallID     string          `json:"call_id,omitempty"`
+	Session    string          `json:"session,omitempty"`
+	DeadlineMS int64           `json:"deadline_ms"`
+	TimeoutMS  int64           `json:"timeout_ms"`
+}
+
+// wireResult is the output of wai_call (and, with Decision, wai_check).
+type wireResult struct {
+	OK       *bool           `json:"ok"`
+	Message  string          `json:"message"`
+	Value    json.RawMessage `json:"value"`
+	Decision string          `json:"decision"`
+	Reason   string          `json:"reason"`
+	Error    *wireError      `json:"error"`
+}
+
+// CallTool calls one tool of a tool plugin. Capability uses inside it go
+// to env. A failed result is not an error; errors are for calls that did
+// not produce a result (bad request, trap, deadline, guest error).
+func (p *Plugin) CallTool(ctx context.Context, env Env, req ToolCall) (ToolResult, error) {
+	op := "call " + req.Tool
+	if p.desc.Kind != KindTool {
+		return ToolResult{}, errorf(p.name, op, backend.ErrInvalid, "is a %s plugin, it has no tools", p.desc.Kind)
+	}
+	if !p.hasTool(req.Tool) {
+		return ToolResult{}, errorf(p.name, op, backend.ErrNotFound, "has no tool %q (it has: %s)", req.Tool, strings.Join(p.toolNames(), ", "))
+	}
+	if env == nil {
+		return ToolResult{}, errorf(p.name, op, backend.ErrInvalid, "no Env for the call: the kernel must give one")
+	}
+	ctx, cancel := deadline(ctx, req.Deadline, p.rt.opts.CallTimeout)
+	defer cancel()
+	dl, _ := ctx.Deadline()
+	params := req.Params
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	in, err := json.Marshal(wireCall{Tool: req.Tool, Params: params, CallID: req.CallID, Session: req.Session,
+		DeadlineMS: dl.UnixMilli(), TimeoutMS: max(time.Until(dl).Milliseconds(), 0)})
+	if err != nil {
+		return ToolResult{}, errorf(p.name, op, backend.ErrInvalid, "params are not valid JSON: %v", err)
+	}
+	out, err := p.call(ctx, op, exportCall, env, in)
+	if err != nil {
+		return ToolResult{}, err
+	}
+	var w wireResult
+	if err := decodeStrict(out, &w); err != nil {
+		return ToolResult{}, errorf(p.name, op, backend.ErrInvalid, "answered something that is not a tool result: %v", err)
+	}
+	switch {
+	case w.Error != nil:
+		return ToolResult{}, w.Error.asError(p.name, op)
+	case w.OK == nil || w.Decision != "" || w.Reason != "":
+		return ToolResult{}, errorf(p.name, op, backend.ErrInvalid, `answered without "ok": a tool result is {"ok":bool,"message":string,"value":any}`)
+	}
+	res := ToolResult{OK: *w.OK, Message: w.Message}
+	if v := bytes.TrimSpace(w.Value); len(v) > 0 && !bytes.Equal(v, []byte("null")) {
+		res.Value = v
+	}
+	return res, nil
+}
+
+// Check asks a policy plugin about one action. Any error means the policy
+// could not answer, and the kernel must deny.
+func (p *Plugin) Check(ctx context.Context, req CheckRequest) (Decision, error) {
+	const op = "check"
+	if p.desc.Kind != KindPolicy {
+		return Decision{}, errorf(p.name, op, backend.ErrInvalid, "is a %s plugin, not a policy", p.desc.Kind)
+	}
+	ctx, cancel := deadline(ctx, time.Time{}, p.rt.opts.CheckTimeout)
+	defer cancel()
+	in, err := json.Marshal(req)
+	if err != nil {
+		return Decision{}, errorf(p.name, op, backend.ErrInvalid, "cannot encode the request: %v", err)
+	}
+	out, err := p.call(ctx, op, exportCheck, nil, in)
+	if err != nil {
+		return Decision{}, err
+	}
+	var w wireResult
+	if err := decodeStrict(out, &w); err != nil {
+		return Decision{}, errorf(p.name, op, backend.ErrInvalid, "answered something that is not a decision: %v", err)
+	}
+	switch {
+	case w.Error != nil:
+		return Decision{}, w.Error.asError(p.name, op)
+	case w.Decision == "allow" && w.OK == nil:
+		return Decision{Allow: true, Reason: w.Reason}, nil
+	case w.Decision == "deny" && w.OK == nil:
+		if w.Reason == "" {
+			w.Reason = "denied by policy " + p.name
+		}
+		return Decision{Reason: w.Reason}, nil
+	}
+	return Decision{}, errorf(p.name, op, backend.ErrInvalid, `answered decision %q: a policy answers {"decision":"allow"|"deny","reason":string}`, w.Decision)
+}
+
+func (p *Plugin) hasTool(name string) bool {
+	for _, t := range p.desc.Tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Plugin) toolNames() []string {
+	names := make([]string, len(p.desc.Tools))
+	for i, t := range p.desc.Tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+// tailBuffer keeps the last bytes a guest wrote to stdout/stderr.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf *backend.OutputBuffer
+}
+
+func newTailBuffer(n int) *tailBuffer { return &tailBuffer{buf: backend.NewOutputBuffer(n)} }
+
+func (t *tailBuffer) Write(b []byte) (int, error) { return t.buf.Write(b) }
+
+// suffix renders what the guest printed, for an error message.
+func (t *tailBuffer) suffix() string {
+	s := strings.TrimSpace(t.buf.String())
+	if s == "" {
+		return ""
+	}
+	return "; guest output: " + s
+}
+
+// logger returns the plugin's logger.
+func (p *Plugin) logger() *slog.Logger { return p.rt.log.With(slog.String("plugin", p.name)) }

@@ -1,0 +1,254 @@
+package wasm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// maxModuleBytes bounds a plugin file read into memory.
+const maxModuleBytes = 256 << 20
+
+// Runtime loads and runs plugins. It is safe for concurrent use.
+type Runtime struct {
+	opts  Options
+	log   *slog.Logger
+	cache wazero.CompilationCache
+	// inspect compiles modules only to read their imports. It shares the
+	// compilation cache (and so the compiled code) with every plugin's
+	// own Extism runtime, so inspecting costs no second compilation.
+	inspect wazero.Runtime
+
+	mu      sync.Mutex
+	plugins map[*Plugin]struct{}
+	closed  bool
+}
+
+// NewRuntime creates a runtime. The compilation cache directory is
+// created if missing.
+func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
+	if opts.MemoryLimitPages == 0 {
+		opts.MemoryLimitPages = 1024
+	}
+	if opts.MemoryLimitPages > 65536 {
+		return nil, backend.Errorf(backend.ErrInvalid, "wasm", "", "memory limit of %d pages exceeds the 4 GiB a 32-bit guest can address (65536 pages)", opts.MemoryLimitPages)
+	}
+	if opts.PoolSize <= 0 {
+		opts.PoolSize = 8
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = 30 * time.Second
+	}
+	if opts.CheckTimeout <= 0 {
+		opts.CheckTimeout = 5 * time.Second
+	}
+	if opts.MaxOutputBytes <= 0 {
+		opts.MaxOutputBytes = 4 << 20
+	}
+	if opts.MaxRequestBytes <= 0 {
+		opts.MaxRequestBytes = 1 << 20
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	r := &Runtime{opts: opts, log: opts.Logger, plugins: map[*Plugin]struct{}{}}
+	if opts.CacheDir != "" {
+		if err := os.MkdirAll(opts.CacheDir, 0o700); err != nil {
+			return nil, backend.Errorf(backend.ErrUnavailable, "wasm", opts.CacheDir, "cannot create the compilation cache directory: %v", err)
+		}
+		c, err := wazero.NewCompilationCacheWithDir(opts.CacheDir)
+		if err != nil {
+			return nil, backend.Errorf(backend.ErrUnavailable, "wasm", opts.CacheDir, "cannot open the compilation cache: %v", err)
+		}
+		r.cache = c
+	} else {
+		r.cache = wazero.NewCompilationCache()
+	}
+	r.inspect = wazero.NewRuntimeWithConfig(ctx, r.runtimeConfig())
+	return r, nil
+}
+
+func (r *Runtime) runtimeConfig() wazero.RuntimeConfig {
+	return wazero.NewRuntimeConfig().
+		WithCompilationCache(r.cache).
+		WithCloseOnContextDone(!r.opts.interruptOff).
+		WithMemoryLimitPages(r.opts.MemoryLimitPages)
+}
+
+// Close closes every plugin still loaded, then the runtime. Calls in
+// flight are given until ctx is done to finish.
+func (r *Runtime) Close(ctx context.Context) error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	plugins := make([]*Plugin, 0, len(r.plugins))
+	for p := range r.plugins {
+		plugins = append(plugins, p)
+	}
+	r.mu.Unlock()
+	var errs []error
+	for _, p := range plugins {
+		if err := p.Close(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := r.inspect.Close(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	if err := r.cache.Close(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("closing the wasm runtime: %w", errs[0])
+	}
+	return nil
+}
+
+// Load compiles a plugin (once: the compilation cache serves later
+// loads), asks it to describe itself, checks its imports against what it
+// was granted and readies its instance pool.
+func (r *Runtime) Load(ctx context.Context, src Source) (*Plugin, error) {
+	name := src.Name
+	if name == "" {
+		name = src.Path
+	}
+	if name == "" {
+		name = "(bytes)"
+	}
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		return nil, errorf(name, "load", backend.ErrUnavailable, "the plugin runtime is closed")
+	}
+	data, err := readModule(name, src)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	digest := hex.EncodeToString(sum[:])
+	if want := strings.ToLower(strings.TrimSpace(src.SHA256)); want != "" && want != digest {
+		return nil, errorf(name, "load", backend.ErrInvalid,
+			"sha256 is %s but config pins %s: the file changed; if you trust the new file, update sha256 in its [[plugins]] entry", digest, want)
+	}
+	grants, err := parseCaps(name, "grants", src.Grants)
+	if err != nil {
+		return nil, err
+	}
+
+	cm, err := r.inspect.CompileModule(ctx, data)
+	if err != nil {
+		return nil, &Error{Plugin: name, Op: "load", Kind: backend.ErrInvalid, Msg: "not a valid WebAssembly module", Cause: err}
+	}
+	// cm is deliberately not closed: closing a compiled module drops it
+	// from the engine that every runtime sharing the cache uses.
+	imports, err := checkImports(name, cm)
+	if err != nil {
+		return nil, err
+	}
+
+	exports := map[string]bool{}
+	for n := range cm.ExportedFunctions() {
+		exports[n] = true
+	}
+	if !exports[exportDescribe] {
+		return nil, errorf(name, "load", backend.ErrInvalid, "does not export %s: it is not a wai plugin (docs/ABI.md)", exportDescribe)
+	}
+	p := &Plugin{rt: r, name: name, sha: digest, imports: imports, exports: exports}
+	manifest := extism.Manifest{
+		Wasm:   []extism.Wasm{extism.WasmData{Data: data, Name: "main"}},
+		Memory: &extism.ManifestMemory{MaxPages: r.opts.MemoryLimitPages, MaxVarBytes: 64 << 10},
+		Config: src.Config,
+		// Timeout stays zero: deadlines come from the call's context, and
+		// interruption is configured on the runtime directly.
+	}
+	compiled, err := extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{
+		RuntimeConfig: r.runtimeConfig(),
+		EnableWasi:    true,
+	}, p.hostFunctions())
+	if err != nil {
+		return nil, &Error{Plugin: name, Op: "load", Kind: backend.ErrInvalid, Msg: "cannot compile", Cause: err}
+	}
+	p.compiled = compiled
+	p.pool = newPool(r.opts.PoolSize)
+
+	desc, err := p.describe(ctx)
+	if err != nil {
+		p.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	granted, err := grant(desc, grants, src.Bundled, imports)
+	if err != nil {
+		p.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	desc.Granted = granted.list()
+	p.desc = desc
+	p.granted = granted
+	p.name = desc.Name
+
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		p.Close(context.WithoutCancel(ctx))
+		return nil, errorf(name, "load", backend.ErrUnavailable, "the plugin runtime was closed while loading")
+	}
+	r.plugins[p] = struct{}{}
+	r.mu.Unlock()
+	r.log.LogAttrs(ctx, slog.LevelDebug, "plugin.loaded", slog.String("plugin", p.name),
+		slog.String("kind", desc.Kind), slog.String("sha256", digest), slog.Any("granted", desc.Granted))
+	return p, nil
+}
+
+func (r *Runtime) forget(p *Plugin) {
+	r.mu.Lock()
+	delete(r.plugins, p)
+	r.mu.Unlock()
+}
+
+func readModule(name string, src Source) ([]byte, error) {
+	switch {
+	case src.Path != "" && src.Bytes != nil:
+		return nil, errorf(name, "load", backend.ErrInvalid, "give a path or the module bytes, not both")
+	case src.Bytes != nil:
+		return src.Bytes, nil
+	case src.Path == "":
+		return nil, errorf(name, "load", backend.ErrInvalid, "no module: set path to a .wasm file")
+	}
+	f, err := os.Open(src.Path)
+	if err != nil {
+		kind := backend.ErrUnavailable
+		if os.IsNotExist(err) {
+			kind = backend.ErrNotFound
+		}
+		return nil, &Error{Plugin: name, Op: "load", Kind: kind, Msg: "cannot read the module", Cause: err}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, &Error{Plugin: name, Op: "load", Kind: backend.ErrUnavailable, Msg: "cannot read the module", Cause: err}
+	}
+	if !st.Mode().IsRegular() || st.Size() > maxModuleBytes {
+		return nil, errorf(name, "load", backend.ErrInvalid, "%s is not a regular file of at most %d MiB", src.Path, maxModuleBytes>>20)
+	}
+	data := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, &Error{Plugin: name, Op: "load", Kind: backend.ErrUnavailable, Msg: "cannot read the module", Cause: err}
+	}
+	return data, nil
+}
