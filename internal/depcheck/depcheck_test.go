@@ -80,7 +80,8 @@ func TestRules(t *testing.T) {
 				pkg("pdk/internal/raw", "unsafe"),
 				pkg("tools/shell", "+pdk", "+tools/shell/text", "strings"),
 				pkg("tools/shell/text", "strings"),
-				pkg("policies/blocklist", "+pdk"),
+				pkg("policies/blocklist", "+pdk", "+policies/internal/shellparse"),
+				pkg("policies/internal/shellparse", "strings"),
 				pkg("sdk-tests", "+host/backend", "testing"),
 				pkg("sdk-tests/abitest", "+host", "+host/backend", "+internal/plugbuild"),
 				pkg("cmd/wai", "+host", "+plugins/host", "+plugins/mock", "+plugins/podman"),
@@ -134,7 +135,8 @@ func TestRules(t *testing.T) {
 		{
 			name: "a Wasm plugin importing past the pdk",
 			pkgs: []Package{
-				pkg("tools/vfs", "+pdk", "+tools/shell/text", "github.com/extism/go-pdk"),
+				pkg("tools/vfs", "+pdk", "+tools/shell/text", "github.com/extism/go-pdk", "+policies/internal/shellparse"),
+				pkg("policies/internal/shellparse"),
 				pkg("tools/shell/text"),
 				pkg("policies/allowlist", "+host/backend", "+policies/allowlist/rules"),
 				pkg("policies/allowlist/rules", "regexp"),
@@ -144,6 +146,7 @@ func TestRules(t *testing.T) {
 			want: []edge{
 				{"policies/allowlist", mod + "/host/backend"},
 				{"tools/vfs", "github.com/extism/go-pdk"},
+				{"tools/vfs", mod + "/policies/internal/shellparse"},
 				{"tools/vfs", mod + "/tools/shell/text"},
 			},
 		},
