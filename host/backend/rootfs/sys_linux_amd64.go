@@ -1,0 +1,8 @@
+package rootfs
+
+import "syscall"
+
+const (
+	sysOpenat2 = 437
+	sysFstatat = syscall.SYS_NEWFSTATAT
+)
