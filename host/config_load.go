@@ -1,0 +1,321 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// fileConfig is the TOML shape of Config: snake_case keys, limits as their
+// own table. Keeping it apart lets Config hold backend.Limits as is.
+type fileConfig struct {
+	Backend            string                    `toml:"backend"`
+	Fallback           string                    `toml:"fallback"`
+	StateDir           string                    `toml:"state_dir"`
+	PluginDir          string                    `toml:"plugin_dir"`
+	AuditLog           string                    `toml:"audit_log"`
+	SessionIdleTimeout time.Duration             `toml:"session_idle_timeout"`
+	ReadBeforeWrite    bool                      `toml:"read_before_write"`
+	PolicyTimeout      time.Duration             `toml:"policy_timeout"`
+	Limits             fileLimits                `toml:"limits"`
+	ToolTimeouts       map[string]time.Duration  `toml:"tool_timeouts"`
+	DisabledTools      []string                  `toml:"disabled_tools"`
+	Backends           map[string]map[string]any `toml:"backends"`
+	Plugins            []filePlugin              `toml:"plugins"`
+	Policies           []filePolicy              `toml:"policies"`
+	BundledTools       []string                  `toml:"bundled_tools"`
+	DefaultPolicies    []string                  `toml:"default_policies"`
+	MCP                fileMCP                   `toml:"mcp"`
+}
+
+type fileLimits struct {
+	DefaultTimeout  time.Duration `toml:"default_timeout"`
+	MinTimeout      time.Duration `toml:"min_timeout"`
+	MaxTimeout      time.Duration `toml:"max_timeout"`
+	MaxOutputBytes  int           `toml:"max_output_bytes"`
+	MaxCommandBytes int           `toml:"max_command_bytes"`
+	MaxStdinBytes   int           `toml:"max_stdin_bytes"`
+	MaxScriptBytes  int           `toml:"max_script_bytes"`
+	MaxEnvVars      int           `toml:"max_env_vars"`
+	MaxWriteChars   int           `toml:"max_write_chars"`
+	MaxResults      int           `toml:"max_results"`
+	MaxReadBytes    int           `toml:"max_read_bytes"`
+}
+
+type filePlugin struct {
+	Name    string            `toml:"name"`
+	Path    string            `toml:"path"`
+	SHA256  string            `toml:"sha256"`
+	Grants  []string          `toml:"grants"`
+	Config  map[string]any    `toml:"config"`
+	Aliases map[string]string `toml:"aliases"`
+}
+
+type filePolicy struct {
+	Name   string         `toml:"name"`
+	Path   string         `toml:"path"`
+	SHA256 string         `toml:"sha256"`
+	Config map[string]any `toml:"config"`
+}
+
+type fileMCP struct {
+	HTTPAddr string `toml:"http_addr"`
+	TokenEnv string `toml:"token_env"`
+}
+
+// LoadConfig reads a configuration file over DefaultConfig and validates
+// it. With path "", it reads ./wai.toml, else
+// $XDG_CONFIG_HOME/wai/config.toml (~/.config when unset), else returns the
+// defaults. A path that is given must exist.
+//
+// Unknown keys are errors naming the key and its line: a misspelt limit
+// silently left at its default is exactly the mistake a sandbox config must
+// not allow.
+func LoadConfig(path string) (Config, error) {
+	if path == "" {
+		for _, p := range defaultConfigPaths() {
+			if _, err := os.Stat(p); err == nil {
+				path = p
+				break
+			}
+		}
+		if path == "" {
+			cfg := DefaultConfig()
+			return cfg, cfg.Validate()
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Config{}, backend.Errorf(backend.ErrNotFound, "config", path, "no such file: check --config, or remove it to use ./wai.toml or the defaults")
+		}
+		return Config{}, backend.Errorf(backend.ErrInvalid, "config", path, "cannot read: %v", err)
+	}
+	cfg, err := ParseConfig(data)
+	if err != nil {
+		return Config{}, relabel(err, path)
+	}
+	cfg.Path = path
+	return cfg, nil
+}
+
+// relabel puts the file name into a config error that was built without it.
+func relabel(err error, path string) error {
+	var joined interface{ Unwrap() []error }
+	if errors.As(err, &joined) {
+		if _, isBackendErr := err.(*backend.Error); !isBackendErr {
+			var out []error
+			for _, e := range joined.Unwrap() {
+				out = append(out, relabel(e, path))
+			}
+			return errors.Join(out...)
+		}
+	}
+	var be *backend.Error
+	if errors.As(err, &be) && be.Path == "" {
+		cp := *be
+		cp.Path = path
+		return &cp
+	}
+	return err
+}
+
+func defaultConfigPaths() []string {
+	paths := []string{"wai.toml"}
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			dir = filepath.Join(home, ".config")
+		}
+	}
+	if dir != "" {
+		paths = append(paths, filepath.Join(dir, "wai", "config.toml"))
+	}
+	return paths
+}
+
+// ParseConfig decodes TOML over DefaultConfig and validates the result.
+func ParseConfig(data []byte) (Config, error) {
+	def := DefaultConfig()
+	fc := toFile(def)
+	md, err := toml.NewDecoder(strings.NewReader(string(data))).Decode(&fc)
+	if err != nil {
+		return Config{}, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
+	}
+	var errs []error
+	for _, k := range topUndecoded(md.Undecoded()) {
+		errs = append(errs, backend.Errorf(backend.ErrInvalid, "config", "",
+			"unknown key %q%s: check its spelling against wai.example.toml", k.String(), atLine(data, md, k)))
+	}
+	for _, k := range md.Keys() {
+		if isDurationKey(k) && md.Type(k...) != "String" {
+			errs = append(errs, backend.Errorf(backend.ErrInvalid, "config", "",
+				"%s%s must be a duration string such as \"30s\" or \"15m\", not a %s", k.String(), atLine(data, md, k), md.Type(k...)))
+		}
+	}
+	if len(errs) > 0 {
+		return Config{}, errors.Join(errs...)
+	}
+	cfg := fc.toConfig()
+	return cfg, cfg.Validate()
+}
+
+// topUndecoded drops keys below an unknown table: reporting [foo] once is
+// clearer than reporting every key in it.
+func topUndecoded(keys []toml.Key) []toml.Key {
+	var out []toml.Key
+	for _, k := range keys {
+		covered := false
+		for _, p := range out {
+			if len(p) < len(k) && reflect.DeepEqual([]string(p), []string(k[:len(p)])) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func isDurationKey(k toml.Key) bool {
+	switch {
+	case len(k) == 1:
+		return k[0] == "session_idle_timeout" || k[0] == "policy_timeout"
+	case len(k) == 2 && k[0] == "limits":
+		return strings.HasSuffix(k[1], "_timeout")
+	case len(k) == 2 && k[0] == "tool_timeouts":
+		return true
+	}
+	return false
+}
+
+// errProbe is decoded at the key whose line we want: the decoder reports an
+// Unmarshaler's error as a ParseError carrying the position it recorded for
+// that key. The toml module keeps key positions private; this is the one
+// public door to them.
+type errProbe struct{}
+
+var errProbeHit = errors.New("wai: config key probe")
+
+func (errProbe) UnmarshalTOML(any) error { return errProbeHit }
+
+// atLine returns " at line N" for key, or "" when the line cannot be found.
+func atLine(data []byte, md toml.MetaData, key toml.Key) string {
+	if n := keyLine(data, md, key); n > 0 {
+		return fmt.Sprintf(" at line %d", n)
+	}
+	return ""
+}
+
+// keyLine decodes data once more into a type built to hold only key, with
+// an errProbe at its end.
+func keyLine(data []byte, md toml.MetaData, key toml.Key) int {
+	if len(key) == 0 {
+		return 0
+	}
+	t := reflect.TypeOf(errProbe{})
+	for i := len(key) - 1; i >= 0; i-- {
+		if i < len(key)-1 {
+			switch md.Type(key[:i+1]...) {
+			case "ArrayHash", "Array":
+				t = reflect.SliceOf(t)
+			}
+		}
+		t = reflect.StructOf([]reflect.StructField{{
+			Name: "F",
+			Type: t,
+			Tag:  reflect.StructTag("toml:" + strconv.Quote(key[i])),
+		}})
+	}
+	v := reflect.New(t)
+	_, err := toml.NewDecoder(strings.NewReader(string(data))).Decode(v.Interface())
+	var pe toml.ParseError
+	// ParseError does not unwrap, so the probe is recognised by its text.
+	if errors.As(err, &pe) && pe.Message == errProbeHit.Error() {
+		return pe.Position.Line
+	}
+	return 0
+}
+
+func toFile(c Config) fileConfig {
+	l := c.Limits
+	fc := fileConfig{
+		Backend: c.Backend, Fallback: c.Fallback, StateDir: c.StateDir, PluginDir: c.PluginDir,
+		AuditLog: c.AuditLog, SessionIdleTimeout: c.SessionIdleTimeout, ReadBeforeWrite: c.ReadBeforeWrite,
+		PolicyTimeout: c.PolicyTimeout,
+		Limits: fileLimits{
+			DefaultTimeout: l.DefaultTimeout, MinTimeout: l.MinTimeout, MaxTimeout: l.MaxTimeout,
+			MaxOutputBytes: l.MaxOutputBytes, MaxCommandBytes: l.MaxCommandBytes, MaxStdinBytes: l.MaxStdinBytes,
+			MaxScriptBytes: l.MaxScriptBytes, MaxEnvVars: l.MaxEnvVars, MaxWriteChars: l.MaxWriteChars,
+			MaxResults: l.MaxResults, MaxReadBytes: l.MaxReadBytes,
+		},
+		ToolTimeouts:    map[string]time.Duration{},
+		DisabledTools:   append([]string{}, c.DisabledTools...),
+		Backends:        map[string]map[string]any{},
+		BundledTools:    append([]string{}, c.BundledTools...),
+		DefaultPolicies: append([]string{}, c.DefaultPolicies...),
+		MCP:             fileMCP{HTTPAddr: c.MCP.HTTPAddr, TokenEnv: c.MCP.TokenEnv},
+	}
+	for k, v := range c.ToolTimeouts {
+		fc.ToolTimeouts[k] = v
+	}
+	for k, v := range c.Backends {
+		fc.Backends[k] = v
+	}
+	for _, p := range c.Plugins {
+		fc.Plugins = append(fc.Plugins, filePlugin(p))
+	}
+	for _, p := range c.Policies {
+		fc.Policies = append(fc.Policies, filePolicy(p))
+	}
+	return fc
+}
+
+func (fc fileConfig) toConfig() Config {
+	l := fc.Limits
+	c := Config{
+		Backend: fc.Backend, Fallback: fc.Fallback, StateDir: fc.StateDir, PluginDir: fc.PluginDir,
+		AuditLog: fc.AuditLog, SessionIdleTimeout: fc.SessionIdleTimeout, ReadBeforeWrite: fc.ReadBeforeWrite,
+		PolicyTimeout: fc.PolicyTimeout,
+		Limits: backend.Limits{
+			DefaultTimeout: l.DefaultTimeout, MinTimeout: l.MinTimeout, MaxTimeout: l.MaxTimeout,
+			MaxOutputBytes: l.MaxOutputBytes, MaxCommandBytes: l.MaxCommandBytes, MaxStdinBytes: l.MaxStdinBytes,
+			MaxScriptBytes: l.MaxScriptBytes, MaxEnvVars: l.MaxEnvVars, MaxWriteChars: l.MaxWriteChars,
+			MaxResults: l.MaxResults, MaxReadBytes: l.MaxReadBytes,
+		},
+		ToolTimeouts:    fc.ToolTimeouts,
+		DisabledTools:   nonNil(fc.DisabledTools),
+		Backends:        fc.Backends,
+		Plugins:         []PluginConfig{},
+		Policies:        []PolicyConfig{},
+		BundledTools:    nonNil(fc.BundledTools),
+		DefaultPolicies: nonNil(fc.DefaultPolicies),
+		MCP:             MCPConfig{HTTPAddr: fc.MCP.HTTPAddr, TokenEnv: fc.MCP.TokenEnv},
+	}
+	for _, p := range fc.Plugins {
+		c.Plugins = append(c.Plugins, PluginConfig(p))
+	}
+	for _, p := range fc.Policies {
+		c.Policies = append(c.Policies, PolicyConfig(p))
+	}
+	return c
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,195 @@
+package host
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+func TestExampleConfigIsTheDefaults(t *testing.T) {
+	cfg, err := LoadConfig(filepath.Join("..", "wai.example.toml"))
+	if err != nil {
+		t.Fatalf("wai.example.toml does not load: %v", err)
+	}
+	cfg.Path = ""
+	if want := DefaultConfig(); !reflect.DeepEqual(cfg, want) {
+		t.Errorf("wai.example.toml differs from DefaultConfig:\n got %+v\nwant %+v", cfg, want)
+	}
+}
+
+func TestDefaultConfigIsValid(t *testing.T) {
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUnknownKeysNameKeyAndLine(t *testing.T) {
+	data := `backend = "mock"
+bakend = "host"
+
+[limits]
+max_output_bytes = 1024
+max_outptu_bytes = 9
+
+[[plugins]]
+path = "a.wasm"
+
+[[plugins]]
+path = "b.wasm"
+grant = ["shell"]
+
+[wat]
+x = 1
+y = 2
+
+[backends.host]
+anything = "goes to the backend"
+`
+	_, err := ParseConfig([]byte(data))
+	if !errors.Is(err, backend.ErrInvalid) {
+		t.Fatalf("want ErrInvalid, got %v", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		`unknown key "bakend" at line 2`,
+		`unknown key "limits.max_outptu_bytes" at line 6`,
+		`unknown key "plugins.grant" at line 13`,
+		`unknown key "wat" at line 15`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "wat.x") || strings.Contains(msg, "anything") {
+		t.Errorf("keys inside an unknown table, or backend keys, were reported:\n%s", msg)
+	}
+}
+
+func TestDurationsMustBeStrings(t *testing.T) {
+	_, err := ParseConfig([]byte("\n[tool_timeouts]\nshell_execute = 130\n"))
+	if err == nil || !strings.Contains(err.Error(), `tool_timeouts.shell_execute at line 3 must be a duration string`) {
+		t.Fatalf("an integer duration was not refused with its key and line: %v", err)
+	}
+	cfg, err := ParseConfig([]byte("session_idle_timeout = \"2m\"\n[tool_timeouts]\nshell_execute = \"130s\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.SessionIdleTimeout != 2*time.Minute || cfg.ToolTimeout("shell_execute") != 130*time.Second || cfg.ToolTimeout("other") != DefaultToolTimeout {
+		t.Errorf("durations decoded wrong: idle %s, shell_execute %s, other %s", cfg.SessionIdleTimeout, cfg.ToolTimeout("shell_execute"), cfg.ToolTimeout("other"))
+	}
+}
+
+func TestTypeErrorsCarryTheLine(t *testing.T) {
+	_, err := ParseConfig([]byte("backend = \"host\"\nread_before_write = \"yes\"\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("want an error at line 2, got %v", err)
+	}
+	_, err = ParseConfig([]byte("[limits]\nmin_timeout = \"soon\"\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("want an error at line 2, got %v", err)
+	}
+}
+
+func TestFileOverlaysDefaults(t *testing.T) {
+	cfg, err := ParseConfig([]byte(`
+backend = "mock"
+bundled_tools = []
+[limits]
+max_output_bytes = 1024
+[backends.podman]
+image = "x"
+memory = 5
+[[policies]]
+name = "allowlist"
+config = { commands = ["ls"] }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := DefaultConfig()
+	switch {
+	case cfg.Backend != "mock":
+		t.Errorf("backend %q", cfg.Backend)
+	case cfg.Limits.MaxOutputBytes != 1024 || cfg.Limits.MaxCommandBytes != def.Limits.MaxCommandBytes:
+		t.Errorf("limits not overlaid: %+v", cfg.Limits)
+	case len(cfg.BundledTools) != 0:
+		t.Errorf("bundled_tools = [] left %v", cfg.BundledTools)
+	case !reflect.DeepEqual(cfg.DefaultPolicies, def.DefaultPolicies):
+		t.Errorf("default_policies lost their default: %v", cfg.DefaultPolicies)
+	case cfg.Backends["podman"]["image"] != "x" || cfg.Backends["podman"]["memory"] != int64(5):
+		t.Errorf("backend table: %#v", cfg.Backends)
+	case len(cfg.Policies) != 1 || cfg.Policies[0].Name != "allowlist":
+		t.Errorf("policies: %+v", cfg.Policies)
+	}
+}
+
+func TestValidateNamesTheKey(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"fallback", func(c *Config) { c.Fallback = "podman" }, "fallback"},
+		{"self fallback", func(c *Config) { c.Fallback = "host" }, "falls back to itself"},
+		{"empty backend", func(c *Config) { c.Backend = "" }, "backend is empty"},
+		{"limits", func(c *Config) { c.Limits.MaxOutputBytes = 0 }, "max_output_bytes"},
+		{"tool timeout", func(c *Config) { c.ToolTimeouts["x"] = -time.Second }, "tool_timeouts.x"},
+		{"policy name", func(c *Config) { c.Policies = []PolicyConfig{{Name: "nope"}} }, `"nope" is not a bundled policy`},
+		{"default policy", func(c *Config) { c.DefaultPolicies = []string{"nope"} }, "default_policies"},
+		{"plugin path", func(c *Config) { c.Plugins = []PluginConfig{{Name: "p"}} }, "path is required"},
+		{"sha", func(c *Config) { c.Plugins = []PluginConfig{{Path: "x", SHA256: "abc"}} }, "64 hex digits"},
+		{"mcp", func(c *Config) { c.MCP.HTTPAddr = "nowhere" }, "mcp.http_addr"},
+		{"idle", func(c *Config) { c.SessionIdleTimeout = -1 }, "session_idle_timeout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			tc.edit(&c)
+			err := c.Validate()
+			if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("want ErrInvalid mentioning %q, got %v", tc.want, err)
+			}
+		})
+	}
+}
+
+func TestLoadConfigSearchPath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	xdg := filepath.Join(dir, "xdg")
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+
+	cfg, err := LoadConfig("")
+	if err != nil || cfg.Path != "" || cfg.Backend != DefaultConfig().Backend {
+		t.Fatalf("no file: want the defaults, got %+v, %v", cfg, err)
+	}
+	if err := os.MkdirAll(filepath.Join(xdg, "wai"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(xdg, "wai", "config.toml"), []byte(`backend = "mock"`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = LoadConfig(""); err != nil || cfg.Backend != "mock" {
+		t.Fatalf("XDG config not read: %+v, %v", cfg, err)
+	}
+	if err := os.WriteFile("wai.toml", []byte(`backend = "podman"`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = LoadConfig(""); err != nil || cfg.Backend != "podman" || cfg.Path != "wai.toml" {
+		t.Fatalf("./wai.toml must win over XDG: %+v, %v", cfg, err)
+	}
+	if _, err = LoadConfig(filepath.Join(dir, "missing.toml")); !errors.Is(err, backend.ErrNotFound) {
+		t.Fatalf("a missing --config must be an error, got %v", err)
+	}
+	if err := os.WriteFile("bad.toml", []byte("\n\nnope = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = LoadConfig("bad.toml"); err == nil || !strings.Contains(err.Error(), "bad.toml") || !strings.Contains(err.Error(), "line 3") {
+		t.Fatalf("error must name the file and line: %v", err)
+	}
+}

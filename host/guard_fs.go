@@ -1,0 +1,234 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// guardedFS is a session's Filesystem: limits, then (for mutations)
+// policies and read-before-write, then the workspace.
+type guardedFS struct{ s *Session }
+
+func checkPath(op, p string) error {
+	if strings.IndexByte(p, 0) >= 0 {
+		return backend.Errorf(backend.ErrInvalid, op, "", "path contains a NUL byte")
+	}
+	if len(p) > 4096 {
+		return backend.Errorf(backend.ErrInvalid, op, "", "path is %d bytes, over the limit of 4096", len(p))
+	}
+	return nil
+}
+
+// enter runs the common prologue of a call and returns the workspace's
+// filesystem.
+func (g *guardedFS) enter(ctx context.Context, op, path string, check *CheckRequest) (backend.Filesystem, func(), error) {
+	s := g.s
+	done, err := s.begin()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkPath(op, path); err != nil {
+		done()
+		return nil, nil, err
+	}
+	if check != nil {
+		if err := s.k.chain.check(ctx, s.checkRequest(ctx, *check)); err != nil {
+			done()
+			return nil, nil, err
+		}
+	}
+	ws, _, err := s.workspace(ctx)
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	return ws.FS(), done, nil
+}
+
+func (g *guardedFS) Stat(ctx context.Context, path string) (backend.FileInfo, error) {
+	fs, done, err := g.enter(ctx, "fs.stat", path, nil)
+	if err != nil {
+		return backend.FileInfo{}, err
+	}
+	defer done()
+	return fs.Stat(ctx, path)
+}
+
+func (g *guardedFS) List(ctx context.Context, path string) (backend.ListResult, error) {
+	fs, done, err := g.enter(ctx, "fs.list", path, nil)
+	if err != nil {
+		return backend.ListResult{}, err
+	}
+	defer done()
+	return fs.List(ctx, path)
+}
+
+func (g *guardedFS) Read(ctx context.Context, req backend.ReadRequest) (backend.ReadResult, error) {
+	if _, err := g.s.k.cfg.Limits.ReadLimit(req); err != nil {
+		return backend.ReadResult{}, err
+	}
+	fs, done, err := g.enter(ctx, "fs.read", req.Path, nil)
+	if err != nil {
+		return backend.ReadResult{}, err
+	}
+	defer done()
+	res, err := fs.Read(ctx, req)
+	if err == nil {
+		g.s.markKnown(res.Path, true)
+	}
+	return res, err
+}
+
+func (g *guardedFS) Write(ctx context.Context, req backend.WriteRequest) (backend.WriteResult, error) {
+	const op = "fs.write"
+	switch req.Mode {
+	case "", backend.WriteCreate, backend.WriteOverwrite, backend.WriteAppend:
+	default:
+		return backend.WriteResult{}, backend.Errorf(backend.ErrInvalid, op, req.Path, "write mode %q is not create, overwrite or append", req.Mode)
+	}
+	if err := g.s.k.cfg.Limits.CheckWrite(op, req.Path, req.Content); err != nil {
+		return backend.WriteResult{}, err
+	}
+	fs, done, err := g.enter(ctx, op, req.Path, &CheckRequest{Action: ActionFSWrite, Path: req.Path})
+	if err != nil {
+		return backend.WriteResult{}, err
+	}
+	defer done()
+	if req.Mode == backend.WriteOverwrite || req.Mode == backend.WriteAppend {
+		if err := g.readBeforeWrite(ctx, fs, op, req.Path); err != nil {
+			return backend.WriteResult{}, err
+		}
+	}
+	start := time.Now()
+	res, err := fs.Write(ctx, req)
+	if err == nil {
+		// The session wrote it, so it knows what is there.
+		g.s.markKnown(res.Path, true)
+	}
+	g.event(ctx, op, req.Path, err, time.Since(start))
+	return res, err
+}
+
+func (g *guardedFS) Edit(ctx context.Context, req backend.EditRequest) (backend.EditResult, error) {
+	const op = "fs.edit"
+	if req.Old == "" {
+		return backend.EditResult{}, backend.Errorf(backend.ErrInvalid, op, req.Path, "old string is empty: give the exact text to replace")
+	}
+	if err := g.s.k.cfg.Limits.CheckWrite(op, req.Path, req.New); err != nil {
+		return backend.EditResult{}, err
+	}
+	fs, done, err := g.enter(ctx, op, req.Path, &CheckRequest{Action: ActionFSEdit, Path: req.Path})
+	if err != nil {
+		return backend.EditResult{}, err
+	}
+	defer done()
+	if err := g.readBeforeWrite(ctx, fs, op, req.Path); err != nil {
+		return backend.EditResult{}, err
+	}
+	start := time.Now()
+	res, err := fs.Edit(ctx, req)
+	g.event(ctx, op, req.Path, err, time.Since(start))
+	return res, err
+}
+
+func (g *guardedFS) Glob(ctx context.Context, req backend.GlobRequest) (backend.GlobResult, error) {
+	if err := checkPath("fs.glob", req.Pattern); err != nil {
+		return backend.GlobResult{}, err
+	}
+	fs, done, err := g.enter(ctx, "fs.glob", req.Path, nil)
+	if err != nil {
+		return backend.GlobResult{}, err
+	}
+	defer done()
+	return fs.Glob(ctx, req)
+}
+
+func (g *guardedFS) Grep(ctx context.Context, req backend.GrepRequest) (backend.GrepResult, error) {
+	if err := checkPath("fs.grep", req.Glob); err != nil {
+		return backend.GrepResult{}, err
+	}
+	fs, done, err := g.enter(ctx, "fs.grep", req.Path, nil)
+	if err != nil {
+		return backend.GrepResult{}, err
+	}
+	defer done()
+	return fs.Grep(ctx, req)
+}
+
+func (g *guardedFS) Remove(ctx context.Context, req backend.RemoveRequest) (backend.RemoveResult, error) {
+	const op = "fs.remove"
+	fs, done, err := g.enter(ctx, op, req.Path, &CheckRequest{Action: ActionFSRemove, Path: req.Path})
+	if err != nil {
+		return backend.RemoveResult{}, err
+	}
+	defer done()
+	var known string
+	if fi, err := fs.Stat(ctx, req.Path); err == nil {
+		known = fi.Path
+	}
+	start := time.Now()
+	res, err := fs.Remove(ctx, req)
+	if err == nil && known != "" {
+		g.s.forgetUnder(known)
+	}
+	g.event(ctx, op, req.Path, err, time.Since(start))
+	return res, err
+}
+
+// readBeforeWrite refuses to change an existing file the session has not
+// read: a model that edits blind overwrites what it never saw.
+func (g *guardedFS) readBeforeWrite(ctx context.Context, fs backend.Filesystem, op, path string) error {
+	if !g.s.k.cfg.ReadBeforeWrite {
+		return nil
+	}
+	fi, err := fs.Stat(ctx, path)
+	switch {
+	case errors.Is(err, backend.ErrNotFound):
+		return nil // nothing to lose
+	case err != nil:
+		return err
+	case fi.Kind != backend.KindFile:
+		return nil // the backend refuses non-files with its own message
+	case g.s.known(fi.Path):
+		return nil
+	}
+	return backend.Errorf(backend.ErrInvalid, op, path, "the file exists and has not been read in this session: read it first (read_before_write)")
+}
+
+func (g *guardedFS) event(ctx context.Context, op, path string, err error, dur time.Duration) {
+	log := g.s.k.log
+	level := slog.LevelInfo
+	if err != nil {
+		level = slog.LevelWarn
+	}
+	if !log.Enabled(ctx, level) {
+		return
+	}
+	attrs := []slog.Attr{slog.String("session", g.s.spec.Session), slog.String("path", path), slog.Duration("duration", dur)}
+	if tool := callTool(ctx); tool != "" {
+		attrs = append(attrs, slog.String("tool", tool))
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	log.LogAttrs(ctx, level, op, attrs...)
+}
+
+// forgetUnder drops what the session knew about path and everything below.
+func (s *Session) forgetUnder(path string) {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	for p := range s.read {
+		if p == path || path == "." || strings.HasPrefix(p, path+"/") {
+			delete(s.read, p)
+		}
+	}
+}
+
+// Interface guards
+var _ backend.Filesystem = (*guardedFS)(nil)

@@ -1,0 +1,205 @@
+package host
+
+import (
+	"context"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// guardedShell is a session's Shell: limits, then policies, then the
+// workspace, then an event.
+type guardedShell struct{ s *Session }
+
+func (g *guardedShell) Execute(ctx context.Context, req backend.ExecRequest) (backend.ExecResult, error) {
+	s := g.s
+	done, err := s.begin()
+	if err != nil {
+		return backend.ExecResult{}, err
+	}
+	defer done()
+	if _, err := s.k.cfg.Limits.CheckExec(req); err != nil {
+		return backend.ExecResult{}, err
+	}
+	if err := s.k.chain.check(ctx, s.checkRequest(ctx, CheckRequest{
+		Action: ActionShellExec, Command: req.Argv, Shell: req.Shell, Cwd: req.Cwd, EnvKeys: envKeys(req.Env),
+	})); err != nil {
+		return backend.ExecResult{}, err
+	}
+	ws, fellBack, err := s.workspace(ctx)
+	if err != nil {
+		return backend.ExecResult{}, err
+	}
+	start := time.Now()
+	res, err := ws.Shell().Execute(ctx, req)
+	if fellBack {
+		res.Sandboxed = false
+	}
+	g.event(ctx, "exec", req.Command(), res, err, time.Since(start), fellBack)
+	return res, err
+}
+
+func (g *guardedShell) ExecuteScript(ctx context.Context, req backend.ScriptRequest) (backend.ExecResult, error) {
+	s := g.s
+	done, err := s.begin()
+	if err != nil {
+		return backend.ExecResult{}, err
+	}
+	defer done()
+	if _, err := s.k.cfg.Limits.CheckScript(req); err != nil {
+		return backend.ExecResult{}, err
+	}
+	interp := req.Interpreter
+	if interp == "" {
+		interp = backend.DefaultInterpreter
+	}
+	if err := s.k.chain.check(ctx, s.checkRequest(ctx, CheckRequest{
+		Action: ActionShellScript, Command: []string{interp}, Shell: req.Script, Cwd: req.Cwd, EnvKeys: envKeys(req.Env),
+	})); err != nil {
+		return backend.ExecResult{}, err
+	}
+	ws, fellBack, err := s.workspace(ctx)
+	if err != nil {
+		return backend.ExecResult{}, err
+	}
+	start := time.Now()
+	res, err := ws.Shell().ExecuteScript(ctx, req)
+	if fellBack {
+		res.Sandboxed = false
+	}
+	g.event(ctx, "script", []string{interp, "<script>"}, res, err, time.Since(start), fellBack)
+	return res, err
+}
+
+func (g *guardedShell) Which(ctx context.Context, command string) (backend.WhichResult, error) {
+	s := g.s
+	done, err := s.begin()
+	if err != nil {
+		return backend.WhichResult{}, err
+	}
+	defer done()
+	switch {
+	case command == "":
+		return backend.WhichResult{}, backend.Errorf(backend.ErrInvalid, "which", "", "empty command name")
+	case len(command) > s.k.cfg.Limits.MaxCommandBytes:
+		return backend.WhichResult{}, backend.Errorf(backend.ErrInvalid, "which", "", "command name is %d bytes, over the limit of %d", len(command), s.k.cfg.Limits.MaxCommandBytes)
+	case strings.IndexByte(command, 0) >= 0:
+		return backend.WhichResult{}, backend.Errorf(backend.ErrInvalid, "which", "", "command name contains a NUL byte")
+	}
+	ws, _, err := s.workspace(ctx)
+	if err != nil {
+		return backend.WhichResult{}, err
+	}
+	return ws.Shell().Which(ctx, command)
+}
+
+func (g *guardedShell) Env(ctx context.Context) (backend.EnvSnapshot, error) {
+	s := g.s
+	done, err := s.begin()
+	if err != nil {
+		return backend.EnvSnapshot{}, err
+	}
+	defer done()
+	ws, _, err := s.workspace(ctx)
+	if err != nil {
+		return backend.EnvSnapshot{}, err
+	}
+	return ws.Shell().Env(ctx)
+}
+
+// infoTimeout bounds the workspace open Info may trigger: Info has no
+// context of its own.
+const infoTimeout = 30 * time.Second
+
+// Info opens the workspace if needed, since only the backend knows what it
+// is. When that fails, it claims nothing: not sandboxed.
+func (g *guardedShell) Info() backend.Info {
+	s := g.s
+	ctx, cancel := context.WithTimeout(context.Background(), infoTimeout)
+	defer cancel()
+	ws, fellBack, err := s.workspace(ctx)
+	if err != nil {
+		return backend.Info{Backend: s.k.cfg.Backend, Sandboxed: false, DefaultTimeout: s.k.cfg.Limits.DefaultTimeout}
+	}
+	info := ws.Shell().Info()
+	if fellBack {
+		info.Sandboxed = false
+	}
+	return info
+}
+
+func (g *guardedShell) event(ctx context.Context, kind string, command []string, res backend.ExecResult, err error, dur time.Duration, fellBack bool) {
+	log := g.s.k.log
+	level := slog.LevelInfo
+	if err != nil {
+		level = slog.LevelWarn
+	}
+	if !log.Enabled(ctx, level) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("session", g.s.spec.Session), slog.String("kind", kind),
+		slog.String("command", joinArgv(command)), slog.Int("exit", res.ExitCode),
+		slog.Duration("duration", dur), slog.Bool("truncated", res.Truncated),
+		slog.Bool("timed_out", res.TimedOut), slog.String("backend", res.Backend),
+		slog.Bool("sandboxed", res.Sandboxed),
+	}
+	if fellBack {
+		attrs = append(attrs, slog.Bool("fallback", true))
+	}
+	if tool := callTool(ctx); tool != "" {
+		attrs = append(attrs, slog.String("tool", tool))
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	log.LogAttrs(ctx, level, "shell.exec", attrs...)
+}
+
+func envKeys(env map[string]string) []string {
+	if len(env) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// joinArgv renders argv for humans; it is not meant to be re-parsed.
+func joinArgv(argv []string) string {
+	return strings.Join(argv, " ")
+}
+
+// callKey carries the tool a capability call is made for, so policies and
+// events can name it.
+type callKey struct{}
+
+type callInfo struct {
+	tool   string
+	callID string
+}
+
+func withCall(ctx context.Context, tool, callID string) context.Context {
+	return context.WithValue(ctx, callKey{}, callInfo{tool: tool, callID: callID})
+}
+
+func callTool(ctx context.Context) string {
+	ci, _ := ctx.Value(callKey{}).(callInfo)
+	return ci.tool
+}
+
+// checkRequest fills in who is asking.
+func (s *Session) checkRequest(ctx context.Context, req CheckRequest) CheckRequest {
+	req.Session = s.spec.Session
+	req.Tool = callTool(ctx)
+	return req
+}
+
+// Interface guards
+var _ backend.Shell = (*guardedShell)(nil)

@@ -1,0 +1,347 @@
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// Kernel is the single enforcement point between callers and backends. It
+// is safe for concurrent use.
+type Kernel struct {
+	cfg      Config
+	log      *slog.Logger
+	stateDir string
+	chain    *policyChain
+	audit    *os.File // nil without audit_log
+
+	injected backend.Backend // WithBackend; used instead of cfg.Backend
+
+	mu       sync.Mutex
+	backends map[string]backend.Backend // opened lazily, by name
+	sessions map[string]*Session
+	closed   bool
+
+	stopReaper context.CancelFunc
+	reaperDone chan struct{}
+}
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	logger   *slog.Logger
+	backend  backend.Backend
+	policies []Policy
+}
+
+// WithLogger sends the kernel's events to l (default: discarded, unless
+// audit_log is set).
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithBackend makes every session use b instead of opening cfg.Backend by
+// name. The kernel does not close b: its owner does.
+func WithBackend(b backend.Backend) Option { return func(o *options) { o.backend = b } }
+
+// WithPolicy appends a Go policy to the chain, after the configured ones.
+// Embedders use it for rules that need no plugin.
+func WithPolicy(p Policy) Option { return func(o *options) { o.policies = append(o.policies, p) } }
+
+// New builds a kernel from cfg. It validates the configuration, opens the
+// audit log and loads the policies; backends and workspaces open lazily,
+// on a session's first capability use.
+func New(ctx context.Context, cfg Config, opts ...Option) (*Kernel, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	stateDir, err := cfg.ResolvedStateDir()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return nil, backend.Errorf(backend.ErrInvalid, "config", stateDir, "cannot create state_dir: %v", err)
+	}
+	k := &Kernel{
+		cfg:      cfg,
+		stateDir: stateDir,
+		injected: o.backend,
+		backends: map[string]backend.Backend{},
+		sessions: map[string]*Session{},
+	}
+	handler := slog.Handler(slog.DiscardHandler)
+	if o.logger != nil {
+		handler = o.logger.Handler()
+	}
+	if cfg.AuditLog != "" {
+		f, err := os.OpenFile(cfg.AuditLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, backend.Errorf(backend.ErrInvalid, "config", cfg.AuditLog, "cannot open audit_log: %v", err)
+		}
+		k.audit = f
+		handler = newTeeHandler(handler, slog.NewJSONHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	k.log = slog.New(handler)
+
+	policies, err := loadPolicies(ctx, cfg)
+	if err != nil {
+		k.closeAudit()
+		return nil, err
+	}
+	k.chain = &policyChain{policies: append(policies, o.policies...), timeout: cfg.PolicyTimeout, log: k.log}
+
+	if cfg.SessionIdleTimeout > 0 {
+		rctx, cancel := context.WithCancel(context.Background())
+		k.stopReaper, k.reaperDone = cancel, make(chan struct{})
+		go k.reap(rctx, cfg.SessionIdleTimeout)
+	}
+	return k, nil
+}
+
+// Config returns the configuration the kernel runs with.
+func (k *Kernel) Config() Config { return k.cfg }
+
+// Logger returns the logger events go to.
+func (k *Kernel) Logger() *slog.Logger { return k.log }
+
+// SessionOptions shape a new session; they are ignored when the session
+// already exists (but a different User is refused).
+type SessionOptions struct {
+	// User selects per-user roots in backends that have them.
+	User string
+	// Keep leaves the workspace's files (and container) behind on Close,
+	// for a later session of the same name.
+	Keep bool
+}
+
+// Session returns the named session, creating it if needed. An empty name
+// creates a throwaway session with a fresh random name. Creating a session
+// is cheap: its workspace opens on first use.
+func (k *Kernel) Session(ctx context.Context, name string, opts SessionOptions) (*Session, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if name == "" {
+		name = "tmp-" + randomHex(6)
+	}
+	spec := backend.WorkspaceSpec{Session: name, User: opts.User, Keep: opts.Keep}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closed {
+		return nil, errKernelClosed()
+	}
+	if s, ok := k.sessions[name]; ok {
+		if opts.User != "" && s.spec.User != opts.User {
+			return nil, backend.Errorf(backend.ErrInvalid, "session", name, "session belongs to user %q, not %q: use another session name", s.spec.User, opts.User)
+		}
+		s.touch()
+		return s, nil
+	}
+	s := newSession(k, spec)
+	k.sessions[name] = s
+	k.log.LogAttrs(ctx, slog.LevelDebug, "session.created", slog.String("session", name), slog.String("user", opts.User), slog.Bool("keep", opts.Keep))
+	return s, nil
+}
+
+// Sessions lists the names of the open sessions.
+func (k *Kernel) Sessions() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	names := make([]string, 0, len(k.sessions))
+	for n := range k.sessions {
+		names = append(names, n)
+	}
+	return names
+}
+
+// Close closes every session, then the backends the kernel opened and the
+// audit log. Calling it again does nothing.
+func (k *Kernel) Close(ctx context.Context) error {
+	k.mu.Lock()
+	if k.closed {
+		k.mu.Unlock()
+		return nil
+	}
+	k.closed = true
+	sessions := make([]*Session, 0, len(k.sessions))
+	for _, s := range k.sessions {
+		sessions = append(sessions, s)
+	}
+	k.mu.Unlock()
+
+	if k.stopReaper != nil {
+		k.stopReaper()
+		<-k.reaperDone
+	}
+	var errs []error
+	for _, s := range sessions {
+		if err := s.Close(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	k.mu.Lock()
+	backends := k.backends
+	k.backends = map[string]backend.Backend{}
+	k.mu.Unlock()
+	for name, b := range backends {
+		if err := b.Close(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("close backend %s: %w", name, err))
+		}
+	}
+	if err := k.closePolicies(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	k.closeAudit()
+	return errors.Join(errs...)
+}
+
+func (k *Kernel) closeAudit() {
+	if k.audit != nil {
+		_ = k.audit.Sync()
+		_ = k.audit.Close()
+	}
+}
+
+func (k *Kernel) closePolicies(ctx context.Context) error {
+	var errs []error
+	for _, p := range k.chain.policies {
+		if c, ok := p.(interface{ Close(context.Context) error }); ok {
+			if err := c.Close(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("close policy %s: %w", p.Name(), err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// forget drops a closed session from the table.
+func (k *Kernel) forget(s *Session) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.sessions[s.spec.Session] == s {
+		delete(k.sessions, s.spec.Session)
+	}
+}
+
+// openWorkspace opens the session's workspace on the configured backend,
+// or on the fallback when the configured one is unavailable.
+func (k *Kernel) openWorkspace(ctx context.Context, spec backend.WorkspaceSpec) (ws backend.Workspace, fellBack bool, err error) {
+	if k.injected != nil {
+		ws, err = k.injected.Open(ctx, spec)
+		return ws, false, err
+	}
+	ws, err = k.openOn(ctx, k.cfg.Backend, spec)
+	if err == nil || k.cfg.Fallback == "" || !errors.Is(err, backend.ErrUnavailable) {
+		return ws, false, err
+	}
+	k.log.LogAttrs(ctx, slog.LevelWarn, "backend.fallback",
+		slog.String("session", spec.Session), slog.String("backend", k.cfg.Backend),
+		slog.String("fallback", k.cfg.Fallback), slog.Bool("sandboxed", false), slog.String("reason", err.Error()))
+	ws, ferr := k.openOn(ctx, k.cfg.Fallback, spec)
+	if ferr != nil {
+		return nil, false, fmt.Errorf("backend %s unavailable (%v), and fallback %s failed too: %w", k.cfg.Backend, err, k.cfg.Fallback, ferr)
+	}
+	return ws, true, nil
+}
+
+func (k *Kernel) openOn(ctx context.Context, name string, spec backend.WorkspaceSpec) (backend.Workspace, error) {
+	b, err := k.backend(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return b.Open(ctx, spec)
+}
+
+// backend returns the named backend, opening it on first use. A failed
+// open is not remembered, so a service that comes up later is found.
+func (k *Kernel) backend(ctx context.Context, name string) (backend.Backend, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closed {
+		return nil, errKernelClosed()
+	}
+	if b, ok := k.backends[name]; ok {
+		return b, nil
+	}
+	var raw json.RawMessage
+	if t, ok := k.cfg.Backends[name]; ok {
+		var err error
+		if raw, err = json.Marshal(t); err != nil {
+			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "[backends.%s] cannot be passed on as JSON: %v", name, err)
+		}
+	}
+	b, err := backend.Open(ctx, name, backend.Options{
+		Config:   raw,
+		Limits:   k.cfg.Limits,
+		StateDir: k.stateDir,
+		Logger:   k.log.With(slog.String("backend", name)),
+	})
+	if err != nil {
+		return nil, err
+	}
+	k.backends[name] = b
+	return b, nil
+}
+
+// reap closes sessions idle for longer than idle. It checks a few times
+// per idle period, so a session lives at most about 1.25 × idle unused.
+func (k *Kernel) reap(ctx context.Context, idle time.Duration) {
+	defer close(k.reaperDone)
+	tick := time.NewTicker(max(idle/4, 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			for _, s := range k.idleSessions(now, idle) {
+				k.log.LogAttrs(ctx, slog.LevelInfo, "session.idle_close", slog.String("session", s.Name()), slog.Duration("idle", now.Sub(s.lastUsed())))
+				cctx, cancel := context.WithTimeout(ctx, time.Minute)
+				if err := s.closeIfIdle(cctx, idle); err != nil {
+					k.log.LogAttrs(ctx, slog.LevelWarn, "session.close_failed", slog.String("session", s.Name()), slog.String("error", err.Error()))
+				}
+				cancel()
+			}
+		}
+	}
+}
+
+func (k *Kernel) idleSessions(now time.Time, idle time.Duration) []*Session {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var out []*Session
+	for _, s := range k.sessions {
+		if s.idleFor(now) > idle {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func errKernelClosed() error {
+	return backend.Errorf(backend.ErrUnavailable, "kernel", "", "the kernel is closed: build a new one with host.New")
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go ≥ 1.24)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,133 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// Actions a policy is asked about.
+const (
+	ActionShellExec   = "shell.exec"
+	ActionShellScript = "shell.script"
+	ActionFSWrite     = "fs.write"
+	ActionFSEdit      = "fs.edit"
+	ActionFSRemove    = "fs.remove"
+)
+
+// CheckRequest is what a policy sees of one action: its JSON form is the
+// ABI's wai_check input.
+type CheckRequest struct {
+	Action string `json:"action"`
+	// Command is the argv of shell.exec, or the interpreter of
+	// shell.script.
+	Command []string `json:"command,omitempty"`
+	// Shell is the shell string of shell.exec, or the script text of
+	// shell.script.
+	Shell   string   `json:"shell,omitempty"`
+	Cwd     string   `json:"cwd,omitempty"`
+	EnvKeys []string `json:"env_keys,omitempty"`
+	Path    string   `json:"path,omitempty"`
+	Tool    string   `json:"tool,omitempty"`
+	Session string   `json:"session,omitempty"`
+}
+
+// Decision is a policy's answer.
+type Decision struct {
+	Allow  bool
+	Reason string
+}
+
+// Policy decides whether an action may run. A Policy must be safe for
+// concurrent use. An error means the policy could not decide; the chain
+// treats it as a deny.
+type Policy interface {
+	Name() string
+	Check(ctx context.Context, req CheckRequest) (Decision, error)
+}
+
+// policyChain asks every policy in order; the first deny wins.
+type policyChain struct {
+	policies []Policy
+	timeout  time.Duration
+	log      *slog.Logger
+}
+
+// check returns nil when every policy allows, else an ErrPermission error
+// naming the policy and its reason. A policy that fails, panics or runs
+// past the per-check deadline denies: a broken guard must not open the
+// door.
+func (c *policyChain) check(ctx context.Context, req CheckRequest) error {
+	for _, p := range c.policies {
+		start := time.Now()
+		d, err := c.ask(ctx, p, req)
+		if err != nil {
+			if ctx.Err() != nil {
+				// The caller gave up; that is not the policy's verdict.
+				return backend.Errorf(backend.ErrUnavailable, req.Action, subject(req), "cancelled while policy %s was checking: %v", p.Name(), ctx.Err())
+			}
+			d = Decision{Reason: fmt.Sprintf("policy failed, denying: %v", err)}
+		}
+		if !d.Allow {
+			if d.Reason == "" {
+				d.Reason = "no reason given"
+			}
+			c.event(ctx, slog.LevelWarn, p.Name(), req, d, time.Since(start))
+			return backend.Errorf(backend.ErrPermission, req.Action, subject(req), "denied by policy %s: %s", p.Name(), d.Reason)
+		}
+		c.event(ctx, slog.LevelDebug, p.Name(), req, d, time.Since(start))
+	}
+	return nil
+}
+
+func (c *policyChain) ask(ctx context.Context, p Policy, req CheckRequest) (d Decision, err error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	defer func() {
+		if r := recover(); r != nil {
+			d, err = Decision{}, fmt.Errorf("panic: %v", r)
+		}
+	}()
+	d, err = p.Check(ctx, req)
+	if err == nil && ctx.Err() != nil {
+		// An answer that arrived after the deadline is not trusted: the
+		// check must be bounded for the chain to be.
+		err = fmt.Errorf("no answer within %s", c.timeout)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer within %s", c.timeout)
+	}
+	return d, err
+}
+
+func (c *policyChain) event(ctx context.Context, level slog.Level, policy string, req CheckRequest, d Decision, dur time.Duration) {
+	if !c.log.Enabled(ctx, level) {
+		return
+	}
+	decision := "deny"
+	if d.Allow {
+		decision = "allow"
+	}
+	c.log.LogAttrs(ctx, level, "policy.decision",
+		slog.String("policy", policy), slog.String("action", req.Action),
+		slog.String("subject", subject(req)), slog.String("decision", decision),
+		slog.String("reason", d.Reason), slog.String("session", req.Session),
+		slog.String("tool", req.Tool), slog.Duration("duration", dur))
+}
+
+// subject is what an action is about, for messages and events.
+func subject(req CheckRequest) string {
+	switch {
+	case req.Path != "":
+		return req.Path
+	case req.Shell != "" && req.Action == ActionShellScript:
+		return "script"
+	case req.Shell != "":
+		return req.Shell
+	}
+	return joinArgv(req.Command)
+}

@@ -1,0 +1,92 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	allowrules "github.com/wai-dev/wai/policies/allowlist/rules"
+	blockrules "github.com/wai-dev/wai/policies/blocklist/rules"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// loadPolicies builds the chain: default_policies first, then [[policies]]
+// in order.
+func loadPolicies(ctx context.Context, cfg Config) ([]Policy, error) {
+	var out []Policy
+	for _, name := range cfg.DefaultPolicies {
+		p, err := bundledPolicy(ctx, name, nil)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	for i, pc := range cfg.Policies {
+		if pc.Path != "" {
+			return nil, backend.Errorf(backend.ErrUnavailable, "config", pc.Path,
+				"policies[%d]: policy plugins from files need the Wasm runtime, which this build does not have yet", i)
+		}
+		var raw json.RawMessage
+		if pc.Config != nil {
+			var err error
+			if raw, err = json.Marshal(pc.Config); err != nil {
+				return nil, backend.Errorf(backend.ErrInvalid, "config", "", "policies[%d] (%s): config cannot be passed on as JSON: %v", i, pc.Name, err)
+			}
+		}
+		p, err := bundledPolicy(ctx, pc.Name, raw)
+		if err != nil {
+			return nil, fmt.Errorf("policies[%d]: %w", i, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// bundledPolicy builds a bundled policy from the same Go rules its Wasm
+// plugin wraps.
+func bundledPolicy(_ context.Context, name string, raw json.RawMessage) (Policy, error) {
+	switch name {
+	case "blocklist":
+		c, err := blockrules.ParseConfig(raw)
+		if err != nil {
+			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
+		}
+		b, err := blockrules.New(c)
+		if err != nil {
+			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
+		}
+		return funcPolicy{name: name, check: func(r CheckRequest) (bool, string) {
+			return b.Check(blockrules.Request{Action: r.Action, Command: r.Command, Shell: r.Shell})
+		}}, nil
+	case "allowlist":
+		c, err := allowrules.ParseConfig(raw)
+		if err != nil {
+			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
+		}
+		a, err := allowrules.New(c)
+		if err != nil {
+			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
+		}
+		return funcPolicy{name: name, check: func(r CheckRequest) (bool, string) {
+			return a.Check(allowrules.Request{Action: r.Action, Command: r.Command, Shell: r.Shell, EnvKeys: r.EnvKeys})
+		}}, nil
+	}
+	return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%q is not a bundled policy (%v)", name, BundledPolicies)
+}
+
+// funcPolicy is a policy decided by Go code in the host process.
+type funcPolicy struct {
+	name  string
+	check func(CheckRequest) (bool, string)
+}
+
+func (p funcPolicy) Name() string { return p.name }
+
+func (p funcPolicy) Check(_ context.Context, req CheckRequest) (Decision, error) {
+	ok, reason := p.check(req)
+	return Decision{Allow: ok, Reason: reason}, nil
+}
+
+// Interface guards
+var _ Policy = funcPolicy{}

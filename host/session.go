@@ -1,0 +1,219 @@
+package host
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// Session is one agent's sandbox as the kernel guards it: a Shell and an
+// FS that pass every call through limits and policies, over a workspace
+// opened on first use. It is safe for concurrent use.
+type Session struct {
+	k    *Kernel
+	spec backend.WorkspaceSpec
+
+	last     atomic.Int64 // unix nanoseconds of the last use
+	inflight atomic.Int64 // capability calls running now
+
+	mu       sync.Mutex // guards ws, fellBack, closed
+	ws       backend.Workspace
+	fellBack bool
+	closed   bool
+	opening  chan struct{} // non-nil while a goroutine opens ws
+
+	readMu sync.Mutex
+	read   map[string]bool // paths this session has read or written (read_before_write)
+
+	shell *guardedShell
+	fs    *guardedFS
+}
+
+func newSession(k *Kernel, spec backend.WorkspaceSpec) *Session {
+	s := &Session{k: k, spec: spec, read: map[string]bool{}}
+	s.shell = &guardedShell{s: s}
+	s.fs = &guardedFS{s: s}
+	s.touch()
+	return s
+}
+
+// Name is the session's name.
+func (s *Session) Name() string { return s.spec.Session }
+
+// User is the user the session was opened for ("" if none).
+func (s *Session) User() string { return s.spec.User }
+
+// Shell returns the session's guarded shell.
+func (s *Session) Shell() backend.Shell { return s.shell }
+
+// FS returns the session's guarded filesystem.
+func (s *Session) FS() backend.Filesystem { return s.fs }
+
+// Lifecycle returns the workspace's lifecycle control (a container that
+// can be started and stopped), opening the workspace if needed. ok is false
+// for workspaces with nothing to start.
+func (s *Session) Lifecycle(ctx context.Context) (lc backend.Lifecycle, ok bool, err error) {
+	done, err := s.begin()
+	if err != nil {
+		return nil, false, err
+	}
+	defer done()
+	ws, _, err := s.workspace(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	lc, ok = ws.(backend.Lifecycle)
+	return lc, ok, nil
+}
+
+// Sandboxed reports whether the session runs sandboxed; false before the
+// workspace is opened is not a claim either way, so it opens it.
+func (s *Session) Sandboxed(ctx context.Context) (bool, error) {
+	ws, fellBack, err := s.workspace(ctx)
+	if err != nil {
+		return false, err
+	}
+	return !fellBack && ws.Shell().Info().Sandboxed, nil
+}
+
+// Close ends the session: its workspace is closed (and removed unless the
+// session was opened with Keep) and the session is forgotten. Calling it
+// again does nothing.
+func (s *Session) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	for s.opening != nil { // let a concurrent open finish, then close what it opened
+		ch := s.opening
+		s.mu.Unlock()
+		<-ch
+		s.mu.Lock()
+	}
+	ws := s.ws
+	s.ws = nil
+	s.mu.Unlock()
+
+	s.k.forget(s)
+	var err error
+	if ws != nil {
+		err = ws.Close(ctx)
+	}
+	s.k.log.LogAttrs(ctx, slog.LevelDebug, "session.closed", slog.String("session", s.spec.Session), slog.Bool("keep", s.spec.Keep))
+	return err
+}
+
+// closeIfIdle closes the session unless a call is running or it was used
+// since the reaper looked.
+func (s *Session) closeIfIdle(ctx context.Context, idle time.Duration) error {
+	if s.idleFor(time.Now()) <= idle {
+		return nil
+	}
+	return s.Close(ctx)
+}
+
+func (s *Session) touch()              { s.last.Store(time.Now().UnixNano()) }
+func (s *Session) lastUsed() time.Time { return time.Unix(0, s.last.Load()) }
+
+// idleFor is how long the session has been unused; a running call keeps it
+// busy however long it takes.
+func (s *Session) idleFor(now time.Time) time.Duration {
+	if s.inflight.Load() > 0 {
+		return 0
+	}
+	return now.Sub(s.lastUsed())
+}
+
+// begin marks a capability call as running; done marks it finished.
+func (s *Session) begin() (done func(), err error) {
+	s.inflight.Add(1)
+	s.touch()
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		s.inflight.Add(-1)
+		return nil, s.errClosed()
+	}
+	return func() { s.touch(); s.inflight.Add(-1) }, nil
+}
+
+func (s *Session) errClosed() error {
+	return backend.Errorf(backend.ErrUnavailable, "session", s.spec.Session, "the session is closed: open it again with Kernel.Session")
+}
+
+// workspace returns the session's workspace, opening it on first use.
+// Concurrent first uses open it once; a failed open is retried next time.
+func (s *Session) workspace(ctx context.Context) (backend.Workspace, bool, error) {
+	for {
+		s.mu.Lock()
+		switch {
+		case s.closed:
+			s.mu.Unlock()
+			return nil, false, s.errClosed()
+		case s.ws != nil:
+			ws, fb := s.ws, s.fellBack
+			s.mu.Unlock()
+			return ws, fb, nil
+		case s.opening != nil:
+			ch := s.opening
+			s.mu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return nil, false, backend.Errorf(backend.ErrUnavailable, "session", s.spec.Session, "gave up waiting for the workspace to open: %v", ctx.Err())
+			}
+		}
+		ch := make(chan struct{})
+		s.opening = ch
+		s.mu.Unlock()
+
+		start := time.Now()
+		ws, fb, err := s.k.openWorkspace(ctx, s.spec)
+
+		s.mu.Lock()
+		s.opening = nil
+		close(ch)
+		if err != nil {
+			s.mu.Unlock()
+			return nil, false, err
+		}
+		if s.closed { // closed while opening: do not leak what we opened
+			s.mu.Unlock()
+			_ = ws.Close(context.WithoutCancel(ctx))
+			return nil, false, s.errClosed()
+		}
+		s.ws, s.fellBack = ws, fb
+		s.mu.Unlock()
+		info := ws.Shell().Info()
+		s.k.log.LogAttrs(ctx, slog.LevelInfo, "session.workspace_opened",
+			slog.String("session", s.spec.Session), slog.String("backend", info.Backend),
+			slog.Bool("sandboxed", info.Sandboxed && !fb), slog.Bool("fallback", fb),
+			slog.Duration("duration", time.Since(start)))
+		return ws, fb, nil
+	}
+}
+
+// markKnown records that the session has seen path's content.
+func (s *Session) markKnown(path string, known bool) {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	if known {
+		s.read[path] = true
+	} else {
+		delete(s.read, path)
+	}
+}
+
+func (s *Session) known(path string) bool {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	return s.read[path]
+}
