@@ -74,7 +74,7 @@ type fakeWorkspace struct {
 	closed  atomic.Bool
 }
 
-func (w *fakeWorkspace) Shell() backend.Shell    { return fakeShell{w} }
+func (w *fakeWorkspace) Shell() backend.Shell   { return fakeShell{w} }
 func (w *fakeWorkspace) FS() backend.Filesystem { return fakeFS{w} }
 func (w *fakeWorkspace) Close(context.Context) error {
 	if w.closed.Swap(true) {
