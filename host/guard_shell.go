@@ -25,7 +25,7 @@ func (g *guardedShell) Execute(ctx context.Context, req backend.ExecRequest) (ba
 		return backend.ExecResult{}, err
 	}
 	if err := s.k.chain.check(ctx, s.checkRequest(ctx, CheckRequest{
-		Action: ActionShellExec, Command: req.Argv, Shell: req.Shell, Cwd: req.Cwd, EnvKeys: envKeys(req.Env),
+		Action: ActionShellExec, Command: req.Command(), Shell: req.Shell, Cwd: req.Cwd, EnvKeys: envKeys(req.Env),
 	})); err != nil {
 		return backend.ExecResult{}, err
 	}
@@ -57,7 +57,7 @@ func (g *guardedShell) ExecuteScript(ctx context.Context, req backend.ScriptRequ
 		interp = backend.DefaultInterpreter
 	}
 	if err := s.k.chain.check(ctx, s.checkRequest(ctx, CheckRequest{
-		Action: ActionShellScript, Command: []string{interp}, Shell: req.Script, Cwd: req.Cwd, EnvKeys: envKeys(req.Env),
+		Action: ActionShellScript, Command: []string{interp}, Script: req.Script, Cwd: req.Cwd, EnvKeys: envKeys(req.Env),
 	})); err != nil {
 		return backend.ExecResult{}, err
 	}

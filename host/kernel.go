@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/internal/wasm"
 )
 
 // Kernel is the single enforcement point between callers and backends. It
@@ -25,6 +27,13 @@ type Kernel struct {
 	audit    *os.File // nil without audit_log
 
 	injected backend.Backend // WithBackend; used instead of cfg.Backend
+
+	// rt runs the Wasm plugins; nil when the config loads none. plugins
+	// are the ones the kernel loaded (and closes); tools is written in New
+	// and only read afterwards.
+	rt      *wasm.Runtime
+	plugins []*wasm.Plugin
+	tools   map[string]*toolEntry
 
 	mu       sync.Mutex
 	backends map[string]backend.Backend // opened lazily, by name
@@ -42,6 +51,19 @@ type options struct {
 	logger   *slog.Logger
 	backend  backend.Backend
 	policies []Policy
+	tools    []injectedTool
+}
+
+// injectedTool is a tool plugin handed in by a test instead of loaded.
+type injectedTool struct {
+	p       toolPlugin
+	aliases map[string]string
+}
+
+// withTools registers tool plugins that are not loaded from files (tests
+// use Go implementations); the kernel does not close them.
+func withTools(p toolPlugin, aliases map[string]string) Option {
+	return func(o *options) { o.tools = append(o.tools, injectedTool{p, aliases}) }
 }
 
 // WithLogger sends the kernel's events to l (default: discarded, unless
@@ -83,6 +105,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Kernel, error) {
 		injected: o.backend,
 		backends: map[string]backend.Backend{},
 		sessions: map[string]*Session{},
+		tools:    map[string]*toolEntry{},
 	}
 	handler := slog.Handler(slog.DiscardHandler)
 	if o.logger != nil {
@@ -98,19 +121,39 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Kernel, error) {
 	}
 	k.log = slog.New(handler)
 
-	policies, err := loadPolicies(ctx, cfg)
-	if err != nil {
+	if err := k.load(ctx, o); err != nil {
+		_ = k.closePlugins(context.WithoutCancel(ctx))
 		k.closeAudit()
 		return nil, err
 	}
-	k.chain = &policyChain{policies: append(policies, o.policies...), timeout: cfg.PolicyTimeout, log: k.log}
-
 	if cfg.SessionIdleTimeout > 0 {
 		rctx, cancel := context.WithCancel(context.Background())
 		k.stopReaper, k.reaperDone = cancel, make(chan struct{})
 		go k.reap(rctx, cfg.SessionIdleTimeout)
 	}
 	return k, nil
+}
+
+// load starts the plugin runtime when the config needs one, then loads the
+// policies and the tools.
+func (k *Kernel) load(ctx context.Context, o options) error {
+	if needsRuntime(k.cfg) {
+		rt, err := wasm.NewRuntime(ctx, wasm.Options{
+			CacheDir:     filepath.Join(k.stateDir, "wasm"),
+			CheckTimeout: k.cfg.PolicyTimeout,
+			Logger:       k.log,
+		})
+		if err != nil {
+			return err
+		}
+		k.rt = rt
+	}
+	policies, err := k.loadPolicies(ctx)
+	if err != nil {
+		return err
+	}
+	k.chain = &policyChain{policies: append(policies, o.policies...), timeout: k.cfg.PolicyTimeout, log: k.log}
+	return k.loadTools(ctx, o.tools)
 }
 
 // Config returns the configuration the kernel runs with.
@@ -127,6 +170,8 @@ type SessionOptions struct {
 	// Keep leaves the workspace's files (and container) behind on Close,
 	// for a later session of the same name.
 	Keep bool
+	// Tools, when not nil, are the only tools Call runs for the session.
+	Tools []string
 }
 
 // Session returns the named session, creating it if needed. An empty name
@@ -155,7 +200,7 @@ func (k *Kernel) Session(ctx context.Context, name string, opts SessionOptions) 
 		s.touch()
 		return s, nil
 	}
-	s := newSession(k, spec)
+	s := newSession(k, spec, opts.Tools)
 	k.sessions[name] = s
 	k.log.LogAttrs(ctx, slog.LevelDebug, "session.created", slog.String("session", name), slog.String("user", opts.User), slog.Bool("keep", opts.Keep))
 	return s, nil
@@ -207,6 +252,9 @@ func (k *Kernel) Close(ctx context.Context) error {
 		}
 	}
 	if err := k.closePolicies(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	if err := k.closePlugins(ctx); err != nil {
 		errs = append(errs, err)
 	}
 	k.closeAudit()

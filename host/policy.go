@@ -12,23 +12,26 @@ import (
 
 // Actions a policy is asked about.
 const (
-	ActionShellExec   = "shell.exec"
-	ActionShellScript = "shell.script"
-	ActionFSWrite     = "fs.write"
-	ActionFSEdit      = "fs.edit"
-	ActionFSRemove    = "fs.remove"
+	ActionShellExec      = "shell.exec"
+	ActionShellScript    = "shell.script"
+	ActionFSWrite        = "fs.write"
+	ActionFSEdit         = "fs.edit"
+	ActionFSRemove       = "fs.remove"
+	ActionLifecycleStart = "lifecycle.start"
+	ActionLifecycleStop  = "lifecycle.stop"
 )
 
 // CheckRequest is what a policy sees of one action: its JSON form is the
 // ABI's wai_check input.
 type CheckRequest struct {
 	Action string `json:"action"`
-	// Command is the argv of shell.exec, or the interpreter of
-	// shell.script.
+	// Command is the argv shell.exec runs: Argv, or ["/bin/sh", "-c",
+	// Shell]. For shell.script it is the interpreter.
 	Command []string `json:"command,omitempty"`
-	// Shell is the shell string of shell.exec, or the script text of
-	// shell.script.
-	Shell   string   `json:"shell,omitempty"`
+	// Shell is the shell string of shell.exec, when it has one.
+	Shell string `json:"shell,omitempty"`
+	// Script is the text of shell.script.
+	Script  string   `json:"script,omitempty"`
 	Cwd     string   `json:"cwd,omitempty"`
 	EnvKeys []string `json:"env_keys,omitempty"`
 	Path    string   `json:"path,omitempty"`
@@ -63,6 +66,9 @@ type policyChain struct {
 // door.
 func (c *policyChain) check(ctx context.Context, req CheckRequest) error {
 	for _, p := range c.policies {
+		if j, ok := p.(interface{ judges(string) bool }); ok && !j.judges(req.Action) {
+			continue
+		}
 		start := time.Now()
 		d, err := c.ask(ctx, p, req)
 		if err != nil {
@@ -124,7 +130,7 @@ func subject(req CheckRequest) string {
 	switch {
 	case req.Path != "":
 		return req.Path
-	case req.Shell != "" && req.Action == ActionShellScript:
+	case req.Action == ActionShellScript:
 		return "script"
 	case req.Shell != "":
 		return req.Shell

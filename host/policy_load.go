@@ -13,7 +13,8 @@ import (
 
 // loadPolicies builds the chain: default_policies first, then [[policies]]
 // in order.
-func loadPolicies(ctx context.Context, cfg Config) ([]Policy, error) {
+func (k *Kernel) loadPolicies(ctx context.Context) ([]Policy, error) {
+	cfg := k.cfg
 	var out []Policy
 	for _, name := range cfg.DefaultPolicies {
 		p, err := bundledPolicy(ctx, name, nil)
@@ -24,8 +25,12 @@ func loadPolicies(ctx context.Context, cfg Config) ([]Policy, error) {
 	}
 	for i, pc := range cfg.Policies {
 		if pc.Path != "" {
-			return nil, backend.Errorf(backend.ErrUnavailable, "config", pc.Path,
-				"policies[%d]: policy plugins from files need the Wasm runtime, which this build does not have yet", i)
+			p, err := k.loadPolicyPlugin(ctx, i, pc)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, p)
+			continue
 		}
 		var raw json.RawMessage
 		if pc.Config != nil {
@@ -57,7 +62,7 @@ func bundledPolicy(_ context.Context, name string, raw json.RawMessage) (Policy,
 			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
 		}
 		return funcPolicy{name: name, check: func(r CheckRequest) (bool, string) {
-			return b.Check(blockrules.Request{Action: r.Action, Command: r.Command, Shell: r.Shell})
+			return b.Check(blockrules.Request{Action: r.Action, Command: r.Command, Shell: r.Shell, Script: r.Script})
 		}}, nil
 	case "allowlist":
 		c, err := allowrules.ParseConfig(raw)
@@ -69,7 +74,7 @@ func bundledPolicy(_ context.Context, name string, raw json.RawMessage) (Policy,
 			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
 		}
 		return funcPolicy{name: name, check: func(r CheckRequest) (bool, string) {
-			return a.Check(allowrules.Request{Action: r.Action, Command: r.Command, Shell: r.Shell, EnvKeys: r.EnvKeys})
+			return a.Check(allowrules.Request{Action: r.Action, Command: r.Command, Shell: r.Shell, Script: r.Script, EnvKeys: r.EnvKeys})
 		}}, nil
 	}
 	return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%q is not a bundled policy (%v)", name, BundledPolicies)

@@ -29,14 +29,24 @@ type Session struct {
 	readMu sync.Mutex
 	read   map[string]bool // paths this session has read or written (read_before_write)
 
+	tools map[string]bool // nil: every tool
+
 	shell *guardedShell
 	fs    *guardedFS
+	lc    *guardedLifecycle
 }
 
-func newSession(k *Kernel, spec backend.WorkspaceSpec) *Session {
+func newSession(k *Kernel, spec backend.WorkspaceSpec, tools []string) *Session {
 	s := &Session{k: k, spec: spec, read: map[string]bool{}}
+	if tools != nil {
+		s.tools = map[string]bool{}
+		for _, t := range tools {
+			s.tools[t] = true
+		}
+	}
 	s.shell = &guardedShell{s: s}
 	s.fs = &guardedFS{s: s}
+	s.lc = &guardedLifecycle{s: s}
 	s.touch()
 	return s
 }
@@ -53,22 +63,14 @@ func (s *Session) Shell() backend.Shell { return s.shell }
 // FS returns the session's guarded filesystem.
 func (s *Session) FS() backend.Filesystem { return s.fs }
 
-// Lifecycle returns the workspace's lifecycle control (a container that
-// can be started and stopped), opening the workspace if needed. ok is false
-// for workspaces with nothing to start.
-func (s *Session) Lifecycle(ctx context.Context) (lc backend.Lifecycle, ok bool, err error) {
-	done, err := s.begin()
-	if err != nil {
-		return nil, false, err
-	}
-	defer done()
-	ws, _, err := s.workspace(ctx)
-	if err != nil {
-		return nil, false, err
-	}
-	lc, ok = ws.(backend.Lifecycle)
-	return lc, ok, nil
-}
+// Lifecycle returns the guarded control of the workspace's sandbox (a
+// container that can be started and stopped). Start and Stop pass the
+// policy chain (lifecycle.start, lifecycle.stop); on a workspace with
+// nothing to start they fail with ErrUnavailable.
+func (s *Session) Lifecycle() backend.Lifecycle { return s.lc }
+
+// toolEnabled reports whether the session may call tool.
+func (s *Session) toolEnabled(tool string) bool { return s.tools == nil || s.tools[tool] }
 
 // Sandboxed reports whether the session runs sandboxed; false before the
 // workspace is opened is not a claim either way, so it opens it.

@@ -44,8 +44,9 @@ func ParseConfig(raw []byte) (Config, error) {
 // Request is the part of a policy check the allowlist looks at.
 type Request struct {
 	Action  string
-	Command []string
-	Shell   string
+	Command []string // argv (["/bin/sh","-c",Shell] for a shell string), or a script's interpreter
+	Shell   string   // the shell string of shell.exec, if any
+	Script  string   // the text of shell.script
 	EnvKeys []string
 }
 
@@ -106,7 +107,7 @@ func (a *Allowlist) Check(req Request) (allow bool, reason string) {
 			return false, r
 		}
 		if shellparse.Shells[shellparse.Base(interp[0])] {
-			if r := a.checkShell(req.Shell, 0); r != "" {
+			if r := a.checkShell(req.Script, 0); r != "" {
 				return false, r
 			}
 		}

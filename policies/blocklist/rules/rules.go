@@ -81,8 +81,9 @@ func ParseConfig(raw []byte) (Config, error) {
 // Request is the part of a policy check the blocklist looks at.
 type Request struct {
 	Action  string   // shell.exec, shell.script, fs.*
-	Command []string // argv, or the interpreter of a script
-	Shell   string   // shell string, or the script text
+	Command []string // argv (["/bin/sh","-c",Shell] for a shell string), or a script's interpreter
+	Shell   string   // the shell string of shell.exec, if any
+	Script  string   // the text of shell.script
 }
 
 // Blocklist decides requests. It is immutable and safe for concurrent use.
@@ -176,10 +177,10 @@ func (b *Blocklist) Check(req Request) (allow bool, reason string) {
 			return false, r
 		}
 	case "shell.script":
-		if r := b.matchPatterns(req.Shell); r != "" {
+		if r := b.matchPatterns(req.Script); r != "" {
 			return false, r
 		}
-		if !b.off[RuleForkBomb] && forkBomb(req.Shell) {
+		if !b.off[RuleForkBomb] && forkBomb(req.Script) {
 			return false, "fork bomb"
 		}
 		interp := ""
@@ -189,7 +190,7 @@ func (b *Blocklist) Check(req Request) (allow bool, reason string) {
 			}
 		}
 		if interp == "" || shellparse.Shells[interp] {
-			if r := b.checkCommands(shellparse.Parse(req.Shell).Commands, 0); r != "" {
+			if r := b.checkCommands(shellparse.Parse(req.Script).Commands, 0); r != "" {
 				return false, r
 			}
 		}

@@ -1,0 +1,72 @@
+package host
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/internal/wasm"
+)
+
+// callEnv is what a tool plugin's host functions reach: the session's
+// guarded capabilities, never the workspace itself.
+type callEnv struct{ s *Session }
+
+func (e callEnv) Shell() backend.Shell         { return e.s.shell }
+func (e callEnv) FS() backend.Filesystem       { return e.s.fs }
+func (e callEnv) Lifecycle() backend.Lifecycle { return e.s.lc }
+func (e callEnv) Session() string              { return e.s.spec.Session }
+
+// guardedLifecycle starts and stops a workspace's sandbox through the
+// policy chain.
+type guardedLifecycle struct{ s *Session }
+
+func (g *guardedLifecycle) Start(ctx context.Context) (backend.LifecycleState, error) {
+	return g.run(ctx, ActionLifecycleStart, backend.Lifecycle.Start)
+}
+
+func (g *guardedLifecycle) Stop(ctx context.Context) (backend.LifecycleState, error) {
+	return g.run(ctx, ActionLifecycleStop, backend.Lifecycle.Stop)
+}
+
+func (g *guardedLifecycle) State(ctx context.Context) (backend.LifecycleState, error) {
+	return g.run(ctx, "", backend.Lifecycle.State)
+}
+
+func (g *guardedLifecycle) run(ctx context.Context, action string, f func(backend.Lifecycle, context.Context) (backend.LifecycleState, error)) (backend.LifecycleState, error) {
+	s := g.s
+	done, err := s.begin()
+	if err != nil {
+		return backend.LifecycleState{}, err
+	}
+	defer done()
+	if action != "" {
+		if err := s.k.chain.check(ctx, s.checkRequest(ctx, CheckRequest{Action: action})); err != nil {
+			return backend.LifecycleState{}, err
+		}
+	}
+	ws, _, err := s.workspace(ctx)
+	if err != nil {
+		return backend.LifecycleState{}, err
+	}
+	lc, ok := ws.(backend.Lifecycle)
+	if !ok {
+		return backend.LifecycleState{}, backend.Errorf(backend.ErrUnavailable, "lifecycle", "", "this session's backend has no sandbox to start or stop (only container backends such as podman have one)")
+	}
+	st, err := f(lc, ctx)
+	if action != "" {
+		level := slog.LevelInfo
+		if err != nil {
+			level = slog.LevelWarn
+		}
+		s.k.log.LogAttrs(ctx, level, action, slog.String("session", s.spec.Session), slog.String("name", st.Name),
+			slog.Bool("running", st.Running), slog.Any("error", err))
+	}
+	return st, err
+}
+
+// Interface guards
+var (
+	_ wasm.Env          = callEnv{}
+	_ backend.Lifecycle = (*guardedLifecycle)(nil)
+)

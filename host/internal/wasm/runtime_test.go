@@ -1,0 +1,161 @@
+package wasm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/plugbuild"
+)
+
+func newRuntime(t testing.TB, opts Options) *Runtime {
+	t.Helper()
+	if opts.CacheDir == "" {
+		opts.CacheDir = plugbuild.CompilationCacheDir(t)
+	}
+	r, err := NewRuntime(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := r.Close(context.Background()); err != nil {
+			t.Errorf("closing the runtime: %v", err)
+		}
+	})
+	return r
+}
+
+func helloWasm(t testing.TB) []byte { return plugbuild.Build(t, "examples/hello") }
+
+func loadHello(t testing.TB, r *Runtime) *Plugin {
+	t.Helper()
+	p, err := r.Load(context.Background(), Source{Bytes: helloWasm(t), Grants: []string{CapShell}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestHelloEndToEnd(t *testing.T) {
+	r := newRuntime(t, Options{})
+	p := loadHello(t, r)
+	d := p.Describe()
+	if d.ABI != 1 || d.Name != "hello" || d.Kind != KindTool || len(d.Tools) != 1 {
+		t.Fatalf("description = %+v", d)
+	}
+	if got := strings.Join(d.Granted, ","); got != "log,shell" {
+		t.Errorf("granted = %s, want log,shell", got)
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(d.Tools[0].InputSchema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if req, _ := schema["required"].([]any); len(req) != 1 || req[0] != "name" {
+		t.Errorf("schema required = %v, want [name]", schema["required"])
+	}
+	if d.Tools[0].Annotations == nil || !d.Tools[0].Annotations.ReadOnlyHint {
+		t.Errorf("annotations = %+v, want read-only", d.Tools[0].Annotations)
+	}
+
+	env := &fakeEnv{}
+	res, err := p.CallTool(context.Background(), env, ToolCall{Tool: "hello", Params: json.RawMessage(`{"name":"Ada","shout":true}`), Session: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK || res.Message != "HELLO, ADA" {
+		t.Errorf("result = %+v, want OK HELLO, ADA", res)
+	}
+	var v struct {
+		ExitCode int    `json:"exit_code"`
+		Backend  string `json:"backend"`
+	}
+	if err := json.Unmarshal(res.Value, &v); err != nil || v.Backend != "fake" {
+		t.Errorf("value = %s (%v), want backend fake", res.Value, err)
+	}
+	if len(env.execs) != 1 || strings.Join(env.execs[0].Argv, " ") != "echo hello, Ada" {
+		t.Errorf("execs = %+v", env.execs)
+	}
+
+	res, err = p.CallTool(context.Background(), env, ToolCall{Tool: "hello", Params: json.RawMessage(`{"name":" "}`)})
+	if err != nil || res.OK || !strings.Contains(res.Message, "name is empty") {
+		t.Errorf("empty name: %+v, %v; want a failed result", res, err)
+	}
+	_, err = p.CallTool(context.Background(), env, ToolCall{Tool: "hello", Params: json.RawMessage(`{"name":"x","bogus":1}`)})
+	if !errors.Is(err, backend.ErrInvalid) {
+		t.Errorf("unknown param: %v, want ErrInvalid", err)
+	}
+	_, err = p.CallTool(context.Background(), env, ToolCall{Tool: "nope"})
+	if !errors.Is(err, backend.ErrNotFound) {
+		t.Errorf("unknown tool: %v, want ErrNotFound", err)
+	}
+}
+
+func TestGuestErrorKeepsKind(t *testing.T) {
+	r := newRuntime(t, Options{})
+	p := loadHello(t, r)
+	for _, kind := range []error{backend.ErrPermission, backend.ErrInvalid, backend.ErrUnavailable, backend.ErrNotFound, backend.ErrExist} {
+		env := &fakeEnv{exec: func(context.Context, backend.ExecRequest) (backend.ExecResult, error) {
+			return backend.ExecResult{}, backend.Errorf(kind, "exec", "", "policy blocklist says no")
+		}}
+		_, err := p.CallTool(context.Background(), env, ToolCall{Tool: "hello", Params: json.RawMessage(`{"name":"x"}`)})
+		var e *Error
+		if !errors.Is(err, kind) || !errors.As(err, &e) || !e.Guest || !strings.Contains(err.Error(), "policy blocklist says no") {
+			t.Errorf("%v: got %v, want the guest's error of that kind", kind, err)
+		}
+	}
+	env := &fakeEnv{exec: func(context.Context, backend.ExecRequest) (backend.ExecResult, error) {
+		return backend.ExecResult{}, errors.New("disk on fire")
+	}}
+	_, err := p.CallTool(context.Background(), env, ToolCall{Tool: "hello", Params: json.RawMessage(`{"name":"x"}`)})
+	if err == nil || backend.KindOf(err) != nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Errorf("internal error: got %v, want an internal error with the message", err)
+	}
+}
+
+func TestLoadChecksGrants(t *testing.T) {
+	r := newRuntime(t, Options{})
+	wasm := helloWasm(t)
+	_, err := r.Load(context.Background(), Source{Bytes: wasm, Name: "hello"})
+	if !errors.Is(err, backend.ErrPermission) {
+		t.Fatalf("no grants: %v, want ErrPermission", err)
+	}
+	for _, want := range []string{"wai_shell_exec", `"shell"`, `grants = ["shell"]`, "[[plugins]]"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+	_, err = r.Load(context.Background(), Source{Bytes: wasm, Grants: []string{CapFSRead}})
+	if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), `grants = ["fs.read", "shell"]`) {
+		t.Errorf("other grant: %v, want ErrPermission suggesting both grants", err)
+	}
+	p, err := r.Load(context.Background(), Source{Bytes: wasm, Bundled: true})
+	if err != nil {
+		t.Fatalf("bundled: %v", err)
+	}
+	if got := strings.Join(p.Describe().Granted, ","); got != "log,shell" {
+		t.Errorf("bundled granted = %s", got)
+	}
+	_, err = r.Load(context.Background(), Source{Bytes: wasm, Grants: []string{"network"}})
+	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), `unknown capability "network"`) {
+		t.Errorf("unknown grant: %v", err)
+	}
+}
+
+func TestLoadPinsSHA256(t *testing.T) {
+	r := newRuntime(t, Options{})
+	wasm := helloWasm(t)
+	p, err := r.Load(context.Background(), Source{Bytes: wasm, Bundled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Load(context.Background(), Source{Bytes: wasm, Bundled: true, SHA256: strings.ToUpper(p.SHA256())}); err != nil {
+		t.Errorf("matching pin: %v", err)
+	}
+	_, err = r.Load(context.Background(), Source{Bytes: wasm, Bundled: true, SHA256: strings.Repeat("0", 64)})
+	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "sha256") {
+		t.Errorf("wrong pin: %v, want ErrInvalid naming sha256", err)
+	}
+}

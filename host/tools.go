@@ -1,0 +1,340 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/internal/wasm"
+)
+
+// Tool describes one callable tool.
+type Tool struct {
+	// Name is what callers use: the plugin's name for the tool, or the
+	// alias config gave it.
+	Name string
+	// Plugin is the name of the plugin that provides it.
+	Plugin string
+	// Original is the plugin's own name for the tool when it is aliased.
+	Original    string
+	Description string
+	// InputSchema is the JSON Schema params are validated against.
+	InputSchema json.RawMessage
+	Annotations *ToolAnnotations
+}
+
+// ToolAnnotations are hints about a tool's behaviour, as MCP defines them.
+// Pointers are hints whose default is true.
+type ToolAnnotations struct {
+	Title           string
+	ReadOnlyHint    bool
+	DestructiveHint *bool
+	IdempotentHint  bool
+	OpenWorldHint   *bool
+}
+
+// ToolResult is a tool's answer. A failed result (OK false) is an answer
+// for the model, not an error: errors are for calls that produced none.
+type ToolResult struct {
+	OK      bool
+	Message string
+	Value   json.RawMessage // JSON, or nil
+	// Duration is how long the call took, validation included.
+	Duration time.Duration
+}
+
+// toolPlugin is what the kernel needs of a loaded tool plugin; the Wasm
+// runtime's *wasm.Plugin is one.
+type toolPlugin interface {
+	Describe() wasm.Description
+	CallTool(ctx context.Context, env wasm.Env, req wasm.ToolCall) (wasm.ToolResult, error)
+	Close(ctx context.Context) error
+}
+
+// toolEntry is one tool in the kernel's table.
+type toolEntry struct {
+	tool   Tool
+	plugin toolPlugin
+	schema *jsonschema.Resolved
+}
+
+// registerTools adds a plugin's tools under their names or aliases. A name
+// two plugins export is refused: one tool silently shadowing another
+// would send calls to code nobody chose.
+func (k *Kernel) registerTools(p toolPlugin, aliases map[string]string, where string) error {
+	d := p.Describe()
+	if d.Kind != wasm.KindTool {
+		return backend.Errorf(backend.ErrInvalid, "config", where, "plugin %s is a %s plugin, not a tool plugin: list it under [[policies]]", d.Name, d.Kind)
+	}
+	has := map[string]bool{}
+	for _, spec := range d.Tools {
+		has[spec.Name] = true
+	}
+	for orig := range aliases {
+		if !has[orig] {
+			return backend.Errorf(backend.ErrInvalid, "config", where, "aliases names tool %q, which plugin %s does not have (it has: %s)", orig, d.Name, strings.Join(sortedKeys(has), ", "))
+		}
+	}
+	disabled := map[string]bool{}
+	for _, t := range k.cfg.DisabledTools {
+		disabled[t] = true
+	}
+	for _, spec := range d.Tools {
+		name := spec.Name
+		if a, ok := aliases[spec.Name]; ok {
+			if !validToolName(a) {
+				return backend.Errorf(backend.ErrInvalid, "config", where, "alias %q for tool %s must be 1–64 characters of [A-Za-z0-9_-]", a, spec.Name)
+			}
+			name = a
+		}
+		if disabled[name] {
+			continue
+		}
+		if prev, dup := k.tools[name]; dup {
+			return backend.Errorf(backend.ErrInvalid, "config", where,
+				"tool %q is exported by both plugin %s and plugin %s: rename one with aliases = { %s = \"new_name\" } in its [[plugins]] entry",
+				name, prev.tool.Plugin, d.Name, spec.Name)
+		}
+		schema, err := resolveSchema(spec.InputSchema)
+		if err != nil {
+			return backend.Errorf(backend.ErrInvalid, "plugin", d.Name, "tool %s has an unusable input schema: %v", spec.Name, err)
+		}
+		t := Tool{Name: name, Plugin: d.Name, Description: spec.Description, InputSchema: spec.InputSchema}
+		if name != spec.Name {
+			t.Original = spec.Name
+		}
+		if a := spec.Annotations; a != nil {
+			t.Annotations = &ToolAnnotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
+				IdempotentHint: a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}
+		}
+		k.tools[name] = &toolEntry{tool: t, plugin: p, schema: schema}
+	}
+	return nil
+}
+
+func resolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage(`{"type":"object"}`)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	return s.Resolve(nil)
+}
+
+// Tools lists every callable tool, sorted by name.
+func (k *Kernel) Tools() []Tool {
+	out := make([]Tool, 0, len(k.tools))
+	for _, e := range k.tools {
+		out = append(out, e.tool)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Call runs one tool for a session (created if needed; "" makes a
+// throwaway one). The steps: find the tool → validate params against its
+// schema (ErrInvalid) → authorize it for the session (ErrPermission) →
+// bound it by the tool's configured deadline (a shorter deadline on ctx
+// wins, a longer one never does) → run the plugin, whose capability uses
+// go through the session's guarded Shell and FS.
+func (k *Kernel) Call(ctx context.Context, session, tool string, params json.RawMessage) (ToolResult, error) {
+	start := time.Now()
+	res, sess, err := k.call(ctx, session, tool, params)
+	res.Duration = time.Since(start)
+	k.toolEvent(ctx, sess, tool, res, err)
+	return res, err
+}
+
+func (k *Kernel) call(ctx context.Context, session, tool string, params json.RawMessage) (ToolResult, string, error) {
+	e, ok := k.tools[tool]
+	if !ok {
+		return ToolResult{}, session, backend.Errorf(backend.ErrNotFound, "call", tool, "no such tool (tools: %s)", strings.Join(k.toolNames(), ", "))
+	}
+	params, err := validateParams(e, params)
+	if err != nil {
+		return ToolResult{}, session, err
+	}
+	s, err := k.Session(ctx, session, SessionOptions{})
+	if err != nil {
+		return ToolResult{}, session, err
+	}
+	session = s.Name()
+	if !s.toolEnabled(tool) {
+		return ToolResult{}, session, backend.Errorf(backend.ErrPermission, "call", tool, "the tool is not enabled for session %s", session)
+	}
+	done, err := s.begin()
+	if err != nil {
+		return ToolResult{}, session, err
+	}
+	defer done()
+
+	timeout := k.cfg.ToolTimeout(tool)
+	bound := fmt.Sprintf("its deadline of %s (tool_timeouts in the config sets it)", timeout)
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
+		bound = "the caller's deadline"
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	callID := randomHex(8)
+	ctx = withCall(ctx, tool, callID)
+	name := e.tool.Name
+	if e.tool.Original != "" {
+		name = e.tool.Original
+	}
+	dl, _ := ctx.Deadline()
+	r, err := e.plugin.CallTool(ctx, callEnv{s}, wasm.ToolCall{Tool: name, Params: params, CallID: callID, Session: session, Deadline: dl})
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return ToolResult{}, session, &backend.Error{Kind: backend.ErrUnavailable, Op: "call", Path: tool,
+				Msg: "did not finish within " + bound, Err: context.DeadlineExceeded}
+		}
+		return ToolResult{}, session, err
+	}
+	return ToolResult{OK: r.OK, Message: r.Message, Value: r.Value}, session, nil
+}
+
+// validateParams checks params against the tool's schema and returns them
+// normalised ("{}" for none).
+func validateParams(e *toolEntry, params json.RawMessage) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(params)) == 0 || bytes.Equal(bytes.TrimSpace(params), []byte("null")) {
+		params = json.RawMessage("{}")
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(params))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		if err == nil {
+			err = errors.New("trailing data after the JSON value")
+		}
+		return nil, backend.Errorf(backend.ErrInvalid, "call", e.tool.Name, "params are not valid JSON: %v", err)
+	}
+	if err := e.schema.Validate(numbersToFloat(v)); err != nil {
+		return nil, backend.Errorf(backend.ErrInvalid, "call", e.tool.Name, "invalid params: %s", schemaError(err))
+	}
+	return params, nil
+}
+
+// numbersToFloat turns json.Number into float64, which is what the schema
+// validator understands; decoding with UseNumber first keeps integers
+// exact for the range checks a float would still represent.
+func numbersToFloat(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := x.Float64()
+		if err != nil {
+			return x.String()
+		}
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = numbersToFloat(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = numbersToFloat(e)
+		}
+	}
+	return v
+}
+
+// schemaError shortens the validator's nested "validating …:" prefixes to
+// the part that names the field and what is wrong with it.
+func schemaError(err error) string {
+	msg := wholeRat.ReplaceAllString(err.Error(), "$1")
+	parts := strings.Split(msg, ": validating ")
+	if len(parts) > 1 {
+		last := parts[len(parts)-1]
+		// last is "<schema path>: <reason>".
+		if i := strings.Index(last, ": "); i >= 0 {
+			field := strings.TrimPrefix(last[:i], "root")
+			field = strings.ReplaceAll(field, "/properties/", ".")
+			field = strings.TrimPrefix(field, ".")
+			if field == "" {
+				return last[i+2:]
+			}
+			return field + ": " + last[i+2:]
+		}
+	}
+	return strings.TrimPrefix(msg, "validating root: ")
+}
+
+// wholeRat matches the validator's rendering of whole numbers ("0/1").
+var wholeRat = regexp.MustCompile(`\b(-?\d+)/1\b`)
+
+func (k *Kernel) toolNames() []string {
+	names := make([]string, 0, len(k.tools))
+	for n := range k.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (k *Kernel) toolEvent(ctx context.Context, session, tool string, res ToolResult, err error) {
+	level := slog.LevelInfo
+	outcome := "ok"
+	switch {
+	case err != nil:
+		level = slog.LevelWarn
+		outcome = "error"
+		switch backend.KindOf(err) {
+		case backend.ErrInvalid:
+			outcome = "invalid"
+		case backend.ErrPermission:
+			outcome = "denied"
+		case backend.ErrNotFound:
+			outcome = "not_found"
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			outcome = "timeout"
+		}
+	case !res.OK:
+		outcome = "failed"
+	}
+	if !k.log.Enabled(ctx, level) {
+		return
+	}
+	attrs := []slog.Attr{slog.String("tool", tool), slog.String("session", session),
+		slog.Duration("duration", res.Duration), slog.String("outcome", outcome)}
+	if e, ok := k.tools[tool]; ok {
+		attrs = append(attrs, slog.String("plugin", e.tool.Plugin))
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	k.log.LogAttrs(ctx, level, "tool.call", attrs...)
+}
+
+func validToolName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
