@@ -1,0 +1,250 @@
+//go:build linux && (amd64 || arm64)
+
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/rootfs"
+)
+
+func init() {
+	backend.Register("host", func(_ context.Context, opts backend.Options) (backend.Backend, error) {
+		return New(opts)
+	})
+}
+
+// Backend opens host workspaces. It is safe for concurrent use.
+type Backend struct {
+	cfg    Config
+	limits backend.Limits
+	log    *slog.Logger
+
+	mu     sync.Mutex
+	open   map[string]*Workspace // by session
+	closed bool
+}
+
+// New creates a host backend; backend.Open("host", …) calls it. Options
+// left zero get the same defaults backend.Open gives them.
+func New(opts backend.Options) (*Backend, error) {
+	if opts.Limits == (backend.Limits{}) {
+		opts.Limits = backend.DefaultLimits()
+	}
+	if err := opts.Limits.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	cfg, err := parseConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{cfg: cfg, limits: opts.Limits, log: opts.Logger, open: map[string]*Workspace{}}, nil
+}
+
+// Config returns the effective configuration, defaults filled in.
+func (b *Backend) Config() Config { return b.cfg }
+
+// Open returns the workspace of spec.Session, creating its root directory
+// (mode 0700) if needed. Opening a session that is already open returns the
+// same workspace, which then needs one more Close.
+func (b *Backend) Open(ctx context.Context, spec backend.WorkspaceSpec) (backend.Workspace, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	root, err := b.cfg.rootFor(spec)
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, backend.Errorf(backend.ErrUnavailable, "open", spec.Session, "the host backend is closed")
+	}
+	if w := b.open[spec.Session]; w != nil {
+		w.refs++
+		w.keep = w.keep || spec.Keep
+		return w, nil
+	}
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, backend.Errorf(backend.ErrUnavailable, "open", spec.Session, "cannot create the workspace root %s: %v", root, err)
+	}
+	fsys, err := rootfs.New(root, rootfs.Options{Limits: b.limits})
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithCancel(context.Background())
+	w := &Workspace{
+		b: b, session: spec.Session, root: fsys.Root(), fs: fsys, refs: 1,
+		keep: spec.Keep, remove: b.cfg.perSession(), ctx: wctx, cancel: cancel,
+	}
+	w.env = b.baseEnv(w.root)
+	w.shell = &Shell{w: w}
+	b.open[spec.Session] = w
+	return w, nil
+}
+
+// baseEnv is the environment every command of a workspace starts from.
+func (b *Backend) baseEnv(root string) map[string]string {
+	env := map[string]string{}
+	if b.cfg.InheritEnv {
+		for _, kv := range os.Environ() {
+			if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+				env[k] = v
+			}
+		}
+	} else {
+		env["PATH"] = defaultPath
+		env["HOME"] = root
+		env["LANG"] = "C.UTF-8"
+		env["TMPDIR"] = os.TempDir()
+	}
+	for k, v := range b.cfg.Env {
+		env[k] = v
+	}
+	return env
+}
+
+// Close closes every workspace still open, as Workspace.Close would, and
+// refuses later Opens.
+func (b *Backend) Close(ctx context.Context) error {
+	b.mu.Lock()
+	b.closed = true
+	open := make([]*Workspace, 0, len(b.open))
+	for _, w := range b.open {
+		open = append(open, w)
+	}
+	b.open = map[string]*Workspace{}
+	b.mu.Unlock()
+	var errs []error
+	for _, w := range open {
+		errs = append(errs, w.shutdown(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// Workspace is one session's root directory with its shell and filesystem.
+type Workspace struct {
+	b       *Backend
+	session string
+	root    string // real host path
+	fs      *rootfs.FS
+	shell   *Shell
+	env     map[string]string // base environment; never modified after Open
+	remove  bool              // the root is the session's own
+	ctx     context.Context   // cancelled when the workspace closes
+	cancel  context.CancelFunc
+
+	// refs and keep are guarded by b.mu.
+	refs int
+	keep bool
+
+	mu      sync.Mutex // guards closed and running's Add against shutdown
+	closed  bool
+	running sync.WaitGroup
+}
+
+// Shell returns the workspace's shell.
+func (w *Workspace) Shell() backend.Shell { return w.shell }
+
+// FS returns the workspace's filesystem, confined to the same root.
+func (w *Workspace) FS() backend.Filesystem { return w.fs }
+
+// Root returns the real host path of the workspace root.
+func (w *Workspace) Root() string { return w.root }
+
+// Close releases one Open of the session. The last one stops commands
+// still running, and removes a per-session root unless the session was
+// opened with Keep.
+func (w *Workspace) Close(ctx context.Context) error {
+	b := w.b
+	b.mu.Lock()
+	if b.open[w.session] != w { // already closed (or closed with the backend)
+		b.mu.Unlock()
+		return nil
+	}
+	w.refs--
+	if w.refs > 0 {
+		b.mu.Unlock()
+		return nil
+	}
+	delete(b.open, w.session)
+	b.mu.Unlock()
+	return w.shutdown(ctx)
+}
+
+// begin registers a command about to run; the returned function ends it.
+func (w *Workspace) begin(op string) (func(), error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil, backend.Errorf(backend.ErrUnavailable, op, "", "the workspace is closed: open the session again")
+	}
+	w.running.Add(1)
+	return w.running.Done, nil
+}
+
+func (w *Workspace) shutdown(ctx context.Context) error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	w.mu.Unlock()
+	w.cancel() // kills what still runs, like a timeout
+	done := make(chan struct{})
+	go func() { w.running.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return fmt.Errorf("close workspace %s: commands still stopping: %w", w.session, ctx.Err())
+	}
+	err := w.fs.Close()
+	b := w.b
+	b.mu.Lock()
+	keep := w.keep
+	b.mu.Unlock()
+	if w.remove && !keep {
+		if rerr := removeRoot(w.root); rerr != nil {
+			err = errors.Join(err, backend.Errorf(backend.ErrUnavailable, "close", w.session, "cannot remove the workspace root %s: %v", w.root, rerr))
+		}
+	}
+	return err
+}
+
+// removeRoot deletes a workspace root, first making writable any
+// directory a command made read-only, which would stop os.RemoveAll for
+// anyone but root.
+func removeRoot(root string) error {
+	if err := os.RemoveAll(root); err == nil {
+		return nil
+	}
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(root)
+}
+
+// Interface guards
+var (
+	_ backend.Backend   = (*Backend)(nil)
+	_ backend.Workspace = (*Workspace)(nil)
+)

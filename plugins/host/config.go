@@ -1,0 +1,146 @@
+//go:build linux && (amd64 || arm64)
+
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// Config is the backend's table in the wai config file.
+type Config struct {
+	// Root is the directory commands run in. "{user}" and "{session}" are
+	// replaced by the workspace's user and session names. A root with
+	// "{session}" belongs to one session and is removed when it closes
+	// (unless kept); any other root is shared and never removed. Default:
+	// <state dir>/host/{session}.
+	Root string `json:"root"`
+	// Shell runs shell-string requests as `Shell -c STRING`. Default
+	// /bin/sh.
+	Shell string `json:"shell"`
+	// InheritEnv starts commands from this process's environment instead
+	// of a minimal PATH, HOME (the root), LANG and TMPDIR.
+	InheritEnv bool `json:"inherit_env"`
+	// Env adds (or overrides) variables of the base environment.
+	Env map[string]string `json:"env"`
+	// KillGrace is how long a stopping command gets: between SIGTERM and
+	// SIGKILL, and for its output to drain once it is dead. Default 500ms.
+	// A string ("750ms") or a number of seconds.
+	KillGrace Duration `json:"kill_grace"`
+}
+
+// Duration decodes from a Go duration string or a number of seconds, so the
+// TOML file can say either kill_grace = "500ms" or kill_grace = 0.5.
+type Duration time.Duration
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("duration %q: write it like \"500ms\" or \"2s\"", s)
+		}
+		*d = Duration(v)
+		return nil
+	}
+	var secs float64
+	if err := json.Unmarshal(b, &secs); err != nil {
+		return fmt.Errorf("duration %s: give a string like \"500ms\" or a number of seconds", b)
+	}
+	*d = Duration(secs * float64(time.Second))
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+const (
+	defaultShell     = "/bin/sh"
+	defaultKillGrace = 500 * time.Millisecond
+	maxKillGrace     = time.Minute
+	// defaultPath is the PATH of commands that do not inherit the host's
+	// environment: Debian's default for a login shell of root, which also
+	// covers every ordinary user's.
+	defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+)
+
+var placeholder = regexp.MustCompile(`\{[^{}]*\}`)
+
+// parseConfig decodes and checks the raw config, filling in defaults.
+func parseConfig(opts backend.Options) (Config, error) {
+	var c Config
+	if err := backend.DecodeConfig("host", opts.Config, &c); err != nil {
+		return c, err
+	}
+	bad := func(format string, args ...any) error {
+		return backend.Errorf(backend.ErrInvalid, "config", "", "backend host: "+format, args...)
+	}
+	if c.Root == "" {
+		state := opts.StateDir
+		if state == "" {
+			// An embedder that names no state directory still gets one
+			// that survives reboots and is the user's own.
+			cache, err := os.UserCacheDir()
+			if err != nil {
+				return c, bad("no root and no state directory configured, and no user cache directory: %v", err)
+			}
+			state = filepath.Join(cache, "wai")
+		}
+		c.Root = filepath.Join(state, "host", "{session}")
+	}
+	for _, p := range placeholder.FindAllString(c.Root, -1) {
+		if p != "{user}" && p != "{session}" {
+			return c, bad("root %q: unknown placeholder %s (only {user} and {session} exist)", c.Root, p)
+		}
+	}
+	abs, err := filepath.Abs(c.Root)
+	if err != nil {
+		return c, bad("root %q: %v", c.Root, err)
+	}
+	c.Root = abs
+	if c.Shell == "" {
+		c.Shell = defaultShell
+	}
+	if !filepath.IsAbs(c.Shell) {
+		return c, bad("shell %q must be an absolute path", c.Shell)
+	}
+	if fi, err := os.Stat(c.Shell); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		return c, bad("shell %q is not an executable file", c.Shell)
+	}
+	switch {
+	case c.KillGrace == 0:
+		c.KillGrace = Duration(defaultKillGrace)
+	case c.KillGrace < 0 || time.Duration(c.KillGrace) > maxKillGrace:
+		return c, bad("kill_grace %s must lie within 0–%s", time.Duration(c.KillGrace), maxKillGrace)
+	}
+	if err := opts.Limits.CheckEnv("config", c.Env); err != nil {
+		return c, bad("env: %v", err)
+	}
+	return c, nil
+}
+
+// rootFor expands the root template for a workspace.
+func (c Config) rootFor(spec backend.WorkspaceSpec) (string, error) {
+	if strings.Contains(c.Root, "{user}") && spec.User == "" {
+		return "", backend.Errorf(backend.ErrInvalid, "open", spec.Session,
+			"the host root %q is per user: open the workspace with a user name", c.Root)
+	}
+	return strings.NewReplacer("{user}", spec.User, "{session}", spec.Session).Replace(c.Root), nil
+}
+
+// perSession reports whether each session gets a root of its own, which
+// is then the session's to remove.
+func (c Config) perSession() bool { return strings.Contains(c.Root, "{session}") }

@@ -1,0 +1,299 @@
+//go:build linux && (amd64 || arm64)
+
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// command is a request reduced to what running it needs.
+type command struct {
+	argv    []string
+	cwd     string
+	env     map[string]string
+	mode    backend.EnvMode
+	stdin   string
+	timeout time.Duration
+	discard bool
+}
+
+// copyBufs recycles the buffers that move output from the pipes into the
+// bounded buffers: a command's output costs no allocation per read.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// run starts cmd in its own process group and waits for it, killing the
+// group at the timeout, on cancellation, and as soon as the command itself
+// exits.
+func (s *Shell) run(ctx context.Context, op string, cmd command) (backend.ExecResult, error) {
+	w := s.w
+	done, err := w.begin(op)
+	if err != nil {
+		return backend.ExecResult{}, err
+	}
+	defer done()
+	start := time.Now()
+	dir, err := w.fs.Resolve(cmd.cwd)
+	if err != nil {
+		return backend.ExecResult{}, cwdError(op, cmd.cwd, err)
+	}
+	env := s.environ(cmd.env, cmd.mode)
+	path, err := lookPath(cmd.argv[0], pathOf(env), dir)
+	if err != nil {
+		return notRun(cmd, dir, err, start), nil
+	}
+
+	c := &exec.Cmd{
+		Path: path, Args: cmd.argv, Dir: dir, Env: env,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		// Bounds the wait for exec's own stdin-copying goroutine, which a
+		// grandchild holding stdin open could otherwise block.
+		WaitDelay: time.Duration(w.b.cfg.KillGrace),
+	}
+	if cmd.stdin != "" {
+		c.Stdin = strings.NewReader(cmd.stdin)
+	}
+	var out output
+	if !cmd.discard { // nil Stdout/Stderr means /dev/null: nothing to copy
+		if err := out.start(c, w.b.limits.MaxOutputBytes); err != nil {
+			return backend.ExecResult{}, backend.Errorf(backend.ErrUnavailable, op, "", "cannot create output pipes: %v", err)
+		}
+	}
+	if err := c.Start(); err != nil {
+		out.abort()
+		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOMEM) || errors.Is(err, syscall.EMFILE) {
+			return backend.ExecResult{}, backend.Errorf(backend.ErrUnavailable, op, "", "cannot start a process: %v", err)
+		}
+		return notRun(cmd, dir, unwrapPathError(err), start), nil
+	}
+	out.started()
+
+	stop := s.await(ctx, c.Process.Pid, cmd.timeout)
+	_ = c.Wait() // reaps; the status is read from ProcessState below
+	res := backend.ExecResult{Command: cmd.argv, Cwd: dir, Duration: time.Since(start), Backend: "host"}
+	if !out.drain(time.Duration(w.b.cfg.KillGrace)) {
+		w.b.log.Warn("host.exec.output_held",
+			"command", cmd.argv[0], "session", w.session,
+			"detail", "a process that left the command's process group still holds its output; stopped reading")
+	}
+	if !cmd.discard {
+		res.Stdout, res.Stderr = out.stdout.String(), out.stderr.String()
+		res.Truncated = out.stdout.Truncated() || out.stderr.Truncated()
+	}
+	var status syscall.WaitStatus
+	if c.ProcessState != nil {
+		status, _ = c.ProcessState.Sys().(syscall.WaitStatus)
+	}
+	switch {
+	case status.Signaled():
+		res.Signal = int(status.Signal())
+		res.ExitCode = 128 + res.Signal
+	default:
+		res.ExitCode = status.ExitStatus()
+	}
+	switch stop.why {
+	case stopTimeout:
+		res.TimedOut, res.ExitCode = true, backend.TimeoutExitCode
+		if res.Signal == 0 { // it caught our signal and exited by itself
+			res.Signal = int(stop.sent)
+		}
+	case stopCancel, stopClosed:
+		if res.Signal == 0 {
+			res.Signal = int(stop.sent)
+		}
+		if stop.why == stopClosed {
+			return res, backend.Errorf(backend.ErrUnavailable, op, cmd.argv[0], "the workspace was closed while the command ran; it was stopped")
+		}
+		return res, fmt.Errorf("%s: %s stopped: %w", op, cmd.argv[0], ctx.Err())
+	}
+	return res, nil
+}
+
+type stopReason int
+
+const (
+	stopExited  stopReason = iota // the command ended by itself
+	stopTimeout                   // its timeout, or the caller's deadline, passed
+	stopCancel                    // the caller cancelled
+	stopClosed                    // the workspace closed
+)
+
+type stopped struct {
+	why  stopReason
+	sent syscall.Signal // the last signal sent to the group, 0 if none
+}
+
+// await waits until the process pid, leader of its own group, exits; on
+// timeout or cancellation it sends the group SIGTERM and, after the grace
+// period, SIGKILL. Once the leader has exited it kills what is left of the
+// group. The leader is not reaped here (only waited for with WNOWAIT): as
+// long as it is a zombie its pid, which is the group id, cannot be reused,
+// so the kills cannot hit an unrelated group.
+func (s *Shell) await(ctx context.Context, pid int, timeout time.Duration) stopped {
+	exited := make(chan struct{})
+	go func() { waitExited(pid); close(exited) }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var st stopped
+	select {
+	case <-exited:
+	case <-timer.C:
+		st.why = stopTimeout
+	case <-ctx.Done():
+		// A deadline on the context is a timeout too, only set by the
+		// caller: it ends in a timed-out result, not an error.
+		st.why = stopCancel
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			st.why = stopTimeout
+		}
+	case <-s.w.ctx.Done():
+		st.why = stopClosed
+	}
+	if st.why != stopExited {
+		st.sent = syscall.SIGTERM
+		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		grace := time.NewTimer(time.Duration(s.w.b.cfg.KillGrace))
+		select {
+		case <-exited:
+		case <-grace.C:
+			st.sent = syscall.SIGKILL
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			<-exited
+		}
+		grace.Stop()
+	}
+	// Background children, and members that ignored SIGTERM when the
+	// leader did not: nothing of the command outlives the call.
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	return st
+}
+
+// waitExited blocks until pid has exited, leaving it to be reaped.
+func waitExited(pid int) {
+	const pPID, wExited, wNoWait = 1, 4, 0x01000000
+	var info [128]byte // siginfo_t
+	for {
+		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
+			uintptr(unsafe.Pointer(&info[0])), wExited|wNoWait, 0, 0)
+		if errno != syscall.EINTR {
+			return // exited, or ECHILD: nothing left to wait for
+		}
+	}
+}
+
+// output captures a command's stdout and stderr through pipes this
+// process owns, so that it, not exec, decides how long to wait for them.
+type output struct {
+	stdout, stderr *backend.OutputBuffer
+	r, w           [2]*os.File
+	wg             sync.WaitGroup
+}
+
+func (o *output) start(c *exec.Cmd, max int) error {
+	o.stdout, o.stderr = backend.NewOutputBuffer(max), backend.NewOutputBuffer(max)
+	for i := range 2 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			o.abort()
+			return err
+		}
+		o.r[i], o.w[i] = r, w
+	}
+	c.Stdout, c.Stderr = o.w[0], o.w[1]
+	return nil
+}
+
+// started closes this process's write ends, which the child now holds, and
+// starts copying.
+func (o *output) started() {
+	if o.stdout == nil {
+		return
+	}
+	for i, buf := range []*backend.OutputBuffer{o.stdout, o.stderr} {
+		o.w[i].Close()
+		o.wg.Add(1)
+		go func(r *os.File) {
+			defer o.wg.Done()
+			b := copyBufs.Get().(*[]byte)
+			defer copyBufs.Put(b)
+			for {
+				n, err := r.Read(*b)
+				buf.Write((*b)[:n])
+				if err != nil {
+					return
+				}
+			}
+		}(o.r[i])
+	}
+}
+
+// drain waits up to d for both streams to reach end of file, then closes
+// the pipes. It reports false when a writer outside the command's process
+// group kept them open past d.
+func (o *output) drain(d time.Duration) bool {
+	if o.stdout == nil {
+		return true
+	}
+	done := make(chan struct{})
+	go func() { o.wg.Wait(); close(done) }()
+	ok := true
+	select {
+	case <-done:
+	case <-time.After(d):
+		ok = false
+	}
+	for _, r := range o.r {
+		r.Close() // unblocks a pending Read
+	}
+	<-done
+	return ok
+}
+
+// abort closes every pipe of an output that never started.
+func (o *output) abort() {
+	for _, f := range append(o.r[:], o.w[:]...) {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+func pathOf(env []string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], "PATH="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// cwdError rewords a failed cwd resolution as the invalid request it is.
+func cwdError(op, cwd string, err error) error {
+	var be *backend.Error
+	if !errors.As(err, &be) || be.Kind == backend.ErrUnavailable {
+		return err
+	}
+	msg := be.Msg
+	if be.Kind == backend.ErrNotFound {
+		msg = "no such directory in the workspace"
+	}
+	return backend.Errorf(backend.ErrInvalid, op, cwd, "bad cwd: %s", msg)
+}
