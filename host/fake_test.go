@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"path"
 	"sort"
 	"strings"
@@ -218,3 +219,5 @@ var (
 	_ backend.Shell      = fakeShell{}
 	_ backend.Filesystem = fakeFS{}
 )
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -32,6 +32,20 @@ var DefaultPatterns = []string{
 	"wget | sh",
 }
 
+// patternWhy says what each default pattern guards against (seed 002's
+// table), for deny reasons.
+var patternWhy = map[string]string{
+	"rm -rf /":        "recursive root deletion",
+	"rm -rf /*":       "recursive root deletion",
+	"mkfs":            "filesystem formatting",
+	"dd if=/dev/zero": "disk overwrite",
+	":(){ :|:& };:":   "fork bomb",
+	"> /dev/sda":      "direct disk write",
+	"chmod -R 777 /":  "recursive permission change",
+	"curl | sh":       "remote code execution",
+	"wget | sh":       "remote code execution",
+}
+
 // DefaultMaxCommandBytes is seed 002's command length limit.
 const DefaultMaxCommandBytes = 4096
 
@@ -219,15 +233,22 @@ func (b *Blocklist) matchPatterns(text string) string {
 				stripped = stripSpace(text)
 			}
 			if strings.Contains(stripped, p.stripped) {
-				return fmt.Sprintf("command contains blocked pattern %q", p.raw)
+				return p.reason()
 			}
 			continue
 		}
 		if p.matches(norm) {
-			return fmt.Sprintf("command contains blocked pattern %q", p.raw)
+			return p.reason()
 		}
 	}
 	return ""
+}
+
+func (p pattern) reason() string {
+	if why, ok := patternWhy[p.raw]; ok {
+		return fmt.Sprintf("command contains blocked pattern %q (%s)", p.raw, why)
+	}
+	return fmt.Sprintf("command contains blocked pattern %q", p.raw)
 }
 
 func (p pattern) symbolsOnly() bool {

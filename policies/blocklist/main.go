@@ -1,0 +1,52 @@
+// Command blocklist is the bundled blocklist policy as a Wasm plugin: seed
+// 002's blocked patterns, the command length limit, and structural rules
+// that recognise destructive commands however they are spelled. The
+// decisions are those of package rules, which the host also runs
+// in-process for the bundled policy; this build is what a [[policies]]
+// entry with a path loads, and the reference for writing policy plugins.
+//
+// Config keys (all optional): patterns, extra_patterns, max_command_bytes,
+// disable_rules. A config it cannot read denies every command, with the
+// reason: a broken guard must not open the door.
+package main
+
+import (
+	"github.com/wai-dev/wai/pdk"
+	"github.com/wai-dev/wai/policies/blocklist/rules"
+	"github.com/wai-dev/wai/policies/internal/plugconf"
+)
+
+var (
+	list    *rules.Blocklist
+	loadErr error
+)
+
+func load() {
+	raw := plugconf.Object([]string{"patterns", "extra_patterns", "max_command_bytes", "disable_rules"}, pdk.Config)
+	c, err := rules.ParseConfig(raw)
+	if err == nil {
+		list, err = rules.New(c)
+	}
+	loadErr = err
+}
+
+func check(req pdk.CheckRequest) pdk.Decision {
+	if list == nil && loadErr == nil {
+		load()
+	}
+	if loadErr != nil {
+		return pdk.Deny("%v", loadErr)
+	}
+	ok, reason := list.Check(rules.Request{Action: req.Action, Command: req.Command, Shell: req.Shell, Script: req.Script})
+	if ok {
+		return pdk.Allow()
+	}
+	return pdk.Deny("%s", reason)
+}
+
+func init() {
+	pdk.Declare("blocklist", "1.0.0")
+	pdk.Policy(check, pdk.ActionShellExec, pdk.ActionShellScript)
+}
+
+func main() {}

@@ -1,0 +1,33 @@
+// Package plugconf reads a bundled policy's config from the plugin config
+// the host hands it: each key of the policy's TOML table arrives as a
+// string, JSON-encoded unless it was a string. It rebuilds the table as one
+// JSON object for the policy's strict ParseConfig, so the Wasm plugin and
+// the in-process policy read their config the same way.
+package plugconf
+
+import (
+	"encoding/json"
+)
+
+// Object collects keys from get into a JSON object. A value that is not
+// valid JSON is taken as the string it is.
+func Object(keys []string, get func(string) (string, bool)) []byte {
+	m := map[string]json.RawMessage{}
+	for _, k := range keys {
+		v, ok := get(k)
+		if !ok {
+			continue
+		}
+		if json.Valid([]byte(v)) {
+			m[k] = json.RawMessage(v)
+			continue
+		}
+		b, _ := json.Marshal(v)
+		m[k] = b
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
