@@ -107,6 +107,11 @@ func insideRoot(t *T, w *ws, root, cwd string) {
 		}
 		return
 	}
+	if res.ExitCode != 0 {
+		t.Errorf("cwd %q: pwd -P failed (exit %d, stderr %q); want ErrInvalid for a cwd that cannot be used, or a run inside the root",
+			cwd, res.ExitCode, res.Stderr)
+		return
+	}
 	pwd := strings.TrimSpace(res.Stdout)
 	if pwd != root && !strings.HasPrefix(pwd, root+"/") {
 		t.Errorf("cwd %q ESCAPED the workspace: the command ran in %q, outside the root %q", cwd, pwd, root)
