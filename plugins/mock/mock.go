@@ -197,19 +197,6 @@ func (b *Backend) record(c Call) {
 	b.calls = append(b.calls, c)
 }
 
-// match returns the backend-wide result for a command text.
-func (b *Backend) match(text string) (backend.ExecResult, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if r, ok := firstMatch(b.responses, text); ok {
-		return r, true
-	}
-	if b.def != nil {
-		return cloneResult(*b.def), true
-	}
-	return backend.ExecResult{}, false
-}
-
 // ResultConfig is a canned result in JSON config.
 type ResultConfig struct {
 	ExitCode   int    `json:"exit_code"`

@@ -119,26 +119,34 @@ func (s *Shell) run(ctx context.Context, op string, command []string, text, cwd 
 	if err != nil {
 		return backend.ExecResult{}, err
 	}
-	res, ok := s.match(text)
-	if !ok {
-		res, ok = s.ws.b.match(text)
-	}
-	if !ok {
-		res = backend.ExecResult{}
-	}
-	return stamp(res, l, command, path.Join(Root, dir), discard), nil
+	return stamp(s.answer(text), l, command, path.Join(Root, dir), discard), nil
 }
 
-func (s *Shell) match(text string) (backend.ExecResult, bool) {
+// answer picks the canned result for a command: a response of the
+// workspace, then of the backend, then the workspace's default, then the
+// backend's, then exit 0 with no output. Patterns come before defaults at
+// both levels, so a workspace default never hides a backend response.
+func (s *Shell) answer(text string) backend.ExecResult {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r, ok := firstMatch(s.responses, text); ok {
-		return r, true
+	r, ok := firstMatch(s.responses, text)
+	def := s.def
+	s.mu.Unlock()
+	if ok {
+		return r
 	}
-	if s.def != nil {
-		return cloneResult(*s.def), true
+	b := s.ws.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if r, ok := firstMatch(b.responses, text); ok {
+		return r
 	}
-	return backend.ExecResult{}, false
+	switch {
+	case def != nil:
+		return cloneResult(*def)
+	case b.def != nil:
+		return cloneResult(*b.def)
+	}
+	return backend.ExecResult{}
 }
 
 // stamp fills in what the request decides: where the command ran, what
