@@ -1,0 +1,180 @@
+package host_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/plugbuild"
+	_ "github.com/wai-dev/wai/plugins/host"
+)
+
+// pluginFile builds a plugin and writes it where a config can point.
+func pluginFile(t testing.TB, pkg string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), filepath.Base(pkg)+".wasm")
+	if err := os.WriteFile(path, plugbuild.Build(t, pkg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A Go tool plugin built with the pdk, listed and called end to end on the
+// host backend, its shell use denied with the blocklist's reason.
+func TestEndToEndOnHostBackend(t *testing.T) {
+	cfg := host.DefaultConfig()
+	cfg.StateDir = t.TempDir()
+	cfg.BundledTools = []string{}
+	cfg.Plugins = []host.PluginConfig{
+		{Path: pluginFile(t, "examples/hello"), Grants: []string{"shell"}},
+		{Path: pluginFile(t, "host/testdata/noop"), Grants: []string{"shell"}},
+	}
+	var logs syncBuffer
+	ctx := context.Background()
+	k, err := host.New(ctx, cfg, host.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close(ctx)
+
+	var names []string
+	for _, tool := range k.Tools() {
+		names = append(names, tool.Plugin+"/"+tool.Name)
+	}
+	if got := strings.Join(names, " "); got != "hello/hello noop/noop noop/run" {
+		t.Fatalf("tools: %s", got)
+	}
+
+	res, err := k.Call(ctx, "e2e", "hello", json.RawMessage(`{"name":"world"}`))
+	if err != nil || !res.OK || res.Message != "hello, world" {
+		t.Fatalf("hello: %+v, %v", res, err)
+	}
+	var v struct {
+		Backend string `json:"backend"`
+	}
+	if err := json.Unmarshal(res.Value, &v); err != nil || v.Backend != "host" {
+		t.Fatalf("hello value %s: %v", res.Value, err)
+	}
+
+	res, err = k.Call(ctx, "e2e", "run", json.RawMessage(`{"shell":"echo one; rm -fr /"}`))
+	if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "blocklist") || !strings.Contains(err.Error(), "recursive rm") {
+		t.Fatalf("a plugin's rm -fr / must come back as ErrPermission with the blocklist's reason, got %+v, %v", res, err)
+	}
+
+	_, err = k.Call(ctx, "e2e", "hello", json.RawMessage(`{"name":5}`))
+	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "name") {
+		t.Fatalf("bad params: %v", err)
+	}
+
+	// The workspace is the session's own directory on the host.
+	res, err = k.Call(ctx, "e2e", "run", json.RawMessage(`{"command":["pwd"]}`))
+	if err != nil || !strings.Contains(res.Message, filepath.Join("host", "e2e")) {
+		t.Fatalf("pwd: %+v, %v", res, err)
+	}
+	for _, want := range []string{`"msg":"tool.call"`, `"outcome":"denied"`, `"msg":"policy.decision"`, `"msg":"shell.exec"`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("events lack %s", want)
+		}
+	}
+}
+
+// With the configured backend unavailable and fallback = "host", commands
+// run on the host and every result, event and Info says unsandboxed.
+func TestFallbackToHostSaysUnsandboxed(t *testing.T) {
+	cfg := host.DefaultConfig()
+	cfg.StateDir = t.TempDir()
+	cfg.BundledTools = []string{}
+	cfg.Backend = "podman" // not linked into this test: unavailable
+	cfg.Fallback = "host"
+	var logs syncBuffer
+	ctx := context.Background()
+	k, err := host.New(ctx, cfg, host.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close(ctx)
+	s, err := k.Session(ctx, "fb", host.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Shell().Execute(ctx, backend.ExecRequest{Argv: []string{"echo", "fell back"}})
+	if err != nil || res.Stdout != "fell back\n" {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if res.Sandboxed || res.Backend != "host" {
+		t.Fatalf("a fallback result claims sandboxed=%v backend=%q", res.Sandboxed, res.Backend)
+	}
+	if info := s.Shell().Info(); info.Sandboxed || info.Backend != "host" {
+		t.Fatalf("fallback Info: %+v", info)
+	}
+	if ok, err := s.Sandboxed(ctx); ok || err != nil {
+		t.Fatalf("Sandboxed: %v, %v", ok, err)
+	}
+	for _, want := range []string{`"msg":"backend.fallback"`, `"fallback":true`, `"sandboxed":false`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("events lack %s:\n%s", want, logs.String())
+		}
+	}
+
+	// Without a fallback, the unavailable backend is an error that says
+	// what to do.
+	cfg.Fallback = ""
+	k2, err := host.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k2.Close(ctx)
+	s2, _ := k2.Session(ctx, "nofb", host.SessionOptions{})
+	_, err = s2.Shell().Execute(ctx, backend.ExecRequest{Argv: []string{"true"}})
+	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "plugins/podman") {
+		t.Fatalf("want ErrUnavailable naming the package to import, got %v", err)
+	}
+}
+
+func TestMissingBundledToolSaysMakePlugins(t *testing.T) {
+	cfg := host.DefaultConfig()
+	cfg.StateDir = t.TempDir()
+	cfg.PluginDir = t.TempDir()
+	cfg.BundledTools = []string{"shell"}
+	_, err := host.New(context.Background(), cfg)
+	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "make plugins") {
+		t.Fatalf("want ErrUnavailable saying to run make plugins, got %v", err)
+	}
+}
+
+func TestPluginSHA256Pin(t *testing.T) {
+	cfg := host.DefaultConfig()
+	cfg.StateDir = t.TempDir()
+	cfg.BundledTools = []string{}
+	cfg.Plugins = []host.PluginConfig{{Path: pluginFile(t, "host/testdata/noop"), SHA256: strings.Repeat("0", 64)}}
+	_, err := host.New(context.Background(), cfg)
+	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "sha256") {
+		t.Fatalf("a wrong pin must refuse the plugin: %v", err)
+	}
+}
