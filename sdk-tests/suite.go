@@ -3,7 +3,6 @@ package sdktests
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -271,7 +270,7 @@ func (s *suite) runOne(pt *testing.T, c check) {
 			}
 			w = s.open(t, l)
 		} else {
-			w = w.withDir(t, c.name)
+			w = w.withDir(c.name)
 		}
 		d := s.b.watchdog() * time.Duration(max(c.slow, 1))
 		watch(t, d, func(tt *T) {
@@ -334,13 +333,4 @@ func dirName(name string) string {
 		}
 	}
 	return "chk-" + b.String()
-}
-
-// realPasswd is the host's /etc/passwd, which no workspace read may return.
-func realPasswd() string {
-	b, err := os.ReadFile("/etc/passwd")
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"testing"
 
 	"github.com/wai-dev/wai/host/backend"
 )
@@ -27,7 +26,7 @@ type ws struct {
 
 // withDir returns a view of a shared workspace confined (by convention)
 // to a directory named after the check.
-func (w *ws) withDir(_ *testing.T, name string) *ws {
+func (w *ws) withDir(name string) *ws {
 	c := *w
 	c.dir = dirName(name)
 	return &c
