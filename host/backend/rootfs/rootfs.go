@@ -154,6 +154,9 @@ func (f *FS) Resolve(p string) (string, error) {
 		return "", err
 	}
 	defer release()
+	if rel == "." { // most commands run at the root: skip the kernel round trip
+		return f.root, nil
+	}
 	fd, err := openat2(root, rel, oPath|syscall.O_DIRECTORY)
 	if err != nil {
 		if err == syscall.ENOTDIR {
