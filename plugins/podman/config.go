@@ -1,0 +1,432 @@
+package podman
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// Config is the backend's table in the wai config file ([backends.podman]),
+// decoded strictly from JSON with snake_case keys. ParseConfig fills every
+// key left out with its default.
+type Config struct {
+	// URL of the Podman service: unix:///path, ssh://user@host[:port]/path
+	// or tcp://host:port. Default: $CONTAINER_HOST, else
+	// unix:///run/podman/podman.sock as root, else
+	// unix://$XDG_RUNTIME_DIR/podman/podman.sock.
+	URL string `json:"url"`
+	// Identity is the SSH private key file for an ssh:// URL (default
+	// $CONTAINER_SSHKEY, else the SSH agent).
+	Identity string `json:"identity"`
+	// Image every session container runs. Default
+	// docker.io/library/python:3.12-bookworm.
+	Image string `json:"image"`
+	// NamePrefix names containers <name_prefix>-<session>. Default
+	// "wai-shell".
+	NamePrefix string `json:"name_prefix"`
+	// Runtime is the OCI runtime ("runc", "crun"); "" uses the service's
+	// default. crun cannot run on cgroup v1 or hybrid hosts: use runc there.
+	Runtime string `json:"runtime"`
+	// User the container and every command run as, "UID:GID". Default
+	// "65534:65534" (nobody).
+	User string `json:"user"`
+	// Network is "none" (the default: only a loopback interface) or a
+	// Podman network mode that gives the container a network of its own
+	// ("bridge", "private", "slirp4netns", "pasta"). "host" is refused.
+	Network string `json:"network"`
+	// Memory limit, swap included (no swap is granted beyond it): a byte
+	// count or a size like "512m", "1g". Default "1g".
+	Memory string `json:"memory"`
+	// CPUs the container may use, fractions allowed. Default 1.
+	CPUs float64 `json:"cpus"`
+	// PidsLimit caps the processes and threads of the container. Default
+	// 256.
+	PidsLimit int64 `json:"pids_limit"`
+	// Nofile is the open-files rlimit of commands. It must not exceed the
+	// service's hard limit (`ulimit -Hn`). Default 1024.
+	Nofile uint64 `json:"nofile"`
+	// Nproc is the processes rlimit. It counts every process of the
+	// container user on the whole host, across sessions, so it is set high
+	// and PidsLimit does the per-container capping. 0 (the default) means
+	// min(hard nproc limit, kernel.pid_max) of this host.
+	Nproc uint64 `json:"nproc"`
+	// TmpfsSize bounds the tmpfs at /tmp (it counts against Memory too).
+	// Default "64m".
+	TmpfsSize string `json:"tmpfs_size"`
+	// IdleTimeout removes a session's container after this long without
+	// a command (the workspace files stay; the next command starts a new
+	// container). "0s" never. Default "15m".
+	IdleTimeout Duration `json:"idle_timeout"`
+	// MaxUptime force-removes a container this long after it started,
+	// busy or not (seed 000's timeout). "0s" (the default) never.
+	MaxUptime Duration `json:"max_uptime"`
+	// KillGrace is how long a command that outlived its timeout gets
+	// between SIGTERM and SIGKILL. Default "1s".
+	KillGrace Duration `json:"kill_grace"`
+	// Env is added to the image's environment for every command.
+	Env map[string]string `json:"env"`
+	// PullBackoff is the wait after a failed image pull before the next
+	// attempt; it doubles after each failure up to PullBackoffMax.
+	// Defaults "1s" and "5m".
+	PullBackoff    Duration `json:"pull_backoff"`
+	PullBackoffMax Duration `json:"pull_backoff_max"`
+	// HostMounts are host paths copied into a new workspace before its
+	// first command (seed 001), only from under AllowedHostRoots.
+	HostMounts       []HostMount `json:"host_mounts"`
+	AllowedHostRoots []string    `json:"allowed_host_roots"`
+	// WorkspaceDir holds one directory per session, bind-mounted at
+	// /workspace. Default <state_dir>/podman. With an ssh:// URL the same
+	// path must reach the same files on the service's host.
+	WorkspaceDir string `json:"workspace_dir"`
+
+	// Parsed forms, filled by ParseConfig.
+	memoryBytes int64
+	tmpfsBytes  int64
+}
+
+// HostMount copies HostPath (a file or directory under one of
+// AllowedHostRoots) to MountPath, relative to the workspace root.
+type HostMount struct {
+	HostPath  string `json:"host_path"`
+	MountPath string `json:"mount_path"`
+	// Include and Exclude are path.Match globs matched against each
+	// file's path relative to HostPath and against its base name; "**"
+	// matches any number of directories. A file is copied when it matches
+	// an Include (or Include is empty) and no Exclude.
+	Include []string `json:"include"`
+	Exclude []string `json:"exclude"`
+	// MaxBytes is the byte budget of this mount: the copy stops with an
+	// error once the files would exceed it. Default 64 MiB.
+	MaxBytes int64 `json:"max_bytes"`
+}
+
+// Duration decodes from a Go duration string ("15m") or a number of
+// seconds.
+type Duration time.Duration
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("duration %q: write it like \"15m\" or \"1s\"", s)
+		}
+		*d = Duration(v)
+		return nil
+	}
+	var secs float64
+	if err := json.Unmarshal(b, &secs); err != nil {
+		return fmt.Errorf("duration %s: give a string like \"15m\" or a number of seconds", b)
+	}
+	*d = Duration(secs * float64(time.Second))
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// Defaults.
+const (
+	DefaultImage      = "docker.io/library/python:3.12-bookworm"
+	DefaultNamePrefix = "wai-shell"
+	DefaultUser       = "65534:65534"
+	defaultMemory     = "1g"
+	defaultTmpfs      = "64m"
+	defaultPids       = 256
+	defaultNofile     = 1024
+	defaultMountBytes = 64 << 20
+	// ContainerWorkspace is where the workspace is mounted in the container.
+	ContainerWorkspace = "/workspace"
+)
+
+// DefaultConfig returns the defaults ParseConfig applies, before the
+// service URL and workspace directory are resolved.
+func DefaultConfig() Config {
+	return Config{
+		Image:          DefaultImage,
+		NamePrefix:     DefaultNamePrefix,
+		User:           DefaultUser,
+		Network:        "none",
+		Memory:         defaultMemory,
+		CPUs:           1,
+		PidsLimit:      defaultPids,
+		Nofile:         defaultNofile,
+		TmpfsSize:      defaultTmpfs,
+		IdleTimeout:    Duration(15 * time.Minute),
+		KillGrace:      Duration(time.Second),
+		PullBackoff:    Duration(time.Second),
+		PullBackoffMax: Duration(5 * time.Minute),
+	}
+}
+
+// ParseConfig decodes the backend's raw config over the defaults, rejects
+// unknown keys and bad values (backend.ErrInvalid), and resolves the service
+// URL and the workspace directory (under stateDir unless set).
+func ParseConfig(raw json.RawMessage, stateDir string) (Config, error) {
+	c := DefaultConfig()
+	if err := backend.DecodeConfig("podman", raw, &c); err != nil {
+		return Config{}, err
+	}
+	if err := c.resolve(stateDir); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+func (c *Config) resolve(stateDir string) error {
+	bad := func(format string, args ...any) error {
+		return backend.Errorf(backend.ErrInvalid, "config", "", "backend podman: "+format, args...)
+	}
+	if c.URL == "" {
+		c.URL = DefaultURL()
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		return bad("url %q is not a URL: %v", c.URL, err)
+	}
+	switch u.Scheme {
+	case "unix", "ssh", "tcp":
+	default:
+		return bad("url %q: the scheme must be unix://, ssh:// or tcp://", c.URL)
+	}
+	if c.Image == "" || strings.ContainsAny(c.Image, " \t\n") {
+		return bad("image %q: name an image, like %s", c.Image, DefaultImage)
+	}
+	if !validPrefix(c.NamePrefix) {
+		return bad("name_prefix %q: use 1–32 letters, digits, '_', '-' or '.', starting with a letter or digit", c.NamePrefix)
+	}
+	if !validUser(c.User) {
+		return bad("user %q: write it as UID:GID with numbers, like %s (a name may not exist in every image)", c.User, DefaultUser)
+	}
+	switch c.Network {
+	case "none", "bridge", "private", "slirp4netns", "pasta":
+	case "host":
+		return bad("network \"host\" would give commands the host's network stack: use \"none\" or \"bridge\"")
+	default:
+		return bad("network %q: use \"none\" (default), \"bridge\", \"private\", \"slirp4netns\" or \"pasta\"", c.Network)
+	}
+	if c.memoryBytes, err = parseBytes(c.Memory); err != nil || c.memoryBytes < 16<<20 {
+		return bad("memory %q: give a size of at least 16m, like \"512m\" or \"1g\"", c.Memory)
+	}
+	if c.tmpfsBytes, err = parseBytes(c.TmpfsSize); err != nil || c.tmpfsBytes < 1<<20 {
+		return bad("tmpfs_size %q: give a size of at least 1m, like \"64m\"", c.TmpfsSize)
+	}
+	if math.IsNaN(c.CPUs) || c.CPUs < 0.01 || c.CPUs > 1024 {
+		return bad("cpus %v: give a number of CPUs between 0.01 and 1024", c.CPUs)
+	}
+	if c.PidsLimit < 16 {
+		return bad("pids_limit %d: at least 16 (the init, the sleeper, a shell and its pipeline need some)", c.PidsLimit)
+	}
+	if c.Nofile < 64 {
+		return bad("nofile %d: at least 64", c.Nofile)
+	}
+	if hard, ok := hostHardLimit("Max open files"); ok && c.Nofile > hard {
+		return bad("nofile %d is above this host's hard limit %d (`ulimit -Hn`): a container cannot get more than the service has", c.Nofile, hard)
+	}
+	if c.Nproc == 0 {
+		c.Nproc = defaultNproc()
+	}
+	for _, d := range []struct {
+		name string
+		v    Duration
+	}{{"idle_timeout", c.IdleTimeout}, {"max_uptime", c.MaxUptime}, {"kill_grace", c.KillGrace}, {"pull_backoff", c.PullBackoff}, {"pull_backoff_max", c.PullBackoffMax}} {
+		if d.v < 0 {
+			return bad("%s must not be negative, got %s", d.name, time.Duration(d.v))
+		}
+	}
+	if c.KillGrace > Duration(time.Minute) {
+		return bad("kill_grace %s: at most 1m", time.Duration(c.KillGrace))
+	}
+	if c.PullBackoff == 0 {
+		c.PullBackoff = Duration(time.Second)
+	}
+	if c.PullBackoffMax < c.PullBackoff {
+		return bad("pull_backoff_max (%s) must not be below pull_backoff (%s)", time.Duration(c.PullBackoffMax), time.Duration(c.PullBackoff))
+	}
+	for k, v := range c.Env {
+		if !backend.ValidEnvName(k) || strings.HasPrefix(k, markerVar) {
+			return bad("env %q: names are [A-Za-z_][A-Za-z0-9_]* and may not start with %s", k, markerVar)
+		}
+		if strings.ContainsAny(v, "\x00") {
+			return bad("env %s: the value contains a NUL byte", k)
+		}
+	}
+	if err := c.checkMounts(); err != nil {
+		return err
+	}
+	if c.WorkspaceDir == "" {
+		if stateDir == "" {
+			return bad("no workspace_dir and no state directory to put workspaces in")
+		}
+		c.WorkspaceDir = filepath.Join(stateDir, "podman")
+	}
+	if c.WorkspaceDir, err = filepath.Abs(c.WorkspaceDir); err != nil {
+		return bad("workspace_dir %q: %v", c.WorkspaceDir, err)
+	}
+	return nil
+}
+
+func (c *Config) checkMounts() error {
+	bad := func(format string, args ...any) error {
+		return backend.Errorf(backend.ErrInvalid, "config", "", "backend podman: "+format, args...)
+	}
+	if len(c.HostMounts) > 0 && len(c.AllowedHostRoots) == 0 {
+		return bad("host_mounts need allowed_host_roots: list the host directories mounts may copy from")
+	}
+	for i, r := range c.AllowedHostRoots {
+		if !filepath.IsAbs(r) {
+			return bad("allowed_host_roots[%d] %q must be an absolute path", i, r)
+		}
+	}
+	for i := range c.HostMounts {
+		m := &c.HostMounts[i]
+		if !filepath.IsAbs(m.HostPath) {
+			return bad("host_mounts[%d].host_path %q must be an absolute path", i, m.HostPath)
+		}
+		mp := strings.TrimPrefix(strings.TrimPrefix(m.MountPath, ContainerWorkspace), "/")
+		clean := path.Clean("/" + mp)[1:]
+		if mp == "" || clean == "" || clean != strings.TrimSuffix(mp, "/") || strings.HasPrefix(clean, "..") {
+			return bad("host_mounts[%d].mount_path %q must be a path inside the workspace without . or .. elements, like \"src\"", i, m.MountPath)
+		}
+		m.MountPath = clean
+		for _, g := range append(append([]string{}, m.Include...), m.Exclude...) {
+			if _, err := path.Match(strings.ReplaceAll(g, "**", "*"), ""); err != nil {
+				return bad("host_mounts[%d]: bad glob %q: %v", i, g, err)
+			}
+		}
+		if m.MaxBytes < 0 {
+			return bad("host_mounts[%d].max_bytes must not be negative", i)
+		}
+		if m.MaxBytes == 0 {
+			m.MaxBytes = defaultMountBytes
+		}
+	}
+	return nil
+}
+
+// DefaultURL is the service URL used when the config names none:
+// $CONTAINER_HOST, else the rootful socket as root, else the rootless one.
+func DefaultURL() string {
+	if v := os.Getenv("CONTAINER_HOST"); v != "" {
+		return v
+	}
+	if os.Geteuid() == 0 {
+		return "unix:///run/podman/podman.sock"
+	}
+	dir := os.Getenv("XDG_RUNTIME_DIR")
+	if dir == "" {
+		dir = "/run/user/" + strconv.Itoa(os.Getuid())
+	}
+	return "unix://" + filepath.Join(dir, "podman", "podman.sock")
+}
+
+// Network reports whether commands get a network beyond loopback.
+func (c Config) networkEnabled() bool { return c.Network != "none" }
+
+func validPrefix(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		alnum := ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9'
+		if !alnum && (i == 0 || ch != '_' && ch != '-' && ch != '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func validUser(s string) bool {
+	u, g, ok := strings.Cut(s, ":")
+	if !ok {
+		return false
+	}
+	_, e1 := strconv.ParseUint(u, 10, 32)
+	_, e2 := strconv.ParseUint(g, 10, 32)
+	return e1 == nil && e2 == nil
+}
+
+// uidGID returns the numeric user and group of a validated User.
+func (c Config) uidGID() (int, int) {
+	u, g, _ := strings.Cut(c.User, ":")
+	uid, _ := strconv.Atoi(u)
+	gid, _ := strconv.Atoi(g)
+	return uid, gid
+}
+
+// parseBytes reads "1024", "64k", "512m", "1g", "1GiB", "2GB" (binary
+// multiples either way, as podman does).
+func parseBytes(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "ib"), "b")
+	mult := int64(1)
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'k':
+			mult, t = 1<<10, t[:n-1]
+		case 'm':
+			mult, t = 1<<20, t[:n-1]
+		case 'g':
+			mult, t = 1<<30, t[:n-1]
+		case 't':
+			mult, t = 1<<40, t[:n-1]
+		}
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+	if err != nil || f < 0 || math.IsNaN(f) || f*float64(mult) > math.MaxInt64/2 {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return int64(f * float64(mult)), nil
+}
+
+// hostHardLimit reads a hard limit of this process from /proc/self/limits.
+func hostHardLimit(name string) (uint64, bool) {
+	b, err := os.ReadFile("/proc/self/limits")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, name) {
+			continue
+		}
+		f := strings.Fields(line[len(name):])
+		if len(f) < 2 || f[1] == "unlimited" {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(f[1], 10, 64)
+		return v, err == nil
+	}
+	return 0, false
+}
+
+// defaultNproc is min(hard nproc limit, kernel.pid_max): podman lowers its
+// own nproc hard limit to pid_max, and a container cannot get more than the
+// service has.
+func defaultNproc() uint64 {
+	n := uint64(32768)
+	if b, err := os.ReadFile("/proc/sys/kernel/pid_max"); err == nil {
+		if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && v > 0 {
+			n = v
+		}
+	}
+	if hard, ok := hostHardLimit("Max processes"); ok && hard < n {
+		n = hard
+	}
+	return n
+}

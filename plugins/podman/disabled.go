@@ -1,0 +1,43 @@
+//go:build !(remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp)
+
+package podman
+
+import (
+	"context"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// Built is false in a build without the Podman bindings.
+const Built = false
+
+// buildHint says how to get the real backend.
+const buildHint = "this wai was built without the podman backend: build with `make build` " +
+	"(or go build -tags 'remote exclude_graphdriver_btrfs exclude_graphdriver_devicemapper containers_image_openpgp')"
+
+func init() {
+	backend.Register("podman", func(context.Context, backend.Options) (backend.Backend, error) {
+		return nil, backend.Errorf(backend.ErrUnavailable, "open", "", buildHint)
+	})
+}
+
+// List would list the managed containers; this build cannot talk to Podman.
+func List(ctx context.Context, cfg Config) ([]Container, error) {
+	return nil, backend.Errorf(backend.ErrUnavailable, "ps", "", buildHint)
+}
+
+// GC would remove what crashed sessions left behind; this build cannot talk
+// to Podman.
+func GC(ctx context.Context, cfg Config, all bool) (GCReport, error) {
+	return GCReport{}, backend.Errorf(backend.ErrUnavailable, "gc", "", buildHint)
+}
+
+// Preflight reports that the backend is not built in.
+func Preflight(ctx context.Context, cfg Config) []Check {
+	return []Check{{
+		Name:   "podman backend built in",
+		Status: CheckFail,
+		Detail: "this wai was built without the Podman bindings",
+		Fix:    "build with `make build`, or go build -tags 'remote exclude_graphdriver_btrfs exclude_graphdriver_devicemapper containers_image_openpgp' ./cmd/wai",
+	}}
+}

@@ -1,0 +1,257 @@
+package podman
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// hydrator copies host mounts (seed 001) into a new, empty workspace
+// directory before its container first starts. Sources must lie under one of
+// the allowed roots once every symlink in their path is resolved; inside a
+// source, symlinks are skipped rather than followed, since they could lead
+// anywhere on the host. Each mount is listed in full and checked against its
+// byte budget before anything is copied, so a mount over budget copies
+// nothing.
+type hydrator struct {
+	roots []string // allowed roots, symlinks resolved
+	owner *ownerIDs
+}
+
+type ownerIDs struct{ uid, gid int }
+
+type hydrateFile struct {
+	src, rel string
+	size     int64
+	mode     fs.FileMode
+}
+
+func newHydrator(allowed []string, owner *ownerIDs) *hydrator {
+	h := &hydrator{owner: owner}
+	for _, r := range allowed {
+		if real, err := filepath.EvalSymlinks(r); err == nil {
+			h.roots = append(h.roots, filepath.Clean(real))
+		}
+	}
+	return h
+}
+
+// run copies every mount into dir and returns the files and bytes copied.
+func (h *hydrator) run(ctx context.Context, dir string, mounts []HostMount) (int, int64, error) {
+	var files int
+	var total int64
+	for i, m := range mounts {
+		list, isDir, err := h.list(ctx, i, m)
+		if err != nil {
+			return files, total, err
+		}
+		dest := filepath.Join(dir, filepath.FromSlash(m.MountPath))
+		for _, f := range list {
+			if err := ctx.Err(); err != nil {
+				return files, total, err
+			}
+			target := dest
+			if isDir {
+				target = filepath.Join(dest, filepath.FromSlash(f.rel))
+			}
+			if err := h.mkdirs(dir, filepath.Dir(target)); err != nil {
+				return files, total, fmt.Errorf("host_mounts[%d]: %w", i, err)
+			}
+			n, err := h.copyFile(f.src, target, f.mode)
+			if err != nil {
+				return files, total, backend.Errorf(backend.ErrUnavailable, "open", m.HostPath,
+					"host_mounts[%d]: copying %s: %v", i, f.src, err)
+			}
+			files++
+			total += n
+		}
+	}
+	return files, total, nil
+}
+
+// list walks one mount and returns the files to copy, within its budget.
+func (h *hydrator) list(ctx context.Context, i int, m HostMount) ([]hydrateFile, bool, error) {
+	bad := func(kind error, format string, args ...any) error {
+		return backend.Errorf(kind, "open", m.HostPath, "host_mounts[%d]: "+format, append([]any{i}, args...)...)
+	}
+	src, err := filepath.EvalSymlinks(m.HostPath)
+	if err != nil {
+		return nil, false, bad(backend.ErrInvalid, "the host path cannot be read: %v", err)
+	}
+	if !h.allowed(src) {
+		return nil, false, bad(backend.ErrPermission, "%s is not under any of allowed_host_roots %v: add its directory there, or mount something else", src, h.roots)
+	}
+	fi, err := os.Stat(src)
+	if err != nil {
+		return nil, false, bad(backend.ErrInvalid, "%v", err)
+	}
+	var out []hydrateFile
+	var total int64
+	add := func(p, rel string, fi fs.FileInfo) error {
+		total += fi.Size()
+		if total > m.MaxBytes {
+			return bad(backend.ErrInvalid, "the files come to more than max_bytes (%d bytes): raise max_bytes or narrow include/exclude", m.MaxBytes)
+		}
+		out = append(out, hydrateFile{src: p, rel: rel, size: fi.Size(), mode: fi.Mode()})
+		return nil
+	}
+	if !fi.IsDir() {
+		if !fi.Mode().IsRegular() {
+			return nil, false, bad(backend.ErrInvalid, "only regular files and directories can be mounted")
+		}
+		return out, false, add(src, filepath.Base(src), fi)
+	}
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p == src {
+			return nil
+		}
+		rel := filepath.ToSlash(strings.TrimPrefix(p, src+string(filepath.Separator)))
+		if d.IsDir() {
+			if matchAny(m.Exclude, rel) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() { // symlinks, FIFOs, devices: never followed or copied
+			return nil
+		}
+		if len(m.Include) > 0 && !matchAny(m.Include, rel) || matchAny(m.Exclude, rel) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return add(p, rel, info)
+	})
+	if err != nil {
+		var be *backend.Error
+		if errors.As(err, &be) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, false, err
+		}
+		return nil, false, bad(backend.ErrInvalid, "walking %s: %v", src, err)
+	}
+	return out, true, nil
+}
+
+func (h *hydrator) allowed(p string) bool {
+	for _, r := range h.roots {
+		if p == r || strings.HasPrefix(p, r+string(filepath.Separator)) || r == "/" {
+			return true
+		}
+	}
+	return false
+}
+
+// mkdirs creates dir and its missing parents below root, owned by the
+// container user.
+func (h *hydrator) mkdirs(root, dir string) error {
+	if dir == root {
+		return nil
+	}
+	if _, err := os.Lstat(dir); err == nil {
+		return nil
+	}
+	if err := h.mkdirs(root, filepath.Dir(dir)); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return h.chown(dir)
+}
+
+// copyFile copies a regular file without following a symlink or blocking
+// on a FIFO swapped in since the walk, into a new file.
+func (h *hydrator) copyFile(src, dst string, mode fs.FileMode) (int64, error) {
+	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, fmt.Errorf("%s is no longer a regular file", src)
+	}
+	perm := fs.FileMode(0o644)
+	if mode&0o111 != 0 {
+		perm = 0o755
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
+	if err != nil {
+		return 0, err
+	}
+	n, err := io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(dst, perm)
+	}
+	if err == nil {
+		err = h.chown(dst)
+	}
+	return n, err
+}
+
+func (h *hydrator) chown(p string) error {
+	if h.owner == nil {
+		return nil
+	}
+	return os.Lchown(p, h.owner.uid, h.owner.gid)
+}
+
+// matchAny reports whether rel (slash-separated) matches one of the globs:
+// path.Match per segment, "**" for any number of segments; a glob without
+// "/" also matches the base name alone.
+func matchAny(globs []string, rel string) bool {
+	for _, g := range globs {
+		if matchGlob(g, rel) || !strings.Contains(g, "/") && matchGlob(g, path.Base(rel)) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchGlob(glob, rel string) bool {
+	return matchSegs(strings.Split(strings.Trim(glob, "/"), "/"), strings.Split(rel, "/"))
+}
+
+func matchSegs(g, p []string) bool {
+	for len(g) > 0 {
+		if g[0] == "**" {
+			for k := 0; k <= len(p); k++ {
+				if matchSegs(g[1:], p[k:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(p) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(g[0], p[0]); !ok {
+			return false
+		}
+		g, p = g[1:], p[1:]
+	}
+	return len(p) == 0
+}

@@ -1,0 +1,139 @@
+package podman
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// sessionState is what the backend records about a session on disk, next
+// to the workspaces, so that another wai process (wai ps, wai gc, a later
+// reaper) can tell a session in use from one a crash left behind. The
+// file's modification time is the session's last use.
+type sessionState struct {
+	Session   string    `json:"session"`
+	Container string    `json:"container"`
+	Workspace string    `json:"workspace"`
+	Keep      bool      `json:"keep"`
+	Created   time.Time `json:"created"`
+	// Owner is the process holding the session open; nil once it closed
+	// the session (which then lingers only when kept).
+	Owner *owner `json:"owner,omitempty"`
+}
+
+// owner identifies a process across pid reuse: host name, pid and the
+// process's start time in clock ticks since boot.
+type owner struct {
+	Host  string `json:"host"`
+	PID   int    `json:"pid"`
+	Start uint64 `json:"start"`
+}
+
+func (o *owner) String() string {
+	if o == nil {
+		return ""
+	}
+	return fmt.Sprintf("pid %d on %s", o.PID, o.Host)
+}
+
+// currentOwner describes this process.
+func currentOwner() *owner {
+	h, _ := os.Hostname()
+	pid := os.Getpid()
+	return &owner{Host: h, PID: pid, Start: procStart(pid)}
+}
+
+// alive reports whether the owning process still runs. A process on another
+// host cannot be checked and counts as alive: only its own host may judge it.
+func (o *owner) alive() bool {
+	if o == nil {
+		return false
+	}
+	if h, _ := os.Hostname(); h != o.Host {
+		return true
+	}
+	st := procStart(o.PID)
+	return st != 0 && st == o.Start
+}
+
+// procStart returns field 22 of /proc/PID/stat (start time), 0 if the
+// process does not exist.
+func procStart(pid int) uint64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	// f[0] is field 3 (state); start time is field 22.
+	if len(f) < 20 {
+		return 0
+	}
+	v, _ := strconv.ParseUint(f[19], 10, 64)
+	return v
+}
+
+// stateDirName holds the state files inside the workspace directory. "@"
+// cannot occur in a session name, so it never collides with a workspace.
+const stateDirName = "@state"
+
+func statePath(workspaceDir, session string) string {
+	return filepath.Join(workspaceDir, stateDirName, session+".json")
+}
+
+// writeState replaces the state file atomically.
+func writeState(p string, s sessionState) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+// readState reads a state file and its last-use time.
+func readState(p string) (sessionState, time.Time, error) {
+	var s sessionState
+	fi, err := os.Stat(p)
+	if err != nil {
+		return s, time.Time{}, err
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return s, time.Time{}, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, time.Time{}, fmt.Errorf("state file %s: %w", p, err)
+	}
+	return s, fi.ModTime(), nil
+}
+
+// touchState records a use of the session.
+func touchState(p string, t time.Time) { _ = os.Chtimes(p, t, t) }

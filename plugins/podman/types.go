@@ -1,0 +1,73 @@
+package podman
+
+import "time"
+
+// Labels on every container the backend creates. wai gc and wai ps find
+// containers by them, so they also work for containers a crashed process
+// left behind.
+const (
+	labelManaged   = "wai.managed"   // "true"
+	labelSession   = "wai.session"   // the session name
+	labelWorkspace = "wai.workspace" // host path of the workspace directory
+	labelState     = "wai.state"     // host path of the session's state file
+	labelKeep      = "wai.keep"      // "true" when the session was opened with Keep
+)
+
+// markerVar is the environment variable that carries an exec's id into
+// every process it starts, so a timeout can find them all.
+const markerVar = "WAI_EXEC"
+
+// Container describes one managed container, as List reports it.
+type Container struct {
+	Name      string
+	ID        string
+	Session   string
+	Image     string
+	State     string // Podman's state: running, exited, created, …
+	Created   time.Time
+	StartedAt time.Time // zero when it never ran
+	// LastUsed is when a command last ran in the session (zero when
+	// unknown: no state file); Idle is the time since.
+	LastUsed time.Time
+	Idle     time.Duration
+	Keep     bool
+	// Workspace is the host directory mounted at /workspace.
+	Workspace string
+	// Owner describes the wai process holding the session ("" when none);
+	// OwnerAlive says whether that process still runs.
+	Owner      string
+	OwnerAlive bool
+}
+
+// GCItem is one thing GC removed or left alone.
+type GCItem struct {
+	Kind    string // "container" or "workspace"
+	Name    string // container name, or workspace directory
+	Session string
+	Reason  string // why it was (or was not) removed
+}
+
+// GCReport lists what GC did.
+type GCReport struct {
+	Removed []GCItem
+	Kept    []GCItem
+	// Errors are removals that failed; the rest went ahead.
+	Errors []error
+}
+
+// CheckStatus is the outcome of one preflight check.
+type CheckStatus string
+
+const (
+	CheckOK   CheckStatus = "ok"
+	CheckWarn CheckStatus = "warn" // works, but something is off
+	CheckFail CheckStatus = "fail" // the backend will not work until fixed
+)
+
+// Check is one preflight check with a concrete fix when it did not pass.
+type Check struct {
+	Name   string
+	Status CheckStatus
+	Detail string
+	Fix    string
+}
