@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/host/backend"
+)
+
+func init() {
+	register(&command{
+		name:    "exec",
+		args:    "[flags] [--] CMD [ARGS…]  |  wai exec [flags] -c 'shell string'",
+		summary: "run one command in a sandboxed session, through limits and policies",
+		text: `
+Runs CMD with ARGS directly (no shell), or a shell string with /bin/sh -c,
+in a session's workspace on the configured backend. Every limit and policy
+applies. The command's stdout and stderr go to wai's, and wai exits with
+the command's status: 124 when it timed out (its whole process tree is
+killed), 128+N when signal N ended it, 2 when wai could not run it at all.
+
+Without --session the session is a throwaway: its workspace (and container)
+is removed when the command ends. With --session NAME the workspace is kept
+for the next command of the same session.
+
+Put flags before the command; use -- when the command starts with a dash.`,
+		flags: execFlags,
+	})
+}
+
+// envFlag collects repeated --env K=V.
+type envFlag map[string]string
+
+func (e envFlag) String() string {
+	kv := make([]string, 0, len(e))
+	for k, v := range e {
+		kv = append(kv, k+"="+v)
+	}
+	return strings.Join(kv, " ")
+}
+
+func (e envFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want NAME=VALUE, got %q", s)
+	}
+	e[k] = v
+	return nil
+}
+
+func execFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
+	var (
+		kf      kernelFlags
+		session string
+		shell   string
+		cwd     string
+		timeout time.Duration
+		stdin   bool
+		env     = envFlag{}
+	)
+	kf.register(fs)
+	fs.StringVar(&session, "session", "", "keep the workspace under this session `name` for later commands (default: a throwaway session)")
+	fs.StringVar(&shell, "c", "", "run this shell `string` with /bin/sh -c instead of CMD ARGS")
+	fs.StringVar(&cwd, "cwd", "", "working `dir`ectory, relative to the workspace root (default the root)")
+	fs.DurationVar(&timeout, "timeout", 0, "kill the command and everything it started after this `duration` (default: the config's default_timeout)")
+	fs.BoolVar(&stdin, "stdin", false, "pass wai's standard input to the command (bounded by limits.max_stdin_bytes)")
+	fs.Var(env, "env", "set an environment variable `NAME=VALUE` for the command (repeatable)")
+
+	return func(ctx context.Context, std stdio, args []string) int {
+		req := backend.ExecRequest{Cwd: cwd, Timeout: timeout}
+		switch {
+		case shell != "" && len(args) > 0:
+			fmt.Fprintf(std.err, "wai exec: give a command or -c 'shell string', not both (got -c and %q)\n", args[0])
+			fs.Usage()
+			return exitError
+		case shell != "":
+			req.Shell = shell
+		case len(args) > 0:
+			req.Argv = args
+		default:
+			fmt.Fprintf(std.err, "wai exec: no command: give CMD [ARGS…] or -c 'shell string'\n")
+			fs.Usage()
+			return exitError
+		}
+		if len(env) > 0 {
+			req.Env = env
+		}
+
+		k, err := kf.open(ctx, std.err, false)
+		if err != nil {
+			return fail(ctx, std.err, err)
+		}
+		defer closeKernel(k, std.err)
+
+		if stdin {
+			in, err := readBounded(std.in, k.Config().Limits.MaxStdinBytes)
+			if err != nil {
+				return fail(ctx, std.err, err)
+			}
+			req.Stdin = in
+		}
+		return execute(ctx, k, session, req, std)
+	}
+}
+
+func execute(ctx context.Context, k *host.Kernel, session string, req backend.ExecRequest, std stdio) int {
+	// A named session is kept for the next command; a throwaway one (the
+	// kernel names it) is removed when the kernel closes.
+	s, err := k.Session(ctx, session, host.SessionOptions{Keep: session != ""})
+	if err != nil {
+		return fail(ctx, std.err, err)
+	}
+	res, err := s.Shell().Execute(ctx, req)
+	if err != nil {
+		return fail(ctx, std.err, err)
+	}
+	// The backend returns both streams at the end; each goes to its own
+	// stream unchanged, so pipes and redirections behave as for the
+	// command itself.
+	_, _ = std.out.Write([]byte(res.Stdout))
+	_, _ = std.err.Write([]byte(res.Stderr))
+	if ctx.Err() != nil {
+		fmt.Fprintf(std.err, "wai: interrupted; the command was stopped\n")
+		return exitInterrupted
+	}
+	if res.TimedOut {
+		limit := req.Timeout
+		if limit == 0 {
+			limit = k.Config().Limits.DefaultTimeout
+		}
+		how := "killed"
+		if res.Signal > 0 {
+			how = "killed by " + signalName(res.Signal)
+		}
+		fmt.Fprintf(std.err, "wai: timed out after %s: the command and every process it started were %s\n", limit, how)
+		return backend.TimeoutExitCode
+	}
+	return exitStatus(res)
+}
+
+// exitStatus maps a result to a process exit status the way a shell does:
+// the command's own status, or 128+N when signal N ended it.
+func exitStatus(res backend.ExecResult) int {
+	switch {
+	case res.ExitCode >= 0 && res.ExitCode <= 255:
+		return res.ExitCode
+	case res.Signal > 0:
+		return 128 + res.Signal
+	}
+	return 1
+}
+
+func signalName(sig int) string {
+	if name := syscall.Signal(sig).String(); name != "" && !strings.HasPrefix(name, "signal ") {
+		return fmt.Sprintf("signal %d (%s)", sig, name)
+	}
+	return fmt.Sprintf("signal %d", sig)
+}
+
+// readBounded reads r whole, refusing more than max bytes rather than
+// holding an unbounded input in memory.
+func readBounded(r io.Reader, limit int) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return "", backend.Errorf(backend.ErrInvalid, "exec", "", "reading standard input: %v", err)
+	}
+	if len(b) > limit {
+		return "", backend.Errorf(backend.ErrInvalid, "exec", "", "standard input is over the limit of %d bytes (limits.max_stdin_bytes)", limit)
+	}
+	return string(b), nil
+}

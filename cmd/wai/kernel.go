@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// kernelFlags are the flags of every subcommand that needs a kernel.
+type kernelFlags struct {
+	config  string
+	backend string
+	verbose bool
+}
+
+func (k *kernelFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&k.config, "config", "", "config `file` (default ./wai.toml, else $XDG_CONFIG_HOME/wai/config.toml, else built-in defaults)")
+	fs.StringVar(&k.backend, "backend", "", "execution backend `name` (podman, host, mock), overriding the config's backend")
+	fs.BoolVar(&k.verbose, "v", false, "log the kernel's events (policy decisions, execs, backend lifecycle) to stderr")
+}
+
+// open loads the configuration and builds a kernel from it. The caller
+// closes the kernel with closeKernel.
+//
+// Without withTools the kernel loads no tool plugins: a subcommand that only
+// uses a session's Shell or FS (exec) then neither pays for loading Wasm
+// nor fails because the plugins are not built. Limits and policies apply
+// all the same.
+func (k *kernelFlags) open(ctx context.Context, stderr io.Writer, withTools bool) (*host.Kernel, error) {
+	cfg, err := host.LoadConfig(k.config)
+	if err != nil {
+		return nil, err
+	}
+	if k.backend != "" {
+		cfg.Backend = k.backend
+	}
+	if !withTools {
+		cfg.BundledTools, cfg.Plugins = nil, nil
+	}
+	var opts []host.Option
+	if k.verbose {
+		opts = append(opts, host.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	}
+	return host.New(ctx, cfg, opts...)
+}
+
+// cleanupTimeout bounds closing sessions and backends when wai exits: long
+// enough to stop and remove a container, short enough that a hung service
+// does not hang the CLI.
+const cleanupTimeout = 30 * time.Second
+
+// closeKernel closes k with a fresh context (the command's own may be
+// cancelled by an interrupt, and cleanup must still happen) and warns on
+// failure: by then the command's result is already out, and its exit
+// status is the one that matters.
+func closeKernel(k *host.Kernel, stderr io.Writer) {
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	if err := k.Close(ctx); err != nil {
+		fmt.Fprintf(stderr, "wai: warning: cleanup failed: %v\n", err)
+		fmt.Fprintf(stderr, "wai: hint: a workspace or container may have been left behind; `wai gc` removes what wai left\n")
+	}
+}
+
+// fail reports err on stderr with a hint for its kind and returns wai's
+// error status. An interrupt is reported as such, not as the error it
+// caused.
+func fail(ctx context.Context, stderr io.Writer, err error) int {
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "wai: interrupted\n")
+		return exitInterrupted
+	}
+	fmt.Fprintf(stderr, "wai: %v\n", err)
+	if h := hint(err); h != "" {
+		fmt.Fprintf(stderr, "wai: hint: %s\n", h)
+	}
+	return exitError
+}
+
+func hint(err error) string {
+	switch backend.KindOf(err) {
+	case backend.ErrInvalid:
+		return "the request or the configuration breaks a rule: fix what the message names (wai.example.toml documents every key, limit and default)"
+	case backend.ErrPermission:
+		return "a policy refused this: change the command, or the policy's settings ([[policies]] and default_policies in the config)"
+	case backend.ErrUnavailable:
+		return "the backend cannot serve: do what the message says (for Podman, `scripts/setup-podman.sh` run as root installs and starts it), or pick another backend with --backend (host runs unsandboxed)"
+	case backend.ErrNotFound:
+		return "a file or path does not exist: check the path in the message"
+	}
+	return ""
+}
