@@ -1,0 +1,64 @@
+// Package pdk is the Go plugin development kit of wai: it turns a Go main
+// package into a wai tool plugin or policy plugin (a WebAssembly module
+// speaking the ABI of docs/ABI.md), built with the standard toolchain:
+//
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o greet.wasm ./greet
+//
+// A tool plugin declares itself and its tools from init. Each tool's input
+// schema is derived from its params struct (see Schema), and its params
+// arrive decoded into it:
+//
+//	package main
+//
+//	import (
+//		"strings"
+//
+//		"github.com/wai-dev/wai/pdk"
+//	)
+//
+//	type params struct {
+//		Name string `json:"name" jsonschema:"who to greet"`
+//	}
+//
+//	func init() {
+//		pdk.Declare("greet", "1.0.0", pdk.CapShell)
+//		pdk.Tool("greet", "Greets someone.", func(c *pdk.Call, p params) (pdk.Result, error) {
+//			res, err := pdk.Shell.Exec(pdk.ExecRequest{Argv: []string{"echo", "hello,", p.Name}})
+//			if err != nil {
+//				return pdk.Result{}, err // keeps its kind: a policy's refusal stays ErrPermission
+//			}
+//			return pdk.OK(strings.TrimSpace(res.Stdout), res.ExitCode), nil
+//		})
+//	}
+//
+//	func main() {}
+//
+// The plugin is granted the shell in wai.toml (grants = ["shell"] under its
+// [[plugins]] entry); examples/hello is this plugin, tested end to end.
+//
+// Tools reach the session's workspace through Shell, FS and Lifecycle,
+// whose types mirror the host's (host/backend), and write to the host's
+// log with Log. Errors from them are *Error values with a Kind, matched
+// with errors.Is against ErrInvalid, ErrPermission, ErrUnavailable,
+// ErrNotFound, ErrExist. A tool answers a Result — OK(message, value), or
+// Fail(...) when the model should read why it failed — or an error, whose
+// kind reaches the kernel.
+//
+// A policy plugin registers a check function instead of tools:
+//
+//	func init() {
+//		pdk.Declare("no-curl", "1.0.0")
+//		pdk.Policy(func(r pdk.CheckRequest) pdk.Decision {
+//			if len(r.Command) > 0 && r.Command[0] == "curl" {
+//				return pdk.Deny("curl is not allowed here")
+//			}
+//			return pdk.Allow()
+//		}, pdk.ActionShellExec)
+//	}
+//
+// The linker keeps only the host-function imports a plugin uses, so a
+// plugin that never touches the filesystem needs no filesystem grant.
+//
+// Outside Wasm the package compiles too (its own tests run on the host);
+// host functions then answer "unavailable".
+package pdk
