@@ -319,6 +319,17 @@ func TestWrite(t *testing.T) {
 	if _, err = write("dangling", "made", backend.WriteOverwrite); err != nil || host("made/by/link.txt") != "made" {
 		t.Fatalf("write through a dangling symlink: %v", err)
 	}
+	// Missing directories under an existing one; a dangling directory
+	// symlink in the way is not replaced by a directory.
+	if _, err = write("new/other/x/f", "x", ""); err != nil || host("new/other/x/f") != "x" {
+		t.Fatalf("write under an existing directory: %v", err)
+	}
+	w.symlink(t, "/nowhere/dir", "dirlink")
+	_, err = write("dirlink/f", "x", "")
+	wantKind(t, err, backend.ErrNotFound, "")
+	if fi, err := os.Lstat(filepath.Join(w.root, "dirlink")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the dangling symlink was replaced: %v", err)
+	}
 	w.symlink(t, "loop2", "loop1")
 	w.symlink(t, "loop1", "loop2")
 	_, err = write("loop1", "x", backend.WriteOverwrite)

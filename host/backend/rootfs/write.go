@@ -181,6 +181,10 @@ func (f *FS) Edit(ctx context.Context, req backend.EditRequest) (backend.EditRes
 	if err != nil {
 		return backend.EditResult{}, mapErr(op, req.Path, err)
 	}
+	if len(data) > maxEditBytes { // it grew since the fstat
+		return backend.EditResult{}, backend.Errorf(backend.ErrInvalid, op, req.Path,
+			"the file is over the %d bytes edit can load: change it with a shell command", maxEditBytes)
+	}
 	if err := ctx.Err(); err != nil {
 		return backend.EditResult{}, err
 	}
