@@ -76,6 +76,10 @@ func (b *Backend) Open(ctx context.Context, spec backend.WorkspaceSpec) (backend
 		return nil, backend.Errorf(backend.ErrUnavailable, "open", spec.Session, "the host backend is closed")
 	}
 	if w := b.open[spec.Session]; w != nil {
+		if w.dir != root {
+			return nil, backend.Errorf(backend.ErrInvalid, "open", spec.Session,
+				"the session is already open in %s, not %s: close it first, or use another session name", w.dir, root)
+		}
 		w.refs++
 		w.keep = w.keep || spec.Keep
 		return w, nil
@@ -89,7 +93,7 @@ func (b *Backend) Open(ctx context.Context, spec backend.WorkspaceSpec) (backend
 	}
 	wctx, cancel := context.WithCancel(context.Background())
 	w := &Workspace{
-		b: b, session: spec.Session, root: fsys.Root(), fs: fsys, refs: 1,
+		b: b, session: spec.Session, dir: root, root: fsys.Root(), fs: fsys, refs: 1,
 		keep: spec.Keep, remove: b.cfg.perSession(), ctx: wctx, cancel: cancel,
 	}
 	w.env = b.baseEnv(w.root)
@@ -141,7 +145,8 @@ func (b *Backend) Close(ctx context.Context) error {
 type Workspace struct {
 	b       *Backend
 	session string
-	root    string // real host path
+	dir     string // the root as configured, placeholders expanded
+	root    string // its real host path
 	fs      *rootfs.FS
 	shell   *Shell
 	env     map[string]string // base environment; never modified after Open

@@ -132,6 +132,16 @@ func TestRoots(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(base, "users", "alice")); err != nil {
 		t.Fatalf("the per-user parent went with the session: %v", err)
 	}
+	// A session open for one user cannot be reopened for another.
+	w, err = b.Open(bg, backend.WorkspaceSpec{Session: "s9", User: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Open(bg, backend.WorkspaceSpec{Session: "s9", User: "bob"})
+	wantKind(t, err, backend.ErrInvalid, "already open")
+	if err := w.Close(bg); err != nil {
+		t.Fatal(err)
+	}
 	_, err = b.Open(bg, backend.WorkspaceSpec{Session: "s2"})
 	wantKind(t, err, backend.ErrInvalid, "open the workspace with a user name")
 	_, err = b.Open(bg, backend.WorkspaceSpec{Session: "../x", User: "alice"})
