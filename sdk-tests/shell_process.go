@@ -104,14 +104,24 @@ func checkTimeoutPartialOutput(t *T, w *ws) {
 
 func checkTimeoutKillsTree(t *T, w *ws) {
 	m := sleepMarker()
-	// The scan must see a live process, or finding none proves nothing.
-	res := w.exec(backend.ExecRequest{Shell: "sleep " + m + " & " + scanScript(m) + "; kill $!", Cwd: w.p("")})
-	procs := scanned(res.Stdout, m)
-	if !slices.ContainsFunc(procs, func(p string) bool {
-		_, cmd, _ := strings.Cut(p, ": ")
-		return strings.HasPrefix(cmd, "sleep "+m)
-	}) {
-		t.Fatalf("the /proc scan does not work in this workspace: it found %q around a live sleep %s (stderr %q)", procs, m, res.Stderr)
+	// The scan must see a live process, or finding none proves nothing. The
+	// background sleep may still be between fork and exec when the scan
+	// runs, hence the pause and the retries.
+	var procs []string
+	var res backend.ExecResult
+	for range 3 {
+		res = w.exec(backend.ExecRequest{Shell: "sleep " + m + " & sleep 0.2; " + scanScript(m) + "; kill $!", Cwd: w.p("")})
+		procs = scanned(res.Stdout, m)
+		if slices.ContainsFunc(procs, func(p string) bool {
+			_, cmd, _ := strings.Cut(p, ": ")
+			return strings.HasPrefix(cmd, "sleep "+m)
+		}) {
+			break
+		}
+		procs = nil
+	}
+	if procs == nil {
+		t.Fatalf("the /proc scan does not work in this workspace: it found no live sleep %s (stdout %q, stderr %q)", m, res.Stdout, res.Stderr)
 	}
 	cases := []struct{ name, shell string }{
 		{"backgrounded grandchild", "sleep " + m + " & sleep " + m},
