@@ -74,6 +74,10 @@ func (s *Shell) run(ctx context.Context, op string, cmd command) (backend.ExecRe
 		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOMEM) || errors.Is(err, syscall.EMFILE) {
 			return backend.ExecResult{}, backend.Errorf(backend.ErrUnavailable, op, "", "cannot start a process: %v", err)
 		}
+		if _, serr := os.Stat(dir); serr != nil {
+			return backend.ExecResult{}, backend.Errorf(backend.ErrUnavailable, op, cmd.cwd,
+				"the working directory %s is gone (did a command remove it?): recreate it, or close and reopen the session", dir)
+		}
 		return notRun(cmd, dir, unwrapPathError(err), start), nil
 	}
 	out.started()

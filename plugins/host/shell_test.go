@@ -99,6 +99,15 @@ func TestExecResults(t *testing.T) {
 	}
 }
 
+// A command that removes the workspace root itself leaves a workspace
+// that says so, rather than "command not found".
+func TestRootRemoved(t *testing.T) {
+	w := openWS(t, "")
+	execute(t, w, backend.ExecRequest{Shell: `rm -rf "$HOME"`})
+	_, err := w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}})
+	wantKind(t, err, backend.ErrUnavailable, "is gone")
+}
+
 func TestCwd(t *testing.T) {
 	w := openWS(t, "")
 	if err := os.MkdirAll(filepath.Join(w.Root(), "a/b"), 0o755); err != nil {
