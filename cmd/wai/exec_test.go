@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,6 +171,9 @@ func TestExecRefusals(t *testing.T) {
 		{"cwd outside the workspace", []string{"exec", "--cwd", "../..", "--", "true"}, []string{"hint:"}},
 		{"bad env name", []string{"exec", "--env", "1BAD=x", "--", "true"}, []string{"1BAD", "hint:"}},
 		{"unknown backend", []string{"exec", "--backend", "nosuch", "--", "true"}, []string{"nosuch", "hint:"}},
+		// The default blocklist applies to the CLI as to every caller
+		// (mkfs --version would be harmless if it ran).
+		{"denied by the default policy", []string{"exec", "--", "mkfs", "--version"}, []string{"blocklist", "hint: a policy refused"}},
 		{"missing config file", []string{"exec", "--config", "/nonexistent/wai.toml", "--", "true"}, []string{"/nonexistent/wai.toml"}},
 	}
 	for _, c := range cases {
@@ -198,4 +202,30 @@ func TestExecBadConfigKey(t *testing.T) {
 	r := e.run("exec", "--", "true")
 	// The config written by newEnv has two lines before the extra part.
 	checkRefusal(t, r, []string{"bogus_key", "line 4"})
+}
+
+// With fallback = "host", a podman backend that cannot serve (here: not
+// built in) hands the command to the host backend, and wai says plainly
+// that it did not run sandboxed.
+func TestExecFallbackSaysUnsandboxed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "")
+	cfg := fmt.Sprintf("backend = \"podman\"\nfallback = \"host\"\nstate_dir = %q\n", e.state)
+	if err := os.WriteFile(e.config, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("exec", "--", "echo", "hi")
+	if r.code != 0 || r.stdout != "hi\n" {
+		t.Fatalf("want hi through the fallback; got %v", r)
+	}
+	if !strings.Contains(r.stderr, "fallback backend host, NOT sandboxed") {
+		t.Errorf("stderr does not say the command ran unsandboxed: %q", r.stderr)
+	}
+	// Without the fallback it is refused, with what to do.
+	cfg = fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\n", e.state)
+	if err := os.WriteFile(e.config, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = e.run("exec", "--", "echo", "hi")
+	checkRefusal(t, r, []string{"make build", "hint: the backend cannot serve"})
 }
