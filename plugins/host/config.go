@@ -144,3 +144,9 @@ func (c Config) rootFor(spec backend.WorkspaceSpec) (string, error) {
 // perSession reports whether each session gets a root of its own, which
 // is then the session's to remove.
 func (c Config) perSession() bool { return strings.Contains(c.Root, "{session}") }
+
+// Interface guards
+var (
+	_ json.Unmarshaler = (*Duration)(nil)
+	_ json.Marshaler   = Duration(0)
+)

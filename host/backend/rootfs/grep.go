@@ -183,3 +183,9 @@ func (v *grepVisitor) search(file *os.File, rel string) error {
 		})
 	}
 }
+
+// Interface guards
+var (
+	_ backend.Filesystem = (*FS)(nil)
+	_ visitor            = (*grepVisitor)(nil)
+)

@@ -257,3 +257,6 @@ func (l *lineReader) next(keep int) (line []byte, cut bool, err error) {
 		}
 	}
 }
+
+// Interface guards
+var _ backend.Filesystem = (*FS)(nil)

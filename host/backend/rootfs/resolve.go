@@ -157,3 +157,6 @@ func (f *FS) openRegular(root int, op, p, rel string) (*os.File, *syscall.Stat_t
 	}
 	return os.NewFile(uintptr(fd), rel), &st, nil
 }
+
+// Interface guards
+var _ backend.Filesystem = (*FS)(nil)

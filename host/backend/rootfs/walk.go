@@ -256,3 +256,9 @@ func (v *globVisitor) file(e *entry) error {
 	v.res.Paths = append(v.res.Paths, e.rel)
 	return nil
 }
+
+// Interface guards
+var (
+	_ backend.Filesystem = (*FS)(nil)
+	_ visitor            = (*globVisitor)(nil)
+)

@@ -377,3 +377,6 @@ func removeEntries(ctx context.Context, dir *os.File, depth int) (int, error) {
 		}
 	}
 }
+
+// Interface guards
+var _ backend.Filesystem = (*FS)(nil)
