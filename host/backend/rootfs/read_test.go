@@ -262,4 +262,3 @@ func TestLineReader(t *testing.T) {
 		}
 	}
 }
-
