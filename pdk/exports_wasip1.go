@@ -2,7 +2,11 @@
 
 package pdk
 
-import gopdk "github.com/extism/go-pdk"
+import (
+	gopdk "github.com/extism/go-pdk"
+
+	"github.com/wai-dev/wai/pdk/internal/imports"
+)
 
 // The exports of docs/ABI.md. Every plugin built with the pdk has all
 // three; wai_describe says which ones it serves.
@@ -17,7 +21,7 @@ func waiCall() int32 { return serveExport(handleCall) }
 func waiCheck() int32 { return serveExport(handleCheck) }
 
 func serveExport(h func([]byte) []byte) int32 {
-	gopdk.Output(h(gopdk.Input()))
+	gopdk.Output(imports.Pad8(h(gopdk.Input())))
 	return 0
 }
 

@@ -231,7 +231,7 @@ func (p *Plugin) hostFunctions() []extism.HostFunction {
 // serve answers one host-function call: it never panics and always
 // returns a response block, or 0 when guest memory has no room for one.
 func (p *Plugin) serve(ctx context.Context, cp *extism.CurrentPlugin, name string, off uint64) uint64 {
-	resp := p.respond(ctx, cp, name, off)
+	resp := pad8(p.respond(ctx, cp, name, off))
 	// Memory operations on the Extism kernel must not see a cancelled
 	// context: wazero would close the kernel module under us.
 	mctx := context.WithoutCancel(ctx)

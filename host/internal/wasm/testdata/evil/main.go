@@ -27,7 +27,7 @@ func outputSet(offset, length uint64)
 //go:wasmimport extism:host/env alloc
 func alloc(n uint64) uint64
 
-var tools = []string{"echo", "loop", "sleep", "membomb", "panic", "exit", "bigoutput", "lieoutput", "garbage", "errorset", "badptr", "shell"}
+var tools = []string{"work", "echo", "loop", "sleep", "membomb", "panic", "exit", "bigoutput", "lieoutput", "garbage", "errorset", "badptr", "shell"}
 
 func config(key, def string) string {
 	if v, ok := gopdk.GetConfig(key); ok {
@@ -95,6 +95,17 @@ func callTool() int32 {
 	switch c.Tool {
 	case "echo":
 		return out(map[string]any{"ok": true, "message": "echo", "value": c.Params})
+	case "work":
+		// Loop-heavy but finite: what interruptibility costs is measured on it.
+		var p struct {
+			N int `json:"n"`
+		}
+		json.Unmarshal(c.Params, &p)
+		x := uint64(1)
+		for i := 0; i < p.N; i++ {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+		return out(map[string]any{"ok": true, "message": "worked", "value": x})
 	case "loop":
 		spin()
 	case "sleep":
@@ -173,5 +184,10 @@ func check() int32 {
 	}
 	return out(map[string]any{"decision": "allow"})
 }
+
+// noop does nothing: the benchmarks measure Extism's fixed cost per call on it.
+//
+//go:wasmexport noop
+func noop() int32 { return 0 }
 
 func main() {}
