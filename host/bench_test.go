@@ -26,7 +26,7 @@ func writePlugin(b *testing.B, pkg string) string {
 }
 
 func benchKernel(b *testing.B, cfg Config, opts ...Option) *Kernel {
-	cfg.StateDir = b.TempDir()
+	cfg.StateDir = SharedStateDir
 	k, err := New(context.Background(), cfg, append([]Option{WithBackend(newFake("fake", true))}, opts...)...)
 	if err != nil {
 		b.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
@@ -49,7 +50,7 @@ func (s *syncBuffer) String() string {
 // host backend, its shell use denied with the blocklist's reason.
 func TestEndToEndOnHostBackend(t *testing.T) {
 	cfg := host.DefaultConfig()
-	cfg.StateDir = t.TempDir()
+	cfg.StateDir = host.SharedStateDir
 	cfg.BundledTools = []string{}
 	cfg.Plugins = []host.PluginConfig{
 		{Path: pluginFile(t, "examples/hello"), Grants: []string{"shell"}},
@@ -108,7 +109,7 @@ func TestEndToEndOnHostBackend(t *testing.T) {
 // run on the host and every result, event and Info says unsandboxed.
 func TestFallbackToHostSaysUnsandboxed(t *testing.T) {
 	cfg := host.DefaultConfig()
-	cfg.StateDir = t.TempDir()
+	cfg.StateDir = host.SharedStateDir
 	cfg.BundledTools = []string{}
 	cfg.Backend = "podman" // not linked into this test: unavailable
 	cfg.Fallback = "host"
@@ -159,7 +160,7 @@ func TestFallbackToHostSaysUnsandboxed(t *testing.T) {
 
 func TestMissingBundledToolSaysMakePlugins(t *testing.T) {
 	cfg := host.DefaultConfig()
-	cfg.StateDir = t.TempDir()
+	cfg.StateDir = host.SharedStateDir
 	cfg.PluginDir = t.TempDir()
 	cfg.BundledTools = []string{"shell"}
 	_, err := host.New(context.Background(), cfg)
@@ -170,11 +171,50 @@ func TestMissingBundledToolSaysMakePlugins(t *testing.T) {
 
 func TestPluginSHA256Pin(t *testing.T) {
 	cfg := host.DefaultConfig()
-	cfg.StateDir = t.TempDir()
+	cfg.StateDir = host.SharedStateDir
 	cfg.BundledTools = []string{}
 	cfg.Plugins = []host.PluginConfig{{Path: pluginFile(t, "host/testdata/noop"), SHA256: strings.Repeat("0", 64)}}
 	_, err := host.New(context.Background(), cfg)
 	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "sha256") {
 		t.Fatalf("a wrong pin must refuse the plugin: %v", err)
+	}
+}
+
+// A policy plugin that loops or panics denies, and the kernel keeps
+// serving.
+func TestMisbehavingPolicyPluginDenies(t *testing.T) {
+	path := pluginFile(t, "host/testdata/badpolicy")
+	ctx := context.Background()
+	for _, mode := range []string{"loop", "panic"} {
+		t.Run(mode, func(t *testing.T) {
+			cfg := host.DefaultConfig()
+			cfg.StateDir = host.SharedStateDir
+			cfg.BundledTools = []string{}
+			cfg.PolicyTimeout = 300 * time.Millisecond
+			cfg.Policies = []host.PolicyConfig{{Path: path, Config: map[string]any{"mode": mode}}}
+			k, err := host.New(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer k.Close(ctx)
+			s, err := k.Session(ctx, "bad", host.SessionOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 2 { // the second check gets a fresh instance
+				start := time.Now()
+				_, err = s.Shell().Execute(ctx, backend.ExecRequest{Argv: []string{"true"}})
+				if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "policy badpolicy") {
+					t.Fatalf("want a deny from badpolicy, got %v", err)
+				}
+				if took := time.Since(start); took > 3*time.Second {
+					t.Fatalf("the check took %s with a 300ms policy deadline", took)
+				}
+			}
+			// Reads pass no policy, so the session still works.
+			if _, err := s.FS().List(ctx, "."); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -121,6 +121,7 @@ func corpusPolicies(t *testing.T, f corpusFile) map[string]Policy {
 	}
 	sort.Strings(names)
 	cfg := testConfig(t)
+	cfg.StateDir = SharedStateDir
 	cfg.DefaultPolicies = []string{}
 	dir := t.TempDir()
 	for _, name := range names {
