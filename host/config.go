@@ -211,8 +211,12 @@ func (c Config) Validate() error {
 		}
 	}
 	for _, n := range c.DefaultPolicies {
-		if !isBundledPolicy(n) {
+		switch {
+		case !isBundledPolicy(n):
 			bad("default_policies: %q is not a bundled policy (%v)", n, BundledPolicies)
+		case n == "allowlist":
+			// Without its list it would deny every command.
+			bad(`default_policies: the allowlist needs its commands: list it under [[policies]] with name = "allowlist" and config = { commands = [...] }`)
 		}
 	}
 	for _, n := range c.BundledTools {

@@ -142,6 +142,7 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"tool timeout", func(c *Config) { c.ToolTimeouts["x"] = -time.Second }, "tool_timeouts.x"},
 		{"policy name", func(c *Config) { c.Policies = []PolicyConfig{{Name: "nope"}} }, `"nope" is not a bundled policy`},
 		{"default policy", func(c *Config) { c.DefaultPolicies = []string{"nope"} }, "default_policies"},
+		{"allowlist without commands", func(c *Config) { c.DefaultPolicies = []string{"allowlist"} }, "needs its commands"},
 		{"plugin path", func(c *Config) { c.Plugins = []PluginConfig{{Name: "p"}} }, "path is required"},
 		{"sha", func(c *Config) { c.Plugins = []PluginConfig{{Path: "x", SHA256: "abc"}} }, "64 hex digits"},
 		{"mcp", func(c *Config) { c.MCP.HTTPAddr = "nowhere" }, "mcp.http_addr"},
