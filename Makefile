@@ -85,7 +85,9 @@ test: ## set up Podman when root, then run every test with the race detector
 
 # Packages built for wasip1 (the pdk and the bundled plugins): vetted and
 # checked a second time for that platform, where their wasmimport and
-# wasmexport code compiles.
+# wasmexport code compiles. Without U1000 there: staticcheck does not count
+# a //go:wasmexport function as used, and the native run already finds
+# dead code in everything that also builds natively.
 WASM_PATTERNS = $(foreach d,$(wildcard pdk tools policies),./$(d)/...)
 
 .PHONY: lint
@@ -95,7 +97,7 @@ lint: $(STATICCHECK) ## go vet and staticcheck (pinned), natively and for wasip1
 	@if [[ -n "$(WASM_PATTERNS)" ]]; then \
 		echo "GOOS=wasip1 GOARCH=wasm: go vet + staticcheck $(WASM_PATTERNS)"; \
 		GOOS=wasip1 GOARCH=wasm $(GO) vet $(WASM_PATTERNS); \
-		GOOS=wasip1 GOARCH=wasm $(STATICCHECK) $(WASM_PATTERNS); \
+		GOOS=wasip1 GOARCH=wasm $(STATICCHECK) -checks 'inherit,-U1000' $(WASM_PATTERNS); \
 	fi
 
 $(STATICCHECK):
