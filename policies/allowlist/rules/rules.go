@@ -8,7 +8,11 @@
 // only in a standard bin directory, since ./ls or /workspace/ls would be
 // whatever the agent wrote there. A shell string the parser cannot read
 // simply (control flow, functions, here-documents, a command name that is
-// not literal) is denied rather than guessed at.
+// not literal) is denied rather than guessed at, and so is a listed shell
+// run without -c: its commands would come from a file or its input.
+//
+// A listed program is trusted with everything it can do: python3 runs any
+// code, git can run hooks and pagers. List what the agent needs, not more.
 package rules
 
 import (
@@ -103,10 +107,18 @@ func (a *Allowlist) Check(req Request) (allow bool, reason string) {
 		if len(interp) == 0 {
 			return false, "script without an interpreter"
 		}
-		if r := a.checkWords(interp, allLiteral(len(interp)), 0); r != "" {
-			return false, r
+		// The interpreter runs the script, which is checked below, so
+		// only its names are: not the rule against a shell without -c.
+		at, ok := shellparse.Unwrap(interp)
+		for _, i := range at {
+			if r := a.checkName(interp[i]); r != "" {
+				return false, r
+			}
 		}
-		if shellparse.Shells[shellparse.Base(interp[0])] {
+		if !ok {
+			return false, fmt.Sprintf("cannot tell which interpreter %q runs", req.Command[0])
+		}
+		if shellparse.Shells[shellparse.Base(interp[at[len(at)-1]])] {
 			if r := a.checkShell(req.Script, 0); r != "" {
 				return false, r
 			}
@@ -184,9 +196,13 @@ func (a *Allowlist) checkWords(words []string, lits []bool, depth int) string {
 	name := shellparse.Base(cmd[0])
 	switch {
 	case shellparse.Shells[name]:
-		if script, ok := shellparse.InlineScript(cmd[1:]); ok {
-			return a.checkShell(script, depth+1)
+		script, ok := shellparse.InlineScript(cmd[1:])
+		if !ok {
+			// Its commands come from a file or its input, which the
+			// allowlist cannot read: allowing it would allow anything.
+			return fmt.Sprintf("%s without -c runs commands the allowlist cannot see (a file or its input): give them as %s -c '…'", name, name)
 		}
+		return a.checkShell(script, depth+1)
 	case name == "eval":
 		return a.checkShell(strings.Join(cmd[1:], " "), depth+1)
 	case name == "find":

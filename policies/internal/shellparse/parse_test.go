@@ -111,6 +111,8 @@ func TestUnwrap(t *testing.T) {
 		{[]string{"env"}, []int{0}, true},
 		{[]string{"sudo", "-u"}, []int{0}, false},
 		{[]string{"timeout"}, []int{0}, false},
+		{[]string{"env", "-S", "whoami -a"}, []int{0}, false},
+		{[]string{"env", "--split-string=whoami"}, []int{0}, false},
 	} {
 		at, ok := Unwrap(tc.words)
 		if !reflect.DeepEqual(at, tc.at) || ok != tc.ok {

@@ -13,12 +13,16 @@ type wrapper struct {
 	longArg    []string // long options taking a separate value
 	positional int      // positional arguments before the command (timeout DURATION)
 	assigns    bool     // NAME=value words may precede the command (env)
+	// stringOpts run their value as a command line (env -S "cmd args"),
+	// which the words do not show: following them is not possible.
+	stringOpts string
+	stringLong []string
 }
 
 var wrappers = map[string]wrapper{
 	"sudo":    {argOpts: "ugCDhprtUT", longArg: []string{"--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--command-timeout"}},
 	"doas":    {argOpts: "uC"},
-	"env":     {argOpts: "uCS", longArg: []string{"--unset", "--chdir", "--split-string"}, assigns: true},
+	"env":     {argOpts: "uCS", longArg: []string{"--unset", "--chdir", "--split-string"}, assigns: true, stringOpts: "S", stringLong: []string{"--split-string"}},
 	"nice":    {argOpts: "n", longArg: []string{"--adjustment"}},
 	"nohup":   {},
 	"timeout": {argOpts: "sk", longArg: []string{"--signal", "--kill-after"}, positional: 1},
@@ -85,6 +89,9 @@ func skipWrapperArgs(w wrapper, args []string) (int, bool) {
 			i++
 		case strings.HasPrefix(a, "--"):
 			name, _, hasValue := strings.Cut(a, "=")
+			if contains(w.stringLong, name) {
+				return 0, false
+			}
 			i++
 			if !hasValue && contains(w.longArg, name) {
 				if i >= len(args) {
@@ -97,6 +104,9 @@ func skipWrapperArgs(w wrapper, args []string) (int, bool) {
 			// A cluster like -oL or -u0: a value option takes the rest
 			// of the cluster, or the next word when it ends the cluster.
 			for j := 1; j < len(a); j++ {
+				if strings.IndexByte(w.stringOpts, a[j]) >= 0 {
+					return 0, false
+				}
 				if strings.IndexByte(w.argOpts, a[j]) >= 0 {
 					if j == len(a)-1 {
 						if i >= len(args) {
