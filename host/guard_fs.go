@@ -79,7 +79,7 @@ func (g *guardedFS) Read(ctx context.Context, req backend.ReadRequest) (backend.
 	defer done()
 	res, err := fs.Read(ctx, req)
 	if err == nil {
-		g.s.markKnown(res.Path, true)
+		g.s.markKnown(res.Path)
 	}
 	return res, err
 }
@@ -108,7 +108,7 @@ func (g *guardedFS) Write(ctx context.Context, req backend.WriteRequest) (backen
 	res, err := fs.Write(ctx, req)
 	if err == nil {
 		// The session wrote it, so it knows what is there.
-		g.s.markKnown(res.Path, true)
+		g.s.markKnown(res.Path)
 	}
 	g.event(ctx, op, req.Path, err, time.Since(start))
 	return res, err

@@ -204,14 +204,10 @@ func (s *Session) workspace(ctx context.Context) (backend.Workspace, bool, error
 }
 
 // markKnown records that the session has seen path's content.
-func (s *Session) markKnown(path string, known bool) {
+func (s *Session) markKnown(path string) {
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
-	if known {
-		s.read[path] = true
-	} else {
-		delete(s.read, path)
-	}
+	s.read[path] = true
 }
 
 func (s *Session) known(path string) bool {

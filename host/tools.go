@@ -212,41 +212,13 @@ func validateParams(e *toolEntry, params json.RawMessage) (json.RawMessage, erro
 		params = json.RawMessage("{}")
 	}
 	var v any
-	dec := json.NewDecoder(bytes.NewReader(params))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		if err == nil {
-			err = errors.New("trailing data after the JSON value")
-		}
+	if err := json.Unmarshal(params, &v); err != nil {
 		return nil, backend.Errorf(backend.ErrInvalid, "call", e.tool.Name, "params are not valid JSON: %v", err)
 	}
-	if err := e.schema.Validate(numbersToFloat(v)); err != nil {
+	if err := e.schema.Validate(v); err != nil {
 		return nil, backend.Errorf(backend.ErrInvalid, "call", e.tool.Name, "invalid params: %s", schemaError(err))
 	}
 	return params, nil
-}
-
-// numbersToFloat turns json.Number into float64, which is what the schema
-// validator understands; decoding with UseNumber first keeps integers
-// exact for the range checks a float would still represent.
-func numbersToFloat(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		f, err := x.Float64()
-		if err != nil {
-			return x.String()
-		}
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = numbersToFloat(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = numbersToFloat(e)
-		}
-	}
-	return v
 }
 
 // schemaError shortens the validator's nested "validating …:" prefixes to
