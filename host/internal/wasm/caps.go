@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tetratelabs/wazero"
-
 	"github.com/wai-dev/wai/host/backend"
 )
 
@@ -68,10 +66,10 @@ func parseCaps(plugin, what string, caps []string) (capSet, error) {
 
 // checkImports refuses imports this host does not offer and returns the
 // wai host functions the module imports.
-func checkImports(plugin string, cm wazero.CompiledModule) ([]string, error) {
+func checkImports(plugin string, info moduleInfo) ([]string, error) {
 	var user []string
-	for _, def := range cm.ImportedFunctions() {
-		mod, name, _ := def.Import()
+	for _, imp := range info.funcImports {
+		mod, name := imp.module, imp.name
 		switch mod {
 		case nsUser:
 			if _, ok := hostCaps[name]; !ok {
@@ -90,9 +88,8 @@ func checkImports(plugin string, cm wazero.CompiledModule) ([]string, error) {
 				"imports %s.%s: only %s, %s and %s are provided", mod, name, nsUser, nsEnv, nsWASI)
 		}
 	}
-	for _, def := range cm.ImportedMemories() {
-		mod, name, _ := def.Import()
-		return nil, errorf(plugin, "load", backend.ErrInvalid, "imports memory %s.%s: a plugin must define its own memory", mod, name)
+	for _, imp := range info.memoryImports {
+		return nil, errorf(plugin, "load", backend.ErrInvalid, "imports memory %s.%s: a plugin must define its own memory", imp.module, imp.name)
 	}
 	sort.Strings(user)
 	return user, nil

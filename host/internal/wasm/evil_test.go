@@ -229,6 +229,7 @@ func TestImportChecks(t *testing.T) {
 		{"foreign module", module("env", "abort"), backend.ErrInvalid, "only extism:host/user"},
 		{"no describe", module("", ""), backend.ErrInvalid, "does not export wai_describe"},
 		{"not wasm", []byte("\x7fELF"), backend.ErrInvalid, "not a valid WebAssembly module"},
+		{"invalid body", exportsMissingFunction(), backend.ErrInvalid, "cannot compile"},
 	} {
 		_, err := r.Load(context.Background(), Source{Bytes: c.wasm, Bundled: true, Name: c.name})
 		if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.want) {
@@ -255,6 +256,16 @@ func module(mod, name string) []byte {
 		section(2, imp)
 	}
 	return b
+}
+
+// exportsMissingFunction is a module whose import and export sections read
+// fine but that exports a function it does not have.
+func exportsMissingFunction() []byte {
+	b := append([]byte{}, wasmMagic...)
+	name := "wai_describe"
+	b = append(b, secExport, byte(len(name)+4), 1, byte(len(name)))
+	b = append(b, name...)
+	return append(b, kindFunc, 0)
 }
 
 func TestMisbehavingDescribe(t *testing.T) {

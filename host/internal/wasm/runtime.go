@@ -26,10 +26,6 @@ type Runtime struct {
 	opts  Options
 	log   *slog.Logger
 	cache wazero.CompilationCache
-	// inspect compiles modules only to read their imports. It shares the
-	// compilation cache (and so the compiled code) with every plugin's
-	// own Extism runtime, so inspecting costs no second compilation.
-	inspect wazero.Runtime
 
 	mu      sync.Mutex
 	plugins map[*Plugin]struct{}
@@ -76,7 +72,6 @@ func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
 	} else {
 		r.cache = wazero.NewCompilationCache()
 	}
-	r.inspect = wazero.NewRuntimeWithConfig(ctx, r.runtimeConfig())
 	return r, nil
 }
 
@@ -106,9 +101,6 @@ func (r *Runtime) Close(ctx context.Context) error {
 		if err := p.Close(ctx); err != nil {
 			errs = append(errs, err)
 		}
-	}
-	if err := r.inspect.Close(ctx); err != nil {
-		errs = append(errs, err)
 	}
 	if err := r.cache.Close(ctx); err != nil {
 		errs = append(errs, err)
@@ -151,21 +143,15 @@ func (r *Runtime) Load(ctx context.Context, src Source) (*Plugin, error) {
 		return nil, err
 	}
 
-	cm, err := r.inspect.CompileModule(ctx, data)
+	info, err := inspectModule(data)
 	if err != nil {
 		return nil, &Error{Plugin: name, Op: "load", Kind: backend.ErrInvalid, Msg: "not a valid WebAssembly module", Cause: err}
 	}
-	// cm is deliberately not closed: closing a compiled module drops it
-	// from the engine that every runtime sharing the cache uses.
-	imports, err := checkImports(name, cm)
+	imports, err := checkImports(name, info)
 	if err != nil {
 		return nil, err
 	}
-
-	exports := map[string]bool{}
-	for n := range cm.ExportedFunctions() {
-		exports[n] = true
-	}
+	exports := info.exports
 	if !exports[exportDescribe] {
 		return nil, errorf(name, "load", backend.ErrInvalid, "does not export %s: it is not a wai plugin (docs/ABI.md)", exportDescribe)
 	}
@@ -177,6 +163,10 @@ func (r *Runtime) Load(ctx context.Context, src Source) (*Plugin, error) {
 		// Timeout stays zero: deadlines come from the call's context, and
 		// interruption is configured on the runtime directly.
 	}
+	// Each plugin gets its own wazero runtime from Extism, all sharing the
+	// compilation cache. Extism never closes its compiled modules (closing
+	// one would drop it from the engine every runtime sharing the cache
+	// uses), so two plugins from one file, or a reload, stay safe.
 	compiled, err := extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{
 		RuntimeConfig: r.runtimeConfig(),
 		EnableWasi:    true,
