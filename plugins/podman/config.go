@@ -259,8 +259,8 @@ func (c *Config) resolve(stateDir string) error {
 		return bad("pull_backoff_max (%s) must not be below pull_backoff (%s)", time.Duration(c.PullBackoffMax), time.Duration(c.PullBackoff))
 	}
 	for k, v := range c.Env {
-		if !backend.ValidEnvName(k) || strings.HasPrefix(k, markerVar) {
-			return bad("env %q: names are [A-Za-z_][A-Za-z0-9_]* and may not start with %s", k, markerVar)
+		if !backend.ValidEnvName(k) || k == markerVar {
+			return bad("env %q: names are [A-Za-z_][A-Za-z0-9_]*, and %s is reserved", k, markerVar)
 		}
 		if strings.ContainsAny(v, "\x00") {
 			return bad("env %s: the value contains a NUL byte", k)

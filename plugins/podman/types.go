@@ -37,6 +37,8 @@ type Container struct {
 	// OwnerAlive says whether that process still runs.
 	Owner      string
 	OwnerAlive bool
+
+	statePath string // from the container's label
 }
 
 // GCItem is one thing GC removed or left alone.

@@ -1,0 +1,350 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package podman
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/rootfs"
+)
+
+func init() {
+	backend.Register("podman", func(ctx context.Context, opts backend.Options) (backend.Backend, error) {
+		return New(ctx, opts)
+	})
+}
+
+// Backend runs sessions in Podman containers. It is safe for concurrent
+// use; sessions never wait on one another (each has its own lock).
+type Backend struct {
+	cfg    Config
+	limits backend.Limits
+	log    *slog.Logger
+	svc    *service
+	pull   puller
+	owner  *ownerIDs // who owns workspace files; nil when not root
+
+	mu      sync.Mutex
+	open    map[string]*Workspace
+	opening map[string]chan struct{} // sessions being opened
+	closed  bool
+
+	stopReaper context.CancelFunc
+	reaperDone chan struct{}
+}
+
+// New opens the backend: it decodes opts.Config (see Config) and checks
+// that the Podman service answers, so a missing service is reported here,
+// as backend.ErrUnavailable with what to do, and a fallback can step in.
+func New(ctx context.Context, opts backend.Options) (*Backend, error) {
+	cfg, err := ParseConfig(opts.Config, opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	return newBackend(ctx, cfg, opts)
+}
+
+// newBackend opens a backend on a resolved configuration.
+func newBackend(ctx context.Context, cfg Config, opts backend.Options) (*Backend, error) {
+	if opts.Limits == (backend.Limits{}) {
+		opts.Limits = backend.DefaultLimits()
+	}
+	if err := opts.Limits.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	b := &Backend{cfg: cfg, limits: opts.Limits, log: opts.Logger, svc: newService(cfg.URL, cfg.Identity),
+		open: map[string]*Workspace{}, opening: map[string]chan struct{}{}, reaperDone: make(chan struct{})}
+	if os.Geteuid() == 0 {
+		uid, gid := cfg.uidGID()
+		b.owner = &ownerIDs{uid: uid, gid: gid}
+	}
+	if _, err := b.svc.ctx(ctx); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.WorkspaceDir, 0o711); err != nil {
+		return nil, backend.Errorf(backend.ErrUnavailable, "open", cfg.WorkspaceDir, "cannot create the workspace directory: %v", err)
+	}
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	b.stopReaper = cancel
+	go b.reap(rctx)
+	return b, nil
+}
+
+// Config returns the backend's resolved configuration.
+func (b *Backend) Config() Config { return b.cfg }
+
+// Open returns the workspace of spec.Session: its directory is created (and
+// filled from host_mounts when new and empty) at once, its container on first
+// use. Opening a session that is open already returns the same workspace;
+// one a previous process kept is reattached (directory and container).
+func (b *Backend) Open(ctx context.Context, spec backend.WorkspaceSpec) (backend.Workspace, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	for {
+		b.mu.Lock()
+		if b.closed {
+			b.mu.Unlock()
+			return nil, backend.Errorf(backend.ErrUnavailable, "open", "", "the podman backend is closed")
+		}
+		if w, ok := b.open[spec.Session]; ok {
+			w.refs++
+			w.keepFlag = w.keepFlag || spec.Keep
+			b.mu.Unlock()
+			return w, nil
+		}
+		if ch, ok := b.opening[spec.Session]; ok {
+			// Another caller is opening the same session: wait for it
+			// rather than hydrate the directory twice.
+			b.mu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return nil, fmt.Errorf("open: %w", ctx.Err())
+			}
+		}
+		ch := make(chan struct{})
+		b.opening[spec.Session] = ch
+		b.mu.Unlock()
+		w, err := b.openWorkspace(ctx, spec)
+		b.mu.Lock()
+		delete(b.opening, spec.Session)
+		if err == nil {
+			b.open[spec.Session] = w
+		}
+		close(ch)
+		b.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
+}
+
+func (b *Backend) openWorkspace(ctx context.Context, spec backend.WorkspaceSpec) (*Workspace, error) {
+	w := &Workspace{
+		b: b, session: spec.Session, name: b.cfg.NamePrefix + "-" + spec.Session,
+		dir: filepath.Join(b.cfg.WorkspaceDir, spec.Session), statePath: statePath(b.cfg.WorkspaceDir, spec.Session),
+		closing: make(chan struct{}), refs: 1, keepFlag: spec.Keep,
+	}
+	w.shell = &Shell{w: w}
+	// The state file comes first: from then on wai gc sees a live owner,
+	// never a bare directory it would take for a crash's leftover.
+	prev, _, prevErr := readState(w.statePath)
+	state := sessionState{Session: spec.Session, Container: w.name, Workspace: w.dir, Keep: spec.Keep,
+		Created: time.Now().UTC(), Owner: currentOwner()}
+	if prevErr == nil && !prev.Created.IsZero() {
+		state.Created = prev.Created
+	}
+	if err := writeState(w.statePath, state); err != nil {
+		return nil, backend.Errorf(backend.ErrUnavailable, "open", w.statePath, "cannot write the session's state file: %v", err)
+	}
+	fresh := false
+	if err := os.Mkdir(w.dir, 0o755); err == nil {
+		fresh = true
+	} else if !os.IsExist(err) {
+		os.Remove(w.statePath)
+		return nil, backend.Errorf(backend.ErrUnavailable, "open", w.dir, "cannot create the workspace directory: %v", err)
+	}
+	undo := func() {
+		if fresh {
+			os.RemoveAll(w.dir)
+		}
+		os.Remove(w.statePath)
+	}
+	if err := b.prepareDir(w.dir); err != nil {
+		undo()
+		return nil, err
+	}
+	if len(b.cfg.HostMounts) > 0 {
+		if empty, _ := isEmptyDir(w.dir); empty {
+			t0 := time.Now()
+			files, n, err := newHydrator(b.cfg.AllowedHostRoots, b.owner).run(ctx, w.dir, b.cfg.HostMounts)
+			if err != nil {
+				undo()
+				return nil, err
+			}
+			b.event(ctx, "runtime.podman.hydrated", w, "files", files, "bytes", n, "duration", time.Since(t0))
+		}
+	}
+	fsOpts := rootfs.Options{Limits: b.limits}
+	if b.owner != nil {
+		fsOpts.Owner = &rootfs.Owner{UID: b.owner.uid, GID: b.owner.gid}
+	} else {
+		// Without root the container user cannot be given the files;
+		// make them writable for it instead (the parent is 0711).
+		fsOpts.FileMode, fsOpts.DirMode = 0o666, 0o777
+	}
+	fs, err := rootfs.New(w.dir, fsOpts)
+	if err != nil {
+		undo()
+		return nil, err
+	}
+	w.fs = fs
+	w.lastUsed.Store(time.Now().UnixNano())
+	return w, nil
+}
+
+// prepareDir makes the workspace directory usable by the container user.
+func (b *Backend) prepareDir(dir string) error {
+	if b.owner != nil {
+		if err := os.Lchown(dir, b.owner.uid, b.owner.gid); err != nil {
+			return backend.Errorf(backend.ErrUnavailable, "open", dir, "cannot give the workspace to the container user: %v", err)
+		}
+		return nil
+	}
+	return os.Chmod(dir, 0o777)
+}
+
+func isEmptyDir(dir string) (bool, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && err != nil, nil
+}
+
+// release drops one hold on w and reports whether it was the last.
+func (b *Backend) release(w *Workspace) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if w.refs <= 0 {
+		return false
+	}
+	w.refs--
+	if w.refs > 0 {
+		return false
+	}
+	if b.open[w.session] == w {
+		delete(b.open, w.session)
+	}
+	return true
+}
+
+// Close stops the reaper and closes the workspaces still open.
+func (b *Backend) Close(ctx context.Context) error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	var ws []*Workspace
+	for _, w := range b.open {
+		w.refs = 1
+		ws = append(ws, w)
+	}
+	b.mu.Unlock()
+	b.stopReaper()
+	<-b.reaperDone
+	var first error
+	for _, w := range ws {
+		if err := w.Close(ctx); err != nil && first == nil {
+			first = err
+		}
+	}
+	b.svc.drop()
+	return first
+}
+
+// event logs a lifecycle event of w.
+func (b *Backend) event(ctx context.Context, name string, w *Workspace, kv ...any) {
+	a := append([]slog.Attr{slog.String("session", w.session), slog.String("container", w.name)}, attrs(kv...)...)
+	b.log.LogAttrs(context.WithoutCancel(ctx), slog.LevelInfo, name, a...)
+}
+
+func attrs(kv ...any) []slog.Attr {
+	var out []slog.Attr
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, slog.Any(fmt.Sprint(kv[i]), kv[i+1]))
+	}
+	return out
+}
+
+// reap removes containers idle longer than idle_timeout or up longer than
+// max_uptime, and sweeps what other processes left behind the way GC does.
+func (b *Backend) reap(ctx context.Context) {
+	defer close(b.reaperDone)
+	idle, uptime := time.Duration(b.cfg.IdleTimeout), time.Duration(b.cfg.MaxUptime)
+	if idle == 0 && uptime == 0 {
+		<-ctx.Done()
+		return
+	}
+	period := time.Minute
+	for _, d := range []time.Duration{idle, uptime} {
+		if d > 0 {
+			period = min(period, max(d/4, 50*time.Millisecond))
+		}
+	}
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	lastSweep := time.Time{}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			b.reapOnce(ctx, now)
+			if idle > 0 && now.Sub(lastSweep) >= max(idle/4, time.Minute) {
+				lastSweep = now
+				sctx, cancel := context.WithTimeout(ctx, time.Minute)
+				rep, err := gc(sctx, b.svc, b.cfg, false, now)
+				cancel()
+				for _, it := range rep.Removed {
+					b.log.LogAttrs(ctx, slog.LevelInfo, "runtime.podman.idle_cleanup", slog.String("session", it.Session),
+						slog.String(it.Kind, it.Name), slog.String("reason", it.Reason))
+				}
+				if err != nil {
+					b.log.LogAttrs(ctx, slog.LevelWarn, "runtime.podman.sweep_failed", slog.String("error", err.Error()))
+				}
+			}
+		}
+	}
+}
+
+func (b *Backend) reapOnce(ctx context.Context, now time.Time) {
+	b.mu.Lock()
+	ws := make([]*Workspace, 0, len(b.open))
+	for _, w := range b.open {
+		ws = append(ws, w)
+	}
+	b.mu.Unlock()
+	idle, uptime := time.Duration(b.cfg.IdleTimeout), time.Duration(b.cfg.MaxUptime)
+	for _, w := range ws {
+		st := w.cur.Load()
+		if st == nil {
+			continue
+		}
+		rctx, cancel := context.WithTimeout(ctx, time.Minute)
+		var err error
+		switch {
+		case uptime > 0 && now.Sub(st.started) > uptime:
+			err = w.retire(rctx, st, "runtime.podman.removed", fmt.Sprintf("up longer than max_uptime %s", uptime))
+		case idle > 0 && w.busy.Load() == 0 && now.Sub(time.Unix(0, w.lastUsed.Load())) > idle:
+			err = w.retire(rctx, st, "runtime.podman.idle_cleanup", fmt.Sprintf("idle longer than idle_timeout %s", idle))
+		}
+		cancel()
+		if err != nil {
+			b.log.LogAttrs(ctx, slog.LevelWarn, "runtime.podman.reap_failed", slog.String("session", w.session), slog.String("error", err.Error()))
+		}
+	}
+}
+
+// Interface guards
+var _ backend.Backend = (*Backend)(nil)

@@ -1,0 +1,181 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package podman
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/containers/podman/v5/pkg/bindings"
+	"github.com/containers/podman/v5/pkg/errorhandling"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// Built is true: this build talks to Podman.
+const Built = true
+
+// service is the connection to the Podman service. The bindings keep their
+// connection in a context value; callCtx lets each call carry its own
+// deadline and cancellation while reusing that connection. When the service
+// stops answering, the connection is dropped and the next call dials again,
+// so a restarted service (or a broken ssh tunnel) is picked up without
+// reopening the backend.
+type service struct {
+	url, identity string
+
+	mu      sync.Mutex
+	conn    context.Context // holds the *bindings.Connection
+	version string          // service API version, e.g. "4.3.1"
+}
+
+// connectTimeout bounds dialling and pinging the service.
+const connectTimeout = 10 * time.Second
+
+func newService(url, identity string) *service { return &service{url: url, identity: identity} }
+
+// ctx returns a context for a bindings call: ctx's deadline and
+// cancellation, the service connection's values.
+func (s *service) ctx(ctx context.Context) (context.Context, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil {
+		dctx, cancel := context.WithTimeout(ctx, connectTimeout)
+		defer cancel()
+		conn, err := bindings.NewConnectionWithOptions(dctx, bindings.Options{URI: s.url, Identity: s.identity})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, s.unreachable("connect", err)
+		}
+		s.conn = conn
+		s.version = bindings.ServiceVersion(conn).String()
+	}
+	return callCtx{Context: ctx, conn: s.conn}, nil
+}
+
+// apiVersion is the service's API version ("" before the first call).
+func (s *service) apiVersion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version
+}
+
+// client returns the bindings connection of a call context.
+func client(ctx context.Context) (*bindings.Connection, error) {
+	return bindings.GetClient(ctx)
+}
+
+// drop forgets the connection so that the next call dials again.
+func (s *service) drop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != nil {
+		if c, err := bindings.GetClient(s.conn); err == nil && c.Client != nil {
+			c.Client.CloseIdleConnections()
+		}
+	}
+	s.conn = nil
+}
+
+// callCtx takes its deadline, cancellation and values from the call's
+// context, falling back to the connection context for the values the
+// bindings store there.
+type callCtx struct {
+	context.Context
+	conn context.Context
+}
+
+func (c callCtx) Value(key any) any {
+	if v := c.conn.Value(key); v != nil {
+		return v
+	}
+	return c.Context.Value(key)
+}
+
+// unreachable is the error for a service that does not answer.
+func (s *service) unreachable(op string, err error) error {
+	return &backend.Error{Kind: backend.ErrUnavailable, Op: op, Path: s.url,
+		Msg: "the Podman service does not answer. Start it: as root run scripts/setup-podman.sh, " +
+			"or `podman system service --time=0 " + s.urlForHint() + " &`; or point [backends.podman] url (or CONTAINER_HOST) at a running one",
+		Err: err}
+}
+
+func (s *service) urlForHint() string {
+	if strings.HasPrefix(s.url, "unix://") {
+		return s.url
+	}
+	return "unix:///run/podman/podman.sock"
+}
+
+// wrap turns a bindings error into a backend error: the caller's own
+// cancellation passes through, a dead connection is ErrUnavailable (and
+// dropped), and an error the service reported is ErrUnavailable with its
+// message.
+func (s *service) wrap(ctx context.Context, op, what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || isConnErr(err)) {
+		return fmt.Errorf("%s %s: %w", op, what, ctx.Err())
+	}
+	var em *errorhandling.ErrorModel
+	if errors.As(err, &em) {
+		return &backend.Error{Kind: backend.ErrUnavailable, Op: op, Path: what,
+			Msg: fmt.Sprintf("the Podman service refused (HTTP %d)", em.ResponseCode), Err: err}
+	}
+	if isConnErr(err) {
+		s.drop()
+		return s.unreachable(op, err)
+	}
+	return &backend.Error{Kind: backend.ErrUnavailable, Op: op, Path: what, Msg: "Podman service call failed", Err: err}
+}
+
+// isConnErr reports a transport failure: nothing listens, the connection
+// broke, or the bindings could not connect.
+func isConnErr(err error) bool {
+	var ce bindings.ConnectError
+	var ne net.Error
+	var oe *net.OpError
+	return errors.As(err, &ce) || errors.As(err, &oe) || errors.As(err, &ne) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "EOF")
+}
+
+// httpCode returns the status the service answered with, or 0.
+func httpCode(err error) int {
+	var em *errorhandling.ErrorModel
+	if errors.As(err, &em) {
+		return em.ResponseCode
+	}
+	return 0
+}
+
+// notFound reports the service's "no such container/exec/image".
+func notFound(err error) bool {
+	if err == nil || isConnErr(err) {
+		return false
+	}
+	m := err.Error()
+	return httpCode(err) == 404 || strings.Contains(m, "no such container") || strings.Contains(m, "no such exec") ||
+		strings.Contains(m, "no container with name or ID")
+}
+
+// containerGone reports the errors an exec gets when its container is not
+// running any more: stopped, exited, killed or removed.
+func containerGone(err error) bool {
+	if err == nil || isConnErr(err) {
+		return false
+	}
+	m := err.Error()
+	return notFound(err) || strings.Contains(m, "state improper") || strings.Contains(m, "not running") ||
+		strings.Contains(m, "container has already been removed")
+}

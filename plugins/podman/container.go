@@ -1,0 +1,226 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package podman
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/containers/podman/v5/pkg/bindings/containers"
+	"github.com/containers/podman/v5/pkg/bindings/images"
+	"github.com/containers/podman/v5/pkg/specgen"
+	spec "github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// spec builds the hardened container of a session.
+func (b *Backend) spec(name, session, dir, state string, keep bool) (*specgen.SpecGenerator, error) {
+	c := b.cfg
+	s := specgen.NewSpecGenerator(c.Image, false)
+	s.Name = name
+	s.Labels = map[string]string{
+		labelManaged:   "true",
+		labelSession:   session,
+		labelWorkspace: dir,
+		labelState:     state,
+		labelKeep:      fmt.Sprint(keep),
+	}
+	// The init process (catatonit) is PID 1: it reaps the orphans of
+	// killed commands, so zombies do not pile up against the pids limit.
+	s.Init = ptr(true)
+	s.Command = []string{"sleep", "infinity"}
+	s.User = c.User
+	s.WorkDir = ContainerWorkspace
+	s.Env = c.Env
+	if c.Runtime != "" {
+		s.OCIRuntime = c.Runtime
+	}
+	if c.Network == "none" {
+		s.NetNS = specgen.Namespace{NSMode: specgen.NoNetwork}
+	} else {
+		s.NetNS = specgen.Namespace{NSMode: specgen.NamespaceMode(c.Network)}
+	}
+	mem := c.memoryBytes
+	period := uint64(100000)
+	quota := int64(c.CPUs * float64(period))
+	s.ResourceLimits = &spec.LinuxResources{
+		// Swap is memory+swap: equal to the limit means no swap at all.
+		Memory: &spec.LinuxMemory{Limit: &mem, Swap: &mem},
+		CPU:    &spec.LinuxCPU{Quota: &quota, Period: &period},
+		Pids:   &spec.LinuxPids{Limit: c.PidsLimit},
+	}
+	s.CapDrop = []string{"ALL"}
+	s.NoNewPrivileges = ptr(true)
+	s.ReadOnlyFilesystem = ptr(true)
+	// Both rlimits, always, with the short names the service expects
+	// ("RLIMIT_" is prefixed server-side). Naming only nofile makes podman
+	// 4.3 fill nproc with a default above the host's hard limit, and the
+	// start fails without CAP_SYS_RESOURCE.
+	s.Rlimits = []spec.POSIXRlimit{
+		{Type: "nofile", Soft: c.Nofile, Hard: c.Nofile},
+		{Type: "nproc", Soft: c.Nproc, Hard: c.Nproc},
+	}
+	s.Mounts = []spec.Mount{
+		{Destination: "/tmp", Type: "tmpfs", Source: "tmpfs",
+			Options: []string{"rw", "nosuid", "nodev", fmt.Sprintf("size=%d", c.tmpfsBytes), "mode=1777"}},
+		{Destination: ContainerWorkspace, Type: "bind", Source: dir, Options: []string{"rbind", "rw", "nosuid", "nodev"}},
+	}
+	if err := s.Validate(); err != nil {
+		return nil, backend.Errorf(backend.ErrInvalid, "create", name, "the container spec is invalid: %v", err)
+	}
+	return s, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// createStarted creates, starts and health-checks the container of w and
+// returns its state. A half-made container is removed again.
+func (b *Backend) createStarted(ctx context.Context, w *Workspace) (*ctrState, error) {
+	if err := b.ensureImage(ctx); err != nil {
+		return nil, err
+	}
+	s, err := b.spec(w.name, w.session, w.dir, w.statePath, w.keep())
+	if err != nil {
+		return nil, err
+	}
+	cctx, err := b.svc.ctx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	resp, err := containers.CreateWithSpec(cctx, s, nil)
+	if err != nil {
+		if strings.Contains(err.Error(), "image not known") {
+			return nil, b.imageMissing(fmt.Errorf("the image disappeared: %w", err))
+		}
+		return nil, b.svc.wrap(ctx, "create", w.name, err)
+	}
+	b.event(ctx, "runtime.podman.created", w, "container_id", short(resp.ID), "image", b.cfg.Image, "duration", time.Since(t0))
+	t1 := time.Now()
+	if err := containers.Start(cctx, resp.ID, nil); err != nil {
+		b.removeQuiet(resp.ID)
+		return nil, startFailed(b, w.name, err, ctx)
+	}
+	st := &ctrState{id: resp.ID, started: time.Now()}
+	if data, err := containers.Inspect(cctx, resp.ID, nil); err == nil {
+		if data.Config != nil {
+			st.env = data.Config.Env
+		}
+		if !data.State.StartedAt.IsZero() {
+			st.started = data.State.StartedAt
+		}
+	}
+	// Health: the workspace must be there, or every command would run
+	// somewhere else.
+	code, out, err := b.execSimple(ctx, st.id, []string{"test", "-d", ContainerWorkspace}, nil)
+	if err != nil || code != 0 {
+		b.removeQuiet(resp.ID)
+		if err != nil {
+			return nil, err
+		}
+		return nil, backend.Errorf(backend.ErrUnavailable, "start", w.name,
+			"health check `test -d %s` failed (exit %d, %q): the workspace mount is missing", ContainerWorkspace, code, out)
+	}
+	b.event(ctx, "runtime.podman.started", w, "container_id", short(st.id), "duration", time.Since(t1))
+	return st, nil
+}
+
+// startFailed explains a failed start with the fix for the known causes.
+func startFailed(b *Backend, name string, err error, ctx context.Context) error {
+	e := b.svc.wrap(ctx, "start", name, err)
+	m := err.Error()
+	switch {
+	case strings.Contains(m, "rlimit"):
+		return fmt.Errorf("%w (lower nofile/nproc in [backends.podman] to at most the service's hard limits, `ulimit -Hn` and `ulimit -Hu`)", e)
+	case strings.Contains(m, "cgroup"):
+		return fmt.Errorf("%w (on cgroup v1 or hybrid hosts crun cannot run containers: set runtime = \"runc\" in [backends.podman] and install runc; scripts/setup-podman.sh does both)", e)
+	}
+	return e
+}
+
+// removeQuiet removes a container, ignoring errors: used to undo a
+// half-made one, with a context of its own so it runs even when the
+// caller's is cancelled.
+func (b *Backend) removeQuiet(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = b.remove(ctx, id)
+}
+
+// remove force-removes a container; one that is gone already is fine.
+func (b *Backend) remove(ctx context.Context, nameOrID string) error {
+	cctx, err := b.svc.ctx(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = containers.Remove(cctx, nameOrID, new(containers.RemoveOptions).WithForce(true).WithTimeout(0).WithIgnore(true))
+	if err != nil && !notFound(err) {
+		return b.svc.wrap(ctx, "remove", nameOrID, err)
+	}
+	return nil
+}
+
+func short(id string) string { return id[:min(12, len(id))] }
+
+// puller pulls the image when it is missing, at most one pull at a time,
+// and waits longer after each failed pull (pull_backoff doubling up to
+// pull_backoff_max) so that sessions opening against an unreachable
+// registry fail fast instead of hammering it.
+type puller struct {
+	mu      sync.Mutex
+	present bool
+	next    time.Time
+	delay   time.Duration
+	lastErr error
+}
+
+func (b *Backend) ensureImage(ctx context.Context) error {
+	p := &b.pull
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cctx, err := b.svc.ctx(ctx)
+	if err != nil {
+		return err
+	}
+	ok, err := images.Exists(cctx, b.cfg.Image, nil)
+	if err != nil {
+		return b.svc.wrap(ctx, "image", b.cfg.Image, err)
+	}
+	if ok {
+		p.present, p.delay, p.lastErr = true, 0, nil
+		return nil
+	}
+	if wait := time.Until(p.next); p.lastErr != nil && wait > 0 {
+		return b.imageMissing(fmt.Errorf("the last pull failed (%v); next attempt in %s", p.lastErr, wait.Round(100*time.Millisecond)))
+	}
+	t0 := time.Now()
+	_, err = images.Pull(cctx, b.cfg.Image, new(images.PullOptions).WithQuiet(true))
+	if err == nil {
+		p.present, p.delay, p.lastErr = true, 0, nil
+		b.log.LogAttrs(ctx, 0, "runtime.podman.pulled", attrs("image", b.cfg.Image, "duration", time.Since(t0))...)
+		return nil
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("pull %s: %w", b.cfg.Image, ctx.Err())
+	}
+	if p.delay == 0 {
+		p.delay = time.Duration(b.cfg.PullBackoff)
+	} else {
+		p.delay = min(2*p.delay, time.Duration(b.cfg.PullBackoffMax))
+	}
+	p.next, p.lastErr = time.Now().Add(p.delay), err
+	return b.imageMissing(fmt.Errorf("pulling it failed: %w; next attempt in %s", err, p.delay))
+}
+
+func (b *Backend) imageMissing(err error) error {
+	return &backend.Error{Kind: backend.ErrUnavailable, Op: "image", Path: b.cfg.Image,
+		Msg: "the image is not present and cannot be pulled. Build or load it where the service runs: " +
+			"as root, scripts/setup-podman.sh builds localhost/wai-python:bookworm without a registry " +
+			"(then set image = \"localhost/wai-python:bookworm\" in [backends.podman]); " +
+			"or `podman load -i IMAGE.tar`, or `podman pull " + b.cfg.Image + "` where a registry is reachable",
+		Err: err}
+}

@@ -1,0 +1,370 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package podman
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/containers/podman/v5/pkg/api/handlers"
+	"github.com/containers/podman/v5/pkg/bindings/containers"
+	dockerContainer "github.com/docker/docker/api/types/container"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// execRun is one command as the shell hands it to run.
+type execRun struct {
+	op      string   // "exec", "exec.script", …: errors and events name it
+	argv    []string // the command, before wrapping
+	shown   []string // ExecResult.Command
+	env     map[string]string
+	replace bool    // EnvReplace
+	cwd     string  // container path
+	stdin   *string // nil: no stdin (EOF at once)
+	script  bool    // stdin is a script for scriptWrapScript
+	timeout time.Duration
+	discard bool
+	quiet   bool // no shell.exec event (internal probes)
+}
+
+type stopReason int
+
+const (
+	stopExited  stopReason = iota // the command ended by itself
+	stopTimeout                   // its timeout, or the caller's deadline, passed
+	stopCancel                    // the caller cancelled
+	stopClosed                    // the workspace closed
+	stopBroken                    // the output stream broke
+)
+
+// defaultPath is the PATH of env-replace commands when the image sets none.
+const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// run executes one command in the workspace's container: create the exec
+// (recreating a dead container once), attach, wait for the end, the
+// timeout, the caller or the workspace closing, kill the whole tree when it
+// did not end by itself, then read the exit code.
+func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, error) {
+	start := time.Now()
+	res := backend.ExecResult{Command: r.shown, Cwd: r.cwd, Backend: "podman", Sandboxed: true}
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("%s: %w", r.op, err)
+	}
+	release, err := w.enter(r.op)
+	if err != nil {
+		return res, err
+	}
+	defer release()
+	b := w.b
+	id := newID()
+	var st *ctrState
+	var execID string
+	for attempt := 0; ; attempt++ {
+		if st, err = w.ensure(ctx); err != nil {
+			return res, err
+		}
+		argv, env := w.command(st, id, r)
+		execID, err = b.execCreate(ctx, st.id, argv, env, r.cwd, r.stdin != nil)
+		if err == nil {
+			break
+		}
+		if attempt == 0 && containerGone(err) && ctx.Err() == nil {
+			w.markDead(st, "its container stopped ("+firstLine(err.Error())+")")
+			continue
+		}
+		return res, b.svc.wrap(ctx, r.op, r.shown[0], err)
+	}
+	var stdin io.Reader
+	if r.stdin != nil {
+		stdin = strings.NewReader(*r.stdin)
+	}
+	att, err := b.svc.startAttached(ctx, execID, stdin)
+	if err != nil {
+		var se *startError
+		if errors.As(err, &se) && containerGone(errors.New(se.msg)) {
+			w.markDead(st, "its container stopped ("+se.msg+")")
+			return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0], "the container stopped as the command started; it is recreated on the next call")
+		}
+		return res, err
+	}
+	max := b.limits.MaxOutputBytes
+	stdout, stderr := backend.NewOutputBuffer(max), backend.NewOutputBuffer(max)
+	var ow, ew io.Writer = stdout, stderr
+	if r.discard {
+		ow, ew = io.Discard, io.Discard
+	}
+	done := make(chan error, 1)
+	go func() { done <- att.copyOut(ow, ew) }()
+
+	timer := time.NewTimer(r.timeout)
+	why, streamErr := stopExited, error(nil)
+	select {
+	case streamErr = <-done:
+		if streamErr != nil {
+			why = stopBroken
+		}
+	case <-timer.C:
+		why = stopTimeout
+	case <-ctx.Done():
+		why = stopCancel
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			why = stopTimeout
+		}
+	case <-w.closing:
+		why = stopClosed
+	}
+	timer.Stop()
+	var ended string
+	if why != stopExited {
+		ended = w.killTree(st, id)
+		if why != stopBroken {
+			// With its tree dead the stream ends at once; one that does not
+			// is abandoned.
+			select {
+			case <-done:
+			case <-time.After(2 * time.Second):
+				att.close()
+				<-done
+			}
+		}
+	}
+	att.close()
+	res.Duration = time.Since(start)
+	if !r.discard {
+		res.Stdout, res.Stderr = stdout.String(), stderr.String()
+		res.Truncated = stdout.Truncated() || stderr.Truncated()
+	}
+	code, running := b.execExit(ctx, execID)
+	res.ExitCode = code
+	if code > 128 && code <= 128+64 {
+		res.Signal = code - 128
+	}
+	switch why {
+	case stopTimeout:
+		res.TimedOut, res.ExitCode = true, backend.TimeoutExitCode
+		if res.Signal == 0 {
+			res.Signal = signalOf(ended)
+		}
+	case stopCancel, stopClosed:
+		if res.Signal == 0 {
+			res.Signal = signalOf(ended)
+		}
+	case stopBroken:
+		w.log(r, res, ctx)
+		return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0],
+			"lost the connection to the command (%v); it was stopped", streamErr)
+	case stopExited:
+		if running {
+			w.killTree(st, id)
+			return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0], "the command's output ended but the service says it still runs; it was stopped")
+		}
+		if code == 137 {
+			w.checkOOM(st, &res)
+		}
+	}
+	if !r.quiet {
+		w.log(r, res, ctx)
+	}
+	switch why {
+	case stopCancel:
+		return res, fmt.Errorf("%s: %s stopped: %w", r.op, r.shown[0], ctx.Err())
+	case stopClosed:
+		return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0], "the workspace was closed while the command ran; it was stopped")
+	}
+	return res, nil
+}
+
+// signalOf is the signal the kill script last sent, from its report.
+func signalOf(ended string) int {
+	if ended == "term" {
+		return 15
+	}
+	return 9
+}
+
+// command wraps r for the exec: the wrapper shell, the marker, and for
+// env-replace an `env -i` that keeps only PATH and the given variables.
+func (w *Workspace) command(st *ctrState, id string, r execRun) (argv, env []string) {
+	script := wrapScript
+	if r.script {
+		script = scriptWrapScript
+	}
+	argv = []string{"/bin/sh", "-c", script, "sh"}
+	env = []string{markerVar + "=" + id}
+	if !r.replace {
+		for k, v := range r.env {
+			env = append(env, k+"="+v)
+		}
+		return append(argv, r.argv...), env
+	}
+	path, ok := r.env["PATH"]
+	if !ok {
+		path = st.path()
+	}
+	argv = append(argv, "env", "-i", "--", "PATH="+path)
+	for k, v := range r.env {
+		if k != "PATH" {
+			argv = append(argv, k+"="+v)
+		}
+	}
+	cmd := r.argv
+	if strings.Contains(cmd[0], "=") { // env would take it for a variable
+		cmd = append([]string{"/bin/sh", "-c", `exec "$@"`, "sh"}, cmd...)
+	}
+	return append(argv, cmd...), env
+}
+
+func (b *Backend) execCreate(ctx context.Context, ctrID string, argv, env []string, workdir string, stdin bool) (string, error) {
+	cctx, err := b.svc.ctx(ctx)
+	if err != nil {
+		return "", err
+	}
+	cfg := new(handlers.ExecCreateConfig)
+	cfg.ExecOptions = dockerContainer.ExecOptions{
+		Cmd: argv, Env: env, WorkingDir: workdir, User: b.cfg.User,
+		AttachStdout: true, AttachStderr: true, AttachStdin: stdin,
+	}
+	return containers.ExecCreate(cctx, ctrID, cfg)
+}
+
+// execExit reads an ended exec's exit code, with a context of its own: the
+// caller's may be cancelled by now, and the answer is still wanted.
+func (b *Backend) execExit(ctx context.Context, execID string) (code int, running bool) {
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	cctx, err := b.svc.ctx(ictx)
+	if err != nil {
+		return -1, false
+	}
+	insp, err := containers.ExecInspect(cctx, execID, nil)
+	if err != nil {
+		return -1, false
+	}
+	return insp.ExitCode, insp.Running
+}
+
+// execSimple runs argv in the container without wrapper or timeout of its
+// own (ctx bounds it) and returns its exit code and combined output, at
+// most 64 KiB.
+func (b *Backend) execSimple(ctx context.Context, ctrID string, argv []string, env []string) (int, string, error) {
+	execID, err := b.execCreate(ctx, ctrID, argv, env, ContainerWorkspace, false)
+	if err != nil {
+		return -1, "", b.svc.wrap(ctx, "exec", argv[0], err)
+	}
+	att, err := b.svc.startAttached(ctx, execID, nil)
+	if err != nil {
+		return -1, "", err
+	}
+	out := backend.NewOutputBuffer(64 << 10)
+	stop := context.AfterFunc(ctx, att.close)
+	err = att.copyOut(out, out)
+	stop()
+	att.close()
+	if ctx.Err() != nil {
+		return -1, out.String(), fmt.Errorf("exec %s: %w", argv[0], ctx.Err())
+	}
+	if err != nil {
+		return -1, out.String(), backend.Errorf(backend.ErrUnavailable, "exec", argv[0], "lost the connection to the command: %v", err)
+	}
+	code, _ := b.execExit(ctx, execID)
+	return code, out.String(), nil
+}
+
+// killTree stops every process of exec id inside the container and returns
+// the kill script's report. When the script cannot do it, the container is
+// removed, which ends everything in it.
+func (w *Workspace) killTree(st *ctrState, id string) string {
+	b := w.b
+	grace := time.Duration(b.cfg.KillGrace)
+	// A kill script that cannot finish in this time (a fork bomb starves
+	// it of pids) is given up for the container's removal.
+	ctx, cancel := context.WithTimeout(context.Background(), grace+5*time.Second)
+	defer cancel()
+	argv := []string{"/bin/sh", "-c", killScript, "wai-kill", id, fmt.Sprint(int(grace / (100 * time.Millisecond)))}
+	t0 := time.Now()
+	code, out, err := b.execSimple(ctx, st.id, argv, []string{markerVar + "=k" + id})
+	out = strings.TrimSpace(out)
+	if err == nil && code == 0 {
+		b.log.LogAttrs(ctx, slog.LevelDebug, "runtime.podman.kill", slog.String("session", w.session),
+			slog.String("exec", id), slog.String("outcome", lastLine(out)), slog.Duration("duration", time.Since(t0)))
+		return lastLine(out)
+	}
+	reason := fmt.Sprintf("a command could not be stopped inside the container (kill script: exit %d, %q, %v)", code, out, err)
+	w.markDead(st, reason)
+	b.log.LogAttrs(ctx, slog.LevelWarn, "runtime.podman.kill", slog.String("session", w.session),
+		slog.String("exec", id), slog.String("outcome", "failed, removing the container"), slog.Duration("duration", time.Since(t0)))
+	if rerr := b.remove(ctx, st.id); rerr == nil {
+		b.event(ctx, "runtime.podman.removed", w, "container_id", short(st.id), "reason", reason)
+	}
+	return "kill"
+}
+
+// checkOOM looks, after a command died of SIGKILL, whether the memory
+// cgroup's OOM killer did it. If so the result says so, and the container
+// is recreated for the next command: the OOM killer may have taken other
+// processes with it.
+func (w *Workspace) checkOOM(st *ctrState, res *backend.ExecResult) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	kills, ok := w.b.oomKills(ctx, st.id)
+	if !ok || int64(kills) <= st.oomBase.Swap(int64(kills)) {
+		return
+	}
+	res.Stderr += fmt.Sprintf("\nwai: the command was killed: the container ran out of memory (limit %s); the container is recreated for the next command\n", w.b.cfg.Memory)
+	w.markDead(st, "out of memory")
+	w.b.event(ctx, "runtime.podman.oom", w, "container_id", short(st.id))
+}
+
+// oomKills reads the memory cgroup's OOM kill count (cgroup v1
+// memory.oom_control or v2 memory.events).
+func (b *Backend) oomKills(ctx context.Context, ctrID string) (int, bool) {
+	code, out, err := b.execSimple(ctx, ctrID, []string{"cat", "/sys/fs/cgroup/memory/memory.oom_control", "/sys/fs/cgroup/memory.events"}, nil)
+	if err != nil || code == -1 {
+		return 0, false
+	}
+	for _, line := range strings.Split(out, "\n") {
+		var n int
+		if _, err := fmt.Sscanf(line, "oom_kill %d", &n); err == nil {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// log emits the shell.exec event.
+func (w *Workspace) log(r execRun, res backend.ExecResult, ctx context.Context) {
+	cmd := strings.Join(r.shown, " ")
+	if len(cmd) > 200 {
+		cmd = cmd[:200] + "…"
+	}
+	w.b.log.LogAttrs(ctx, slog.LevelInfo, "shell.exec",
+		slog.String("session", w.session), slog.String("op", r.op), slog.String("command", cmd),
+		slog.Int("exit", res.ExitCode), slog.Duration("duration", res.Duration),
+		slog.Bool("truncated", res.Truncated), slog.Bool("timed_out", res.TimedOut), slog.Int("signal", res.Signal))
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func lastLine(s string) string {
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}

@@ -1,0 +1,184 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package podman
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+var bg = context.Background()
+
+// testImage is the image the tests run: the one scripts/setup-podman.sh
+// builds without a registry, unless WAI_PODMAN_IMAGE names another.
+func testImage() string {
+	if v := os.Getenv("WAI_PODMAN_IMAGE"); v != "" {
+		return v
+	}
+	return "localhost/wai-python:bookworm"
+}
+
+var (
+	serviceOnce sync.Once
+	serviceErr  error
+)
+
+// needPodman skips the test when no Podman service answers (or the test
+// image is missing), except on CI, where that is a failure: CI runs
+// scripts/setup-podman.sh first, so a missing service is a broken setup.
+func needPodman(t testing.TB) {
+	t.Helper()
+	serviceOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(bg, 20*time.Second)
+		defer cancel()
+		cfg, err := ParseConfig(nil, os.TempDir())
+		if err != nil {
+			serviceErr = err
+			return
+		}
+		svc := newService(cfg.URL, cfg.Identity)
+		defer svc.drop()
+		if _, err := svc.ctx(ctx); err != nil {
+			serviceErr = err
+			return
+		}
+		cfg.Image = testImage()
+		b := &Backend{cfg: cfg, svc: svc}
+		if err := b.ensureImage(ctx); err != nil {
+			serviceErr = err
+		}
+	})
+	if serviceErr != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Podman is required on CI (scripts/setup-podman.sh sets it up): %v", serviceErr)
+		}
+		t.Skipf("no usable Podman service (run scripts/setup-podman.sh as root): %v", serviceErr)
+	}
+}
+
+// testConfig is the JSON config of a test backend: the test image, a
+// prefix of its own, and extra keys.
+func testConfig(t testing.TB, extra map[string]any) json.RawMessage {
+	t.Helper()
+	m := map[string]any{"image": testImage(), "name_prefix": "wai-test"}
+	for k, v := range extra {
+		m[k] = v
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// newTestBackend opens a backend with its state in a temporary directory.
+func newTestBackend(t testing.TB, l backend.Limits, extra map[string]any) *Backend {
+	t.Helper()
+	needPodman(t)
+	b, err := New(bg, backend.Options{Config: testConfig(t, extra), StateDir: t.TempDir(), Limits: l})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(bg, time.Minute)
+		defer cancel()
+		if err := b.Close(ctx); err != nil {
+			t.Errorf("closing the backend: %v", err)
+		}
+		// Nothing of this backend's may outlive it.
+		cs, err := List(ctx, b.cfg)
+		if err != nil {
+			t.Errorf("listing containers after Close: %v", err)
+		}
+		for _, c := range cs {
+			if strings.HasPrefix(c.Workspace, b.cfg.WorkspaceDir+"/") && !c.Keep {
+				t.Errorf("container %s (session %s, %s) outlived its backend", c.Name, c.Session, c.State)
+				_ = b.remove(ctx, c.ID)
+			}
+		}
+	})
+	return b
+}
+
+// session returns a session name no other test (or run) uses.
+func session(prefix string) string { return prefix + "-" + newID()[:10] }
+
+// openTest opens a fresh session on b.
+func openTest(t testing.TB, b *Backend, keep bool) *Workspace {
+	t.Helper()
+	ws, err := b.Open(bg, backend.WorkspaceSpec{Session: session("t"), Keep: keep})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(bg, time.Minute)
+		defer cancel()
+		_ = ws.Close(ctx)
+	})
+	return ws.(*Workspace)
+}
+
+func run(t testing.TB, w *Workspace, req backend.ExecRequest) backend.ExecResult {
+	t.Helper()
+	res, err := w.Shell().Execute(bg, req)
+	if err != nil {
+		t.Fatalf("Execute(%q): %v", req.Command(), err)
+	}
+	return res
+}
+
+func sh(t testing.TB, w *Workspace, script string) backend.ExecResult {
+	t.Helper()
+	return run(t, w, backend.ExecRequest{Shell: script})
+}
+
+// recorder is a slog handler that keeps event names.
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *recorder) add(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, name)
+}
+
+func (r *recorder) count(name string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, e := range r.events {
+		if e == name {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *recorder) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.events, ", ")
+}
+
+func (r *recorder) Enabled(context.Context, slog.Level) bool { return true }
+func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
+	r.add(rec.Message)
+	if testing.Verbose() && rec.Level >= slog.LevelDebug {
+		var b strings.Builder
+		rec.Attrs(func(a slog.Attr) bool { b.WriteString(" " + a.String()); return true })
+		println("event", rec.Message, b.String())
+	}
+	return nil
+}
+func (r *recorder) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r *recorder) WithGroup(string) slog.Handler      { return r }

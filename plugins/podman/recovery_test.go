@@ -1,0 +1,160 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package podman
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/containers/podman/v5/pkg/bindings/containers"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// TestRecreatedAfterOutsideKill: a container killed or removed behind the
+// backend's back is recreated on the next call, files intact.
+func TestRecreatedAfterOutsideKill(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	b := newTestBackend(t, backend.Limits{}, nil)
+	b.log = slog.New(rec)
+	w := openTest(t, b, false)
+	sh(t, w, "echo data >file")
+	for i, how := range []string{"kill", "remove"} {
+		st, err := w.ensure(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cctx, err := b.svc.ctx(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch how {
+		case "kill": // podman kill
+			err = containers.Kill(cctx, st.id, new(containers.KillOptions).WithSignal("KILL"))
+		case "remove": // podman rm -f
+			_, err = containers.Remove(cctx, st.id, new(containers.RemoveOptions).WithForce(true).WithTimeout(0))
+		}
+		if err != nil {
+			t.Fatalf("%s from outside: %v", how, err)
+		}
+		res := sh(t, w, "cat file")
+		if res.ExitCode != 0 || res.Stdout != "data\n" {
+			t.Fatalf("after %s from outside: exit %d stdout %q stderr %q", how, res.ExitCode, res.Stdout, res.Stderr)
+		}
+		if got := rec.count("runtime.podman.recreated_after_failure"); got != i+1 {
+			t.Errorf("after %s from outside: %d recreated_after_failure events, want %d (events: %s)", how, got, i+1, rec)
+		}
+	}
+}
+
+// TestServiceRestart: the Podman service going away mid-session makes calls
+// fail with ErrUnavailable, and its return makes them work again, with no
+// reopening. It runs its own service on its own socket, so the other tests'
+// service is never disturbed.
+func TestServiceRestart(t *testing.T) {
+	t.Parallel()
+	needPodman(t)
+	podman, err := exec.LookPath("podman")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("podman is not on PATH")
+		}
+		t.Skip("podman is not on PATH: cannot start a service of this test's own")
+	}
+	sock := filepath.Join(t.TempDir(), "podman.sock")
+	url := "unix://" + sock
+	start := func() *exec.Cmd {
+		t.Helper()
+		cmd := exec.Command(podman, "system", "service", "--time=0", url)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("starting a podman service: %v", err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			if c, err := net.Dial("unix", sock); err == nil {
+				c.Close()
+				return cmd
+			}
+			if time.Now().After(deadline) {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				t.Fatalf("the podman service on %s did not come up", sock)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	stop := func(cmd *exec.Cmd) {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		os.Remove(sock)
+	}
+	svc := start()
+	t.Cleanup(func() {
+		if svc != nil {
+			stop(svc)
+		}
+	})
+	rec := &recorder{}
+	b := newTestBackend(t, backend.Limits{}, map[string]any{"url": url})
+	b.log = slog.New(rec)
+	w := openTest(t, b, false)
+	if res := sh(t, w, "echo one >/tmp/state; cat /tmp/state"); res.Stdout != "one\n" {
+		t.Fatalf("before the restart: %q %q", res.Stdout, res.Stderr)
+	}
+	stop(svc)
+	svc = nil
+	_, err = w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}})
+	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "setup-podman.sh") {
+		t.Errorf("with the service down: error %v, want ErrUnavailable saying how to start it", err)
+	}
+	svc = start()
+	res := sh(t, w, "cat /tmp/state")
+	if res.ExitCode != 0 || res.Stdout != "one\n" {
+		t.Errorf("after the restart: exit %d stdout %q stderr %q, want the same container's /tmp/state (events: %s)", res.ExitCode, res.Stdout, res.Stderr, rec)
+	}
+}
+
+// TestServiceMissing: no service, a clear ErrUnavailable from New.
+func TestServiceMissing(t *testing.T) {
+	t.Parallel()
+	_, err := New(bg, backend.Options{Config: testConfig(t, map[string]any{"url": "unix://" + filepath.Join(t.TempDir(), "none.sock")}), StateDir: t.TempDir()})
+	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "scripts/setup-podman.sh") ||
+		!strings.Contains(err.Error(), "podman system service") {
+		t.Errorf("New with no service: %v, want ErrUnavailable naming setup-podman.sh and podman system service", err)
+	}
+}
+
+// TestImageMissing: an image that cannot be had fails with what to do,
+// and failed pulls back off.
+func TestImageMissing(t *testing.T) {
+	t.Parallel()
+	b := newTestBackend(t, backend.Limits{}, map[string]any{"image": "localhost/wai-no-such-image:never", "pull_backoff": "2s"})
+	w := openTest(t, b, false)
+	_, err := w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}})
+	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "localhost/wai-no-such-image:never") ||
+		!strings.Contains(err.Error(), "setup-podman.sh") {
+		t.Fatalf("missing image: %v, want ErrUnavailable naming the image and the setup script", err)
+	}
+	start := time.Now()
+	_, err = w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}})
+	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "next attempt in") || time.Since(start) > time.Second {
+		t.Errorf("second try within the backoff: %v after %s, want a fast ErrUnavailable saying when the next attempt is", err, time.Since(start))
+	}
+}
