@@ -32,6 +32,11 @@ import (
 
 // Build builds the plugin in pkgDir (relative to the module root, or
 // absolute) and returns the module's bytes. It fails t on any error.
+//
+// Under the race detector it also compiles the module into
+// CompilationCacheDir with a helper built without it, once per module:
+// wazero's compiler, instrumented, takes over fifteen seconds for a Go
+// plugin, and every test binary would pay that on a fresh machine.
 func Build(t testing.TB, pkgDir string) []byte {
 	t.Helper()
 	path, err := Path(context.Background(), pkgDir)
@@ -42,7 +47,51 @@ func Build(t testing.TB, pkgDir string) []byte {
 	if err != nil {
 		t.Fatalf("plugbuild: %v", err)
 	}
+	if raceEnabled {
+		if err := warm(context.Background(), CompilationCacheDir(t), path, b); err != nil {
+			// Not fatal: the runtime compiles the module itself, slowly.
+			t.Logf("plugbuild: warming the compilation cache: %v", err)
+		}
+	}
 	return b
+}
+
+var warmMu sync.Mutex
+
+// warm compiles the module at path into the wazero cache dir, unless a
+// marker says it has been already.
+func warm(ctx context.Context, dir, path string, module []byte) error {
+	warmMu.Lock()
+	defer warmMu.Unlock()
+	sum := sha256.Sum256(module)
+	marker := filepath.Join(dir, "warmed-"+hex.EncodeToString(sum[:16]))
+	if _, err := os.Stat(marker); err == nil {
+		return nil
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "./internal/plugbuild/warm")
+	cmd.Dir = root
+	cmd.Env = append(hostEnv(), "WAI_WARM_CACHE="+dir, "WAI_WARM_MODULES="+path)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%v: %s", err, out)
+	}
+	return os.WriteFile(marker, nil, 0o644)
+}
+
+// hostEnv is the caller's environment without flags (like -race) that
+// would slow the helper down.
+func hostEnv() []string {
+	env := make([]string, 0, len(os.Environ())+1)
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k == "GOFLAGS" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GOFLAGS=-mod=readonly")
 }
 
 // BuildFile builds the plugin in pkgDir and writes it to outPath.

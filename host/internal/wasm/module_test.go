@@ -14,7 +14,13 @@ import (
 // plugins and checks them against wazero's own decoder.
 func TestInspectModuleAgreesWithWazero(t *testing.T) {
 	ctx := context.Background()
-	rt := wazero.NewRuntime(ctx)
+	// The runtime's own settings and cache: the modules are compiled there
+	// already, so asking wazero costs no compilation.
+	cache, err := wazero.NewCompilationCacheWithDir(plugbuild.CompilationCacheDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(cache).WithCloseOnContextDone(true))
 	defer rt.Close(ctx)
 	for _, dir := range []string{"examples/hello", "host/internal/wasm/testdata/evil"} {
 		wasm := plugbuild.Build(t, dir)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/internal/plugbuild"
@@ -157,5 +158,18 @@ func TestLoadPinsSHA256(t *testing.T) {
 	_, err = r.Load(context.Background(), Source{Bytes: wasm, Bundled: true, SHA256: strings.Repeat("0", 64)})
 	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "sha256") {
 		t.Errorf("wrong pin: %v, want ErrInvalid naming sha256", err)
+	}
+}
+
+// TestDefaults: the limits docs/ABI.md promises.
+func TestDefaults(t *testing.T) {
+	r := newRuntime(t, Options{})
+	o := r.opts
+	if o.MemoryLimitPages != 1024 || o.PoolSize != 8 || o.CallTimeout != 30*time.Second || o.CheckTimeout != 5*time.Second ||
+		o.MaxOutputBytes != 4<<20 || o.MaxRequestBytes != 1<<20 {
+		t.Errorf("defaults = %+v", o)
+	}
+	if _, err := NewRuntime(context.Background(), Options{MemoryLimitPages: 65537}); !errors.Is(err, backend.ErrInvalid) {
+		t.Errorf("a memory limit past 4 GiB: %v, want ErrInvalid", err)
 	}
 }

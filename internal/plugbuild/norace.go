@@ -1,0 +1,5 @@
+//go:build !race
+
+package plugbuild
+
+const raceEnabled = false
