@@ -4,8 +4,6 @@ package podman
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,8 +11,6 @@ import (
 	"time"
 
 	"github.com/containers/podman/v5/pkg/bindings/containers"
-
-	"github.com/wai-dev/wai/host/backend"
 )
 
 // List returns the containers wai manages on the service cfg names (found
@@ -69,25 +65,6 @@ func GC(ctx context.Context, cfg Config, all bool) (GCReport, error) {
 	svc := newService(cfg.URL, cfg.Identity)
 	defer svc.drop()
 	return gc(ctx, svc, cfg, all, time.Now())
-}
-
-// verdict decides whether a session's leftovers go.
-func verdict(s *sessionState, lastUsed time.Time, all bool, idle time.Duration, now time.Time) (bool, string) {
-	switch {
-	case s == nil:
-		return true, "no state file: its session is gone"
-	case s.Owner.alive():
-		return false, "in use by " + s.Owner.String()
-	case s.Keep && !all && idle == 0:
-		return false, "kept session (idle_timeout 0 keeps it; wai gc --all removes it)"
-	case s.Keep && !all && now.Sub(lastUsed) < idle:
-		return false, fmt.Sprintf("kept session, idle %s of idle_timeout %s", now.Sub(lastUsed).Round(time.Second), idle)
-	case s.Keep:
-		return true, fmt.Sprintf("kept session idle %s", now.Sub(lastUsed).Round(time.Second))
-	case s.Owner != nil:
-		return true, "left behind by " + s.Owner.String() + ", which is gone"
-	}
-	return true, "its session was closed"
 }
 
 func gc(ctx context.Context, svc *service, cfg Config, all bool, now time.Time) (GCReport, error) {
@@ -176,26 +153,4 @@ func gcDirs(cfg Config, all bool, now time.Time, seen map[string]bool, rep *GCRe
 		}
 		rep.Removed = append(rep.Removed, item)
 	}
-}
-
-// removeWorkspace removes a session's directory and state file. The
-// directory must be named after the session: a label edited to point
-// elsewhere does not make gc delete it.
-func removeWorkspace(dir, session, stPath string) error {
-	var errs []error
-	if dir != "" && filepath.IsAbs(dir) && filepath.Base(dir) == session && validSession(session) {
-		if err := os.RemoveAll(dir); err != nil {
-			errs = append(errs, fmt.Errorf("removing workspace %s: %w", dir, err))
-		}
-	}
-	if stPath != "" && filepath.Base(stPath) == session+".json" && filepath.Base(filepath.Dir(stPath)) == stateDirName {
-		if err := os.Remove(stPath); err != nil && !os.IsNotExist(err) {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func validSession(s string) bool {
-	return backend.WorkspaceSpec{Session: s}.Validate() == nil
 }

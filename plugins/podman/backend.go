@@ -64,6 +64,7 @@ func newBackend(ctx context.Context, cfg Config, opts backend.Options) (*Backend
 	}
 	b := &Backend{cfg: cfg, limits: opts.Limits, log: opts.Logger, svc: newService(cfg.URL, cfg.Identity),
 		open: map[string]*Workspace{}, opening: map[string]chan struct{}{}, reaperDone: make(chan struct{})}
+	b.pull.image, b.pull.local = cfg.Image, cfg.imageDefault
 	if os.Geteuid() == 0 {
 		uid, gid := cfg.uidGID()
 		b.owner = &ownerIDs{uid: uid, gid: gid}
@@ -146,7 +147,7 @@ func (b *Backend) openWorkspace(ctx context.Context, spec backend.WorkspaceSpec)
 	// never a bare directory it would take for a crash's leftover.
 	prev, _, prevErr := readState(w.statePath)
 	state := sessionState{Session: spec.Session, Container: w.name, Workspace: w.dir, Keep: spec.Keep,
-		Created: time.Now().UTC(), Owner: currentOwner()}
+		Created: time.Now().UTC(), Owner: currentOwner(), IdleTimeout: &b.cfg.IdleTimeout}
 	if prevErr == nil && !prev.Created.IsZero() {
 		state.Created = prev.Created
 	}

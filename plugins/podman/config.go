@@ -29,7 +29,9 @@ type Config struct {
 	// $CONTAINER_SSHKEY, else the SSH agent).
 	Identity string `json:"identity"`
 	// Image every session container runs. Default
-	// docker.io/library/python:3.12-bookworm.
+	// docker.io/library/python:3.12-bookworm; when that is not configured
+	// explicitly and cannot be had, the image scripts/setup-podman.sh
+	// builds (localhost/wai-python:bookworm) is used if present.
 	Image string `json:"image"`
 	// NamePrefix names containers <name_prefix>-<session>. Default
 	// "wai-shell".
@@ -90,8 +92,9 @@ type Config struct {
 	WorkspaceDir string `json:"workspace_dir"`
 
 	// Parsed forms, filled by ParseConfig.
-	memoryBytes int64
-	tmpfsBytes  int64
+	memoryBytes  int64
+	tmpfsBytes   int64
+	imageDefault bool // Image was not configured
 }
 
 // HostMount copies HostPath (a file or directory under one of
@@ -142,7 +145,11 @@ func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Durat
 
 // Defaults.
 const (
-	DefaultImage      = "docker.io/library/python:3.12-bookworm"
+	DefaultImage = "docker.io/library/python:3.12-bookworm"
+	// LocalImage is what scripts/setup-podman.sh builds without a
+	// registry. When no image is configured and DefaultImage is neither
+	// present nor pullable, the backend uses LocalImage if it is present.
+	LocalImage        = "localhost/wai-python:bookworm"
 	DefaultNamePrefix = "wai-shell"
 	DefaultUser       = "65534:65534"
 	defaultMemory     = "1g"
@@ -179,8 +186,12 @@ func DefaultConfig() Config {
 // URL and the workspace directory (under stateDir unless set).
 func ParseConfig(raw json.RawMessage, stateDir string) (Config, error) {
 	c := DefaultConfig()
+	c.Image = ""
 	if err := backend.DecodeConfig("podman", raw, &c); err != nil {
 		return Config{}, err
+	}
+	if c.Image == "" {
+		c.Image, c.imageDefault = DefaultImage, true
 	}
 	if err := c.resolve(stateDir); err != nil {
 		return Config{}, err

@@ -5,6 +5,7 @@ package podman
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -20,7 +21,7 @@ import (
 // spec builds the hardened container of a session.
 func (b *Backend) spec(name, session, dir, state string, keep bool) (*specgen.SpecGenerator, error) {
 	c := b.cfg
-	s := specgen.NewSpecGenerator(c.Image, false)
+	s := specgen.NewSpecGenerator(b.image(), false)
 	s.Name = name
 	s.Labels = map[string]string{
 		labelManaged:   "true",
@@ -95,11 +96,11 @@ func (b *Backend) createStarted(ctx context.Context, w *Workspace) (*ctrState, e
 	resp, err := containers.CreateWithSpec(cctx, s, nil)
 	if err != nil {
 		if strings.Contains(err.Error(), "image not known") {
-			return nil, b.imageMissing(fmt.Errorf("the image disappeared: %w", err))
+			return nil, b.imageMissing(b.image(), fmt.Errorf("the image disappeared: %w", err))
 		}
 		return nil, b.svc.wrap(ctx, "create", w.name, err)
 	}
-	b.event(ctx, "runtime.podman.created", w, "container_id", short(resp.ID), "image", b.cfg.Image, "duration", time.Since(t0))
+	b.event(ctx, "runtime.podman.created", w, "container_id", short(resp.ID), "image", s.Image, "duration", time.Since(t0))
 	t1 := time.Now()
 	if err := containers.Start(cctx, resp.ID, nil); err != nil {
 		b.removeQuiet(resp.ID)
@@ -114,19 +115,31 @@ func (b *Backend) createStarted(ctx context.Context, w *Workspace) (*ctrState, e
 			st.started = data.State.StartedAt
 		}
 	}
-	// Health: the workspace must be there, or every command would run
-	// somewhere else.
+	// Health: the workspace must be there, or commands would run
+	// somewhere else. The check runs alongside the session's first
+	// command rather than before it (it is an exec of its own, about as
+	// slow as the command); run waits for it before handing out a result.
+	st.healthy = make(chan struct{})
+	go b.checkHealth(w, st, t1)
+	return st, nil
+}
+
+func (b *Backend) checkHealth(w *Workspace, st *ctrState, t1 time.Time) {
+	defer close(st.healthy)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	code, out, err := b.execSimple(ctx, st.id, []string{"test", "-d", ContainerWorkspace}, nil)
-	if err != nil || code != 0 {
-		b.removeQuiet(resp.ID)
-		if err != nil {
-			return nil, err
-		}
-		return nil, backend.Errorf(backend.ErrUnavailable, "start", w.name,
+	if err == nil && code != 0 {
+		err = backend.Errorf(backend.ErrUnavailable, "start", w.name,
 			"health check `test -d %s` failed (exit %d, %q): the workspace mount is missing", ContainerWorkspace, code, out)
 	}
+	if err != nil {
+		st.healthErr = err
+		w.markDead(st, "health check failed")
+		b.removeQuiet(st.id)
+		return
+	}
 	b.event(ctx, "runtime.podman.started", w, "container_id", short(st.id), "duration", time.Since(t1))
-	return st, nil
 }
 
 // startFailed explains a failed start with the fix for the known causes.
@@ -172,6 +185,8 @@ func short(id string) string { return id[:min(12, len(id))] }
 // registry fail fast instead of hammering it.
 type puller struct {
 	mu      sync.Mutex
+	image   string // the image containers run: cfg.Image, or LocalImage in its stead
+	local   bool   // falling back to LocalImage is allowed
 	present bool
 	next    time.Time
 	delay   time.Duration
@@ -186,26 +201,37 @@ func (b *Backend) ensureImage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ok, err := images.Exists(cctx, b.cfg.Image, nil)
+	ok, err := images.Exists(cctx, p.image, nil)
 	if err != nil {
-		return b.svc.wrap(ctx, "image", b.cfg.Image, err)
+		return b.svc.wrap(ctx, "image", p.image, err)
 	}
 	if ok {
 		p.present, p.delay, p.lastErr = true, 0, nil
 		return nil
 	}
+	if p.local {
+		// No image was configured and the default is missing: the one
+		// the setup script builds, when present, is what the user has.
+		if ok, err := images.Exists(cctx, LocalImage, nil); err == nil && ok {
+			b.log.LogAttrs(ctx, slog.LevelInfo, "runtime.podman.image_fallback",
+				slog.String("image", LocalImage), slog.String("missing", p.image))
+			p.image, p.local = LocalImage, false
+			p.present, p.delay, p.lastErr = true, 0, nil
+			return nil
+		}
+	}
 	if wait := time.Until(p.next); p.lastErr != nil && wait > 0 {
-		return b.imageMissing(fmt.Errorf("the last pull failed (%v); next attempt in %s", p.lastErr, wait.Round(100*time.Millisecond)))
+		return b.imageMissing(p.image, fmt.Errorf("the last pull failed (%v); next attempt in %s", p.lastErr, wait.Round(100*time.Millisecond)))
 	}
 	t0 := time.Now()
-	_, err = images.Pull(cctx, b.cfg.Image, new(images.PullOptions).WithQuiet(true))
+	_, err = images.Pull(cctx, p.image, new(images.PullOptions).WithQuiet(true))
 	if err == nil {
 		p.present, p.delay, p.lastErr = true, 0, nil
-		b.log.LogAttrs(ctx, 0, "runtime.podman.pulled", attrs("image", b.cfg.Image, "duration", time.Since(t0))...)
+		b.log.LogAttrs(ctx, slog.LevelInfo, "runtime.podman.pulled", attrs("image", p.image, "duration", time.Since(t0))...)
 		return nil
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("pull %s: %w", b.cfg.Image, ctx.Err())
+		return fmt.Errorf("pull %s: %w", p.image, ctx.Err())
 	}
 	if p.delay == 0 {
 		p.delay = time.Duration(b.cfg.PullBackoff)
@@ -213,14 +239,21 @@ func (b *Backend) ensureImage(ctx context.Context) error {
 		p.delay = min(2*p.delay, time.Duration(b.cfg.PullBackoffMax))
 	}
 	p.next, p.lastErr = time.Now().Add(p.delay), err
-	return b.imageMissing(fmt.Errorf("pulling it failed: %w; next attempt in %s", err, p.delay))
+	return b.imageMissing(p.image, fmt.Errorf("pulling it failed: %w; next attempt in %s", err, p.delay))
 }
 
-func (b *Backend) imageMissing(err error) error {
-	return &backend.Error{Kind: backend.ErrUnavailable, Op: "image", Path: b.cfg.Image,
+// image is the image new containers run.
+func (b *Backend) image() string {
+	b.pull.mu.Lock()
+	defer b.pull.mu.Unlock()
+	return b.pull.image
+}
+
+func (b *Backend) imageMissing(image string, err error) error {
+	return &backend.Error{Kind: backend.ErrUnavailable, Op: "image", Path: image,
 		Msg: "the image is not present and cannot be pulled. Build or load it where the service runs: " +
 			"as root, scripts/setup-podman.sh builds localhost/wai-python:bookworm without a registry " +
 			"(then set image = \"localhost/wai-python:bookworm\" in [backends.podman]); " +
-			"or `podman load -i IMAGE.tar`, or `podman pull " + b.cfg.Image + "` where a registry is reachable",
+			"or `podman load -i IMAGE.tar`, or `podman pull " + image + "` where a registry is reachable",
 		Err: err}
 }

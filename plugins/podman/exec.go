@@ -149,6 +149,9 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 		res.Truncated = stdout.Truncated() || stderr.Truncated()
 	}
 	code, running := b.execExit(ctx, execID)
+	if herr := st.wait(context.WithoutCancel(ctx)); herr != nil {
+		return res, herr
+	}
 	res.ExitCode = code
 	if code > 128 && code <= 128+64 {
 		res.Signal = code - 128

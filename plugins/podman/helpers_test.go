@@ -15,8 +15,6 @@ import (
 	"github.com/wai-dev/wai/host/backend"
 )
 
-var bg = context.Background()
-
 // testImage is the image the tests run: the one scripts/setup-podman.sh
 // builds without a registry, unless WAI_PODMAN_IMAGE names another.
 func testImage() string {
@@ -51,7 +49,8 @@ func needPodman(t testing.TB) {
 			return
 		}
 		cfg.Image = testImage()
-		b := &Backend{cfg: cfg, svc: svc}
+		b := &Backend{cfg: cfg, svc: svc, log: slog.New(slog.DiscardHandler)}
+		b.pull.image = cfg.Image
 		if err := b.ensureImage(ctx); err != nil {
 			serviceErr = err
 		}

@@ -74,18 +74,18 @@ func Preflight(ctx context.Context, cfg Config) []Check {
 	case err != nil:
 		add("OCI runtime", CheckFail, "podman info failed: "+err.Error(), "run `podman info` on the service's host to see why")
 	default:
-		name, cg := "", ""
+		name, version, cg := "?", "", ""
 		if info.Host != nil {
 			cg = info.Host.CgroupsVersion
 			if info.Host.OCIRuntime != nil {
-				name = info.Host.OCIRuntime.Name + " " + info.Host.OCIRuntime.Version
+				name, version = info.Host.OCIRuntime.Name, firstLine(info.Host.OCIRuntime.Version)
 			}
 		}
 		use := cfg.Runtime
 		if use == "" {
-			use = strings.Fields(name + " ?")[0]
+			use = name
 		}
-		detail := fmt.Sprintf("service default %s; wai uses %s; cgroups %s", strings.SplitN(name, "\n", 2)[0], use, cg)
+		detail := fmt.Sprintf("service default %s (%s); wai uses %s; cgroups %s", name, version, use, cg)
 		if use == "crun" && cg == "v1" {
 			add("OCI runtime", CheckFail, detail+": crun cannot run containers on cgroup v1 or hybrid hosts",
 				`set runtime = "runc" in [backends.podman] and install runc (`+setupFix+")")
@@ -98,6 +98,9 @@ func Preflight(ctx context.Context, cfg Config) []Check {
 	imageOK := false
 	if ok, err := images.Exists(cctx, cfg.Image, nil); err != nil {
 		add("image present", CheckFail, err.Error(), "check the service")
+	} else if !ok && cfg.imageDefault && localImagePresent(cctx) {
+		imageOK = true
+		add("image present", CheckOK, cfg.Image+" is missing; no image is configured, so "+LocalImage+" (built by scripts/setup-podman.sh) is used", "")
 	} else if !ok {
 		add("image present", CheckFail, cfg.Image+" is not in the service's image store (wai pulls it on first use, which needs a reachable registry)",
 			setupFix+`, then set image = "localhost/wai-python:bookworm" in [backends.podman]; or podman pull `+cfg.Image)
@@ -186,4 +189,9 @@ func human(n uint64) string {
 	default:
 		return fmt.Sprintf("%d MiB", n>>20)
 	}
+}
+
+func localImagePresent(cctx context.Context) bool {
+	ok, err := images.Exists(cctx, LocalImage, nil)
+	return err == nil && ok
 }

@@ -2,12 +2,15 @@ package podman
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wai-dev/wai/host/backend"
 )
 
 // sessionState is what the backend records about a session on disk, next
@@ -23,6 +26,10 @@ type sessionState struct {
 	// Owner is the process holding the session open; nil once it closed
 	// the session (which then lingers only when kept).
 	Owner *owner `json:"owner,omitempty"`
+	// IdleTimeout is the idle_timeout of the config that opened the
+	// session: a kept session is cleaned up by its own rule, whichever
+	// process sweeps.
+	IdleTimeout *Duration `json:"idle_timeout,omitempty"`
 }
 
 // owner identifies a process across pid reuse: host name, pid and the
@@ -137,3 +144,47 @@ func readState(p string) (sessionState, time.Time, error) {
 
 // touchState records a use of the session.
 func touchState(p string, t time.Time) { _ = os.Chtimes(p, t, t) }
+
+// verdict decides whether a session's leftovers go.
+func verdict(s *sessionState, lastUsed time.Time, all bool, idle time.Duration, now time.Time) (bool, string) {
+	if s != nil && s.IdleTimeout != nil {
+		idle = time.Duration(*s.IdleTimeout)
+	}
+	switch {
+	case s == nil:
+		return true, "no state file: its session is gone"
+	case s.Owner.alive():
+		return false, "in use by " + s.Owner.String()
+	case s.Keep && !all && idle == 0:
+		return false, "kept session (idle_timeout 0 keeps it; wai gc --all removes it)"
+	case s.Keep && !all && now.Sub(lastUsed) < idle:
+		return false, fmt.Sprintf("kept session, idle %s of idle_timeout %s", now.Sub(lastUsed).Round(time.Second), idle)
+	case s.Keep:
+		return true, fmt.Sprintf("kept session idle %s", now.Sub(lastUsed).Round(time.Second))
+	case s.Owner != nil:
+		return true, "left behind by " + s.Owner.String() + ", which is gone"
+	}
+	return true, "its session was closed"
+}
+
+// removeWorkspace removes a session's directory and state file. The
+// directory must be named after the session: a label edited to point
+// elsewhere does not make gc delete it.
+func removeWorkspace(dir, session, stPath string) error {
+	var errs []error
+	if dir != "" && filepath.IsAbs(dir) && filepath.Base(dir) == session && validSession(session) {
+		if err := os.RemoveAll(dir); err != nil {
+			errs = append(errs, fmt.Errorf("removing workspace %s: %w", dir, err))
+		}
+	}
+	if stPath != "" && filepath.Base(stPath) == session+".json" && filepath.Base(filepath.Dir(stPath)) == stateDirName {
+		if err := os.Remove(stPath); err != nil && !os.IsNotExist(err) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func validSession(s string) bool {
+	return backend.WorkspaceSpec{Session: s}.Validate() == nil
+}

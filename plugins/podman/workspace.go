@@ -51,6 +51,23 @@ type ctrState struct {
 	started time.Time
 	env     []string     // the container's environment (image + config)
 	oomBase atomic.Int64 // OOM kills of its memory cgroup already reported
+	// healthy is closed once the health check is done (nil: no check
+	// pending, as for an adopted container); healthErr says how it went.
+	healthy   chan struct{}
+	healthErr error
+}
+
+// wait returns the result of the container's health check.
+func (s *ctrState) wait(ctx context.Context) error {
+	if s.healthy == nil {
+		return nil
+	}
+	select {
+	case <-s.healthy:
+		return s.healthErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (s *ctrState) path() string {

@@ -1,0 +1,172 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package podman
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// deadOwner describes a process that has exited: what a crashed wai
+// leaves in its state files.
+func deadOwner(t *testing.T) *owner {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := os.Hostname()
+	return &owner{Host: h, PID: cmd.ProcessState.Pid(), Start: 1}
+}
+
+// crash makes w look abandoned by a process that died.
+func crash(t *testing.T, w *Workspace) {
+	t.Helper()
+	s, _, err := readState(w.statePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Owner = deadOwner(t)
+	if err := writeState(w.statePath, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func names(items []GCItem) string {
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Kind+":"+filepath.Base(it.Name))
+	}
+	return strings.Join(out, " ")
+}
+
+// TestGCAndList: gc removes what a crash left (container, workspace, state
+// file, bare directories) and leaves sessions in use and recently kept
+// ones; --all takes the kept ones too. ps lists the containers.
+func TestGCAndList(t *testing.T) {
+	t.Parallel()
+	b := newTestBackend(t, backend.Limits{}, nil)
+	orphan := openTest(t, b, false)
+	live := openTest(t, b, false)
+	kept := openTest(t, b, true)
+	for _, w := range []*Workspace{orphan, live, kept} {
+		sh(t, w, "echo x >f")
+	}
+	if err := kept.Close(bg); err != nil {
+		t.Fatal(err)
+	}
+	crash(t, orphan)
+	bare := filepath.Join(b.cfg.WorkspaceDir, session("bare"))
+	if err := os.Mkdir(bare, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	cs, err := List(bg, b.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]Container{}
+	for _, c := range cs {
+		seen[c.Session] = c
+	}
+	for _, w := range []*Workspace{orphan, live, kept} {
+		c, ok := seen[w.session]
+		if !ok {
+			t.Fatalf("List lacks session %s", w.session)
+		}
+		if c.Name != w.ContainerName() || c.State != "running" || c.Workspace != w.Dir() || c.Created.IsZero() ||
+			c.LastUsed.IsZero() || c.Idle < 0 || c.Idle > time.Minute {
+			t.Errorf("List entry %+v", c)
+		}
+	}
+	if c := seen[live.session]; !c.OwnerAlive || c.Owner == "" {
+		t.Errorf("live session listed without its owner: %+v", c)
+	}
+	if c := seen[orphan.session]; c.OwnerAlive {
+		t.Errorf("crashed session listed with a live owner: %+v", c)
+	}
+	if c := seen[kept.session]; !c.Keep || c.Owner != "" {
+		t.Errorf("kept session listed as %+v", c)
+	}
+
+	rep, err := GC(bg, b.cfg, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Errors) > 0 {
+		t.Errorf("gc errors: %v", rep.Errors)
+	}
+	removed := names(rep.Removed)
+	for _, want := range []string{"container:" + orphan.ContainerName(), "workspace:" + orphan.session, "workspace:" + filepath.Base(bare)} {
+		if !strings.Contains(removed, want) {
+			t.Errorf("gc removed %q, want %s among them", removed, want)
+		}
+	}
+	if strings.Contains(removed, live.session) || strings.Contains(removed, kept.session) {
+		t.Errorf("gc removed a live or recently kept session: %q", removed)
+	}
+	if containerExists(t, b, orphan.ContainerName()) {
+		t.Errorf("the orphan's container survived gc")
+	}
+	for _, p := range []string{orphan.Dir(), orphan.statePath, bare} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s survived gc: %v", p, err)
+		}
+	}
+	if res := sh(t, live, "cat f"); res.Stdout != "x\n" {
+		t.Errorf("the live session broke: %q %q", res.Stdout, res.Stderr)
+	}
+
+	rep, err = GC(bg, b.cfg, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if removed := names(rep.Removed); !strings.Contains(removed, kept.ContainerName()) || strings.Contains(removed, live.session) {
+		t.Errorf("gc --all removed %q, want the kept session and not the live one", removed)
+	}
+	if containerExists(t, b, kept.ContainerName()) || !containerExists(t, b, live.ContainerName()) {
+		t.Errorf("after gc --all: kept container exists %v, live one %v",
+			containerExists(t, b, kept.ContainerName()), containerExists(t, b, live.ContainerName()))
+	}
+}
+
+// TestPreflight: on a working setup every check passes (disk space may
+// warn); with no service the reachability check fails with a fix.
+func TestPreflight(t *testing.T) {
+	t.Parallel()
+	needPodman(t)
+	cfg, err := ParseConfig(testConfig(t, nil), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := Preflight(bg, cfg)
+	var last Check
+	for _, c := range checks {
+		t.Logf("%-28s %-4s %s", c.Name, c.Status, c.Detail)
+		if c.Status == CheckFail || c.Status == CheckWarn && !strings.HasPrefix(c.Name, "disk space") {
+			t.Errorf("check %s: %s: %s (fix: %s)", c.Name, c.Status, c.Detail, c.Fix)
+		}
+		last = c
+	}
+	if last.Name != "hardened container runs" || last.Status != CheckOK {
+		t.Errorf("the last check is %+v, want the hardened container passing", last)
+	}
+	cfg.URL = "unix://" + filepath.Join(t.TempDir(), "none.sock")
+	checks = Preflight(bg, cfg)
+	var bad *Check
+	for i := range checks {
+		if checks[i].Status == CheckFail {
+			bad = &checks[i]
+			break
+		}
+	}
+	if bad == nil || bad.Name != "service reachable" || !strings.Contains(bad.Fix, "setup-podman.sh") {
+		t.Errorf("preflight with no service: %+v, want service reachable failing with a fix", checks)
+	}
+}

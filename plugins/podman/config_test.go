@@ -1,0 +1,155 @@
+package podman
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+var bg = context.Background()
+
+func TestParseConfigDefaults(t *testing.T) {
+	t.Setenv("CONTAINER_HOST", "")
+	c, err := ParseConfig(nil, "/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Image != DefaultImage || !c.imageDefault || c.NamePrefix != "wai-shell" || c.User != "65534:65534" ||
+		c.Network != "none" || c.memoryBytes != 1<<30 || c.CPUs != 1 || c.PidsLimit != 256 || c.Nofile != 1024 ||
+		c.Nproc == 0 || c.tmpfsBytes != 64<<20 || c.IdleTimeout != Duration(15*time.Minute) || c.MaxUptime != 0 ||
+		c.PullBackoff != Duration(time.Second) || c.PullBackoffMax != Duration(5*time.Minute) ||
+		c.WorkspaceDir != "/state/podman" || c.networkEnabled() {
+		t.Errorf("defaults: %+v", c)
+	}
+	if c.URL != DefaultURL() || !strings.HasPrefix(c.URL, "unix://") {
+		t.Errorf("default url %q", c.URL)
+	}
+	t.Setenv("CONTAINER_HOST", "ssh://me@box/run/podman/podman.sock")
+	if c, _ := ParseConfig(nil, "/state"); c.URL != "ssh://me@box/run/podman/podman.sock" {
+		t.Errorf("CONTAINER_HOST not used: %q", c.URL)
+	}
+	c, err = ParseConfig(json.RawMessage(`{"url":"unix:///x.sock","image":"localhost/img:1","memory":"512m","cpus":0.5,
+		"idle_timeout":"2m","max_uptime":3600,"network":"bridge","env":{"A":"b"},"workspace_dir":"/ws","tmpfs_size":"1g"}`), "/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.URL != "unix:///x.sock" || c.Image != "localhost/img:1" || c.imageDefault || c.memoryBytes != 512<<20 || c.CPUs != 0.5 ||
+		c.IdleTimeout != Duration(2*time.Minute) || c.MaxUptime != Duration(time.Hour) || !c.networkEnabled() ||
+		c.Env["A"] != "b" || c.WorkspaceDir != "/ws" || c.tmpfsBytes != 1<<30 {
+		t.Errorf("overrides: %+v", c)
+	}
+}
+
+func TestParseConfigRejects(t *testing.T) {
+	for _, raw := range []string{
+		`{"imag":"x"}`, // unknown key
+		`{"url":"http://x"}`,
+		`{"network":"host"}`,
+		`{"network":"weird"}`,
+		`{"memory":"lots"}`,
+		`{"memory":"1m"}`,
+		`{"cpus":0}`,
+		`{"pids_limit":3}`,
+		`{"nofile":10}`,
+		`{"nofile":100000000}`,
+		`{"user":"nobody"}`,
+		`{"name_prefix":"-x"}`,
+		`{"name_prefix":"a/b"}`,
+		`{"idle_timeout":"soon"}`,
+		`{"kill_grace":"2m"}`,
+		`{"pull_backoff":"10s","pull_backoff_max":"1s"}`,
+		`{"env":{"WAI_EXEC":"x"}}`,
+		`{"env":{"1A":"x"}}`,
+		`{"host_mounts":[{"host_path":"/etc","mount_path":"etc"}]}`,
+		`{"allowed_host_roots":["rel"],"host_mounts":[]}`,
+		`{"allowed_host_roots":["/"],"host_mounts":[{"host_path":"rel","mount_path":"x"}]}`,
+		`{"allowed_host_roots":["/"],"host_mounts":[{"host_path":"/etc","mount_path":"../x"}]}`,
+		`{"allowed_host_roots":["/"],"host_mounts":[{"host_path":"/etc","mount_path":"a/./b"}]}`,
+		`{"allowed_host_roots":["/"],"host_mounts":[{"host_path":"/etc","mount_path":""}]}`,
+		`{"allowed_host_roots":["/"],"host_mounts":[{"host_path":"/etc","mount_path":"x","include":["[a"]}]}`,
+	} {
+		_, err := ParseConfig(json.RawMessage(raw), "/state")
+		if !errors.Is(err, backend.ErrInvalid) {
+			t.Errorf("config %s: error %v, want ErrInvalid", raw, err)
+		}
+	}
+	c, err := ParseConfig(json.RawMessage(`{"allowed_host_roots":["/"],"host_mounts":[{"host_path":"/etc","mount_path":"/workspace/cfg/"}]}`), "/s")
+	if err != nil || c.HostMounts[0].MountPath != "cfg" || c.HostMounts[0].MaxBytes != defaultMountBytes {
+		t.Errorf("mount path /workspace/cfg/: %+v, %v; want cfg with the default budget", c.HostMounts, err)
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{"1024": 1024, "64k": 64 << 10, "512m": 512 << 20, "1g": 1 << 30, "1GiB": 1 << 30, "2GB": 2 << 30, "1.5g": 3 << 29} {
+		if got, err := parseBytes(in); err != nil || got != want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "g", "-1m", "1x", "NaN"} {
+		if _, err := parseBytes(in); err == nil {
+			t.Errorf("parseBytes(%q) accepted", in)
+		}
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	now := time.Now()
+	alive := currentOwner()
+	dead := &owner{Host: alive.Host, PID: alive.PID, Start: alive.Start + 1} // same pid, another start: reused
+	other := &owner{Host: alive.Host + "-elsewhere", PID: 1, Start: 1}
+	fifteen := Duration(15 * time.Minute)
+	cases := []struct {
+		name   string
+		s      *sessionState
+		used   time.Time
+		all    bool
+		remove bool
+	}{
+		{"no state", nil, now, false, true},
+		{"live owner", &sessionState{Owner: alive}, now.Add(-time.Hour), true, false},
+		{"owner on another host", &sessionState{Owner: other}, now.Add(-time.Hour), true, false},
+		{"dead owner", &sessionState{Owner: dead}, now, false, true},
+		{"kept, recent", &sessionState{Keep: true}, now.Add(-time.Minute), false, false},
+		{"kept, recent, all", &sessionState{Keep: true}, now.Add(-time.Minute), true, true},
+		{"kept, idle", &sessionState{Keep: true}, now.Add(-time.Hour), false, true},
+		{"kept, its own longer idle timeout", &sessionState{Keep: true, IdleTimeout: &[]Duration{Duration(2 * time.Hour)}[0]}, now.Add(-time.Hour), false, false},
+		{"kept, idle timeout 0", &sessionState{Keep: true, IdleTimeout: new(Duration)}, now.Add(-24 * time.Hour), false, false},
+		{"closed, not kept", &sessionState{}, now, false, true},
+	}
+	for _, c := range cases {
+		remove, why := verdict(c.s, c.used, c.all, time.Duration(fifteen), now)
+		if remove != c.remove || why == "" {
+			t.Errorf("%s: remove %v (%s), want %v", c.name, remove, why, c.remove)
+		}
+	}
+}
+
+func TestStateFile(t *testing.T) {
+	dir := t.TempDir()
+	p := statePath(dir, "s1")
+	if filepath.Base(filepath.Dir(p)) != stateDirName {
+		t.Fatalf("state path %s", p)
+	}
+	want := sessionState{Session: "s1", Container: "c", Workspace: filepath.Join(dir, "s1"), Keep: true, Owner: currentOwner(), Created: time.Now().UTC().Round(0)}
+	if err := writeState(p, want); err != nil {
+		t.Fatal(err)
+	}
+	when := time.Now().Add(-time.Hour).Round(time.Second)
+	touchState(p, when)
+	got, used, err := readState(p)
+	if err != nil || got.Session != "s1" || !got.Keep || !got.Owner.alive() || !used.Equal(when) {
+		t.Errorf("read back %+v (used %v), %v", got, used, err)
+	}
+	if err := removeWorkspace(filepath.Join(dir, "other"), "s1", p); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := readState(p); err == nil {
+		t.Errorf("state file survived removeWorkspace")
+	}
+}
