@@ -318,8 +318,7 @@ func pad8(b []byte) []byte {
 
 // tailBuffer keeps the last bytes a guest wrote to stdout/stderr.
 type tailBuffer struct {
-	mu  sync.Mutex
-	buf *backend.OutputBuffer
+	buf *backend.OutputBuffer // safe for concurrent use
 }
 
 func newTailBuffer(n int) *tailBuffer { return &tailBuffer{buf: backend.NewOutputBuffer(n)} }
