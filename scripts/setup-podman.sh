@@ -222,7 +222,7 @@ else
 	trap - EXIT
 	# Sanity-check the image contents once, right after building it.
 	out="$(podman run --rm --network none --ulimit "nofile=1024:1024" --ulimit "nproc=$max_nproc:$max_nproc" \
-		"$IMAGE" sh -c 'for b in sh sleep python3 setsid kill; do command -v $b >/dev/null || echo "missing $b"; done
+		"$IMAGE" sh -c 'for b in sh sleep python3 setsid kill grep env cat; do command -v $b >/dev/null || echo "missing $b"; done
 			test -r /proc/self/stat && test -r /proc/1/cmdline || echo "cannot read /proc"; echo ok' 2>&1)" || true
 	[[ "$out" == ok ]] || {
 		podman rmi -f "$IMAGE" >/dev/null 2>&1 || true

@@ -124,13 +124,18 @@ func (b *Backend) Open(ctx context.Context, spec backend.WorkspaceSpec) (backend
 		w, err := b.openWorkspace(ctx, spec)
 		b.mu.Lock()
 		delete(b.opening, spec.Session)
-		if err == nil {
+		closed := b.closed
+		if err == nil && !closed {
 			b.open[spec.Session] = w
 		}
 		close(ch)
 		b.mu.Unlock()
 		if err != nil {
 			return nil, err
+		}
+		if closed { // Close ran meanwhile and did not see this one
+			_ = w.Close(context.WithoutCancel(ctx))
+			return nil, backend.Errorf(backend.ErrUnavailable, "open", "", "the podman backend is closed")
 		}
 		return w, nil
 	}

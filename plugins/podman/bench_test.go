@@ -4,8 +4,10 @@ package podman
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,12 +22,16 @@ import (
 )
 
 // BenchmarkExecTrue compares one `true` through wai with the same exec
-// done more directly, in the same container:
+// done more directly, in the same container, the four run round-robin so
+// that a busy machine slows them alike:
 //
 //	wai       Shell.Execute: limits, cwd, wrapper shell, marker, events
 //	rest      bare REST: exec create, start attached, inspect
 //	bindings  the bindings' ExecStartAndAttach on a fresh connection
-//	cli       `podman exec` (a process per exec; local service only)
+//	cli       `podman exec` (a process per exec)
+//
+// It reports the median of each in ms, and wai-over-rest-ms, the median of
+// the paired differences: what wai adds to a bare REST exec.
 func BenchmarkExecTrue(b *testing.B) {
 	be := newTestBackend(b, backend.Limits{}, nil)
 	w := openTest(b, be, false)
@@ -33,76 +39,107 @@ func BenchmarkExecTrue(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("wai", func(b *testing.B) {
-		for b.Loop() {
+	if err := st.wait(bg); err != nil {
+		b.Fatal(err)
+	}
+	podman, cliErr := exec.LookPath("podman")
+	variants := []struct {
+		name string
+		run  func() error
+	}{
+		{"wai", func() error {
 			res, err := w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}})
-			if err != nil || res.ExitCode != 0 {
-				b.Fatalf("%v %+v", err, res)
+			if err == nil && res.ExitCode != 0 {
+				err = fmt.Errorf("exit %d: %s", res.ExitCode, res.Stderr)
 			}
-		}
-	})
-	b.Run("rest", func(b *testing.B) {
-		for b.Loop() {
+			return err
+		}},
+		{"rest", func() error {
 			id, err := be.execCreate(bg, st.id, []string{"true"}, nil, ContainerWorkspace, false)
 			if err != nil {
-				b.Fatal(err)
+				return err
 			}
 			att, err := be.svc.startAttached(bg, id, nil)
 			if err != nil {
-				b.Fatal(err)
+				return err
 			}
-			if err := att.copyOut(io.Discard, io.Discard); err != nil {
-				b.Fatal(err)
-			}
+			err = att.copyOut(io.Discard, io.Discard)
 			att.close()
-			if code, _ := be.execExit(bg, id); code != 0 {
-				b.Fatalf("exit %d", code)
+			if code, _ := be.execExit(bg, id); err == nil && code != 0 {
+				err = fmt.Errorf("exit %d", code)
 			}
-		}
-	})
-	b.Run("bindings", func(b *testing.B) {
-		for b.Loop() {
+			return err
+		}},
+		{"bindings", func() error {
 			ctx, err := bindings.NewConnection(bg, be.cfg.URL)
 			if err != nil {
-				b.Fatal(err)
+				return err
 			}
+			c, _ := bindings.GetClient(ctx)
+			defer c.Client.CloseIdleConnections()
 			cfg := new(handlers.ExecCreateConfig)
 			cfg.ExecOptions = dockerContainer.ExecOptions{Cmd: []string{"true"}, AttachStdout: true, AttachStderr: true}
 			id, err := containers.ExecCreate(ctx, st.id, cfg)
 			if err != nil {
-				b.Fatal(err)
+				return err
 			}
 			var out bytes.Buffer
 			var wr io.Writer = &out
 			if err := containers.ExecStartAndAttach(ctx, id, new(containers.ExecStartAndAttachOptions).
 				WithOutputStream(wr).WithErrorStream(wr).WithAttachOutput(true).WithAttachError(true)); err != nil {
-				b.Fatal(err)
+				return err
 			}
-			if _, err := containers.ExecInspect(ctx, id, nil); err != nil {
-				b.Fatal(err)
+			_, err = containers.ExecInspect(ctx, id, nil)
+			return err
+		}},
+		{"cli", func() error {
+			if cliErr != nil {
+				return nil
 			}
-			c, _ := bindings.GetClient(ctx)
-			c.Client.CloseIdleConnections()
-		}
-	})
-	b.Run("cli", func(b *testing.B) {
-		podman, err := exec.LookPath("podman")
-		if err != nil {
-			b.Skip("podman is not on PATH")
-		}
-		for b.Loop() {
 			if out, err := exec.Command(podman, "--url", be.cfg.URL, "exec", w.ContainerName(), "true").CombinedOutput(); err != nil {
-				b.Fatalf("%v: %s", err, out)
+				return fmt.Errorf("%v: %s", err, out)
 			}
+			return nil
+		}},
+	}
+	took := make([][]time.Duration, len(variants))
+	for b.Loop() {
+		for i, v := range variants {
+			t0 := time.Now()
+			if err := v.run(); err != nil {
+				b.Fatalf("%s: %v", v.name, err)
+			}
+			took[i] = append(took[i], time.Since(t0))
 		}
-	})
+	}
+	diff := make([]time.Duration, len(took[0]))
+	for i := range diff {
+		diff[i] = took[0][i] - took[1][i]
+	}
+	for i, v := range variants {
+		if v.name == "cli" && cliErr != nil {
+			continue
+		}
+		b.ReportMetric(ms(median(took[i])), v.name+"-ms")
+	}
+	b.ReportMetric(ms(median(diff)), "wai-over-rest-ms")
 }
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // BenchmarkNewSession: Open to the first command's result, with the image
 // present (create, start, health check, exec). Close is not timed.
 func BenchmarkNewSession(b *testing.B) {
 	be := newTestBackend(b, backend.Limits{}, nil)
+	var took []time.Duration
 	for b.Loop() {
+		t0 := time.Now()
 		ws, err := be.Open(bg, backend.WorkspaceSpec{Session: session("bench")})
 		if err != nil {
 			b.Fatal(err)
@@ -110,12 +147,14 @@ func BenchmarkNewSession(b *testing.B) {
 		if res, err := ws.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}}); err != nil || res.ExitCode != 0 {
 			b.Fatalf("%v %+v", err, res)
 		}
+		took = append(took, time.Since(t0))
 		b.StopTimer()
 		if err := ws.Close(bg); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
 	}
+	b.ReportMetric(ms(median(took)), "median-ms")
 }
 
 // BenchmarkConcurrentSessions: four sessions, one goroutine each, running

@@ -185,7 +185,7 @@ func TestIdleAndUptime(t *testing.T) {
 			w := openTest(t, b, false)
 			sh(t, w, "echo x >f")
 			deadline := time.Now().Add(15 * time.Second)
-			for w.cur.Load() != nil && time.Now().Before(deadline) {
+			for rec.count(c.event) == 0 && time.Now().Before(deadline) {
 				time.Sleep(100 * time.Millisecond)
 			}
 			if w.cur.Load() != nil || containerExists(t, b, w.ContainerName()) || rec.count(c.event) == 0 {
