@@ -79,3 +79,6 @@ func toWire(err error) *Error {
 	}
 	return &Error{Kind: KindOf(err), Message: err.Error()}
 }
+
+// Interface guards
+var _ error = (*Error)(nil)

@@ -246,3 +246,6 @@ func applyTags(s *jsonSchema, f reflect.StructField) error {
 	}
 	return nil
 }
+
+// Interface guards
+var _ json.Marshaler = (*properties)(nil)

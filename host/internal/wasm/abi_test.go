@@ -81,3 +81,9 @@ func TestABIConformanceHost(t *testing.T) {
 		Load: loadRunner,
 	})
 }
+
+// Interface guards
+var (
+	_ Env            = wsEnv{}
+	_ abitest.Runner = runtimeRunner{}
+)

@@ -110,3 +110,9 @@ type deadlineError struct{ ctxErr error }
 
 func (d deadlineError) Error() string   { return "interrupted: " + d.ctxErr.Error() }
 func (d deadlineError) Unwrap() []error { return []error{ErrDeadline, d.ctxErr} }
+
+// Interface guards
+var (
+	_ error = (*Error)(nil)
+	_ error = deadlineError{}
+)

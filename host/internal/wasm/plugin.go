@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -126,7 +127,9 @@ func (p *Plugin) call(ctx context.Context, op, export string, env Env, input []b
 				Msg: fmt.Sprintf("exited with code %d%s", exit.ExitCode(), in.stderr.suffix())}
 		case in.p.GetErrorWithContext(context.WithoutCancel(ctx)) == err.Error():
 			// The guest returned normally after error_set: the instance
-			// is intact, and the message is the guest's own.
+			// is intact, and the message is the guest's own. (A guest that
+			// forged its own trap's message here would only keep its own
+			// broken instance; the host is not at stake.)
 			p.pool.release(in)
 			return nil, guestError(p.name, op, err.Error())
 		default:
@@ -336,3 +339,6 @@ func (t *tailBuffer) suffix() string {
 
 // logger returns the plugin's logger.
 func (p *Plugin) logger() *slog.Logger { return p.rt.log.With(slog.String("plugin", p.name)) }
+
+// Interface guards
+var _ io.Writer = (*tailBuffer)(nil)
