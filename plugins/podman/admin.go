@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/containers/podman/v5/pkg/bindings/containers"
+
+	"github.com/wai-dev/wai/host/backend"
 )
 
 // List returns the containers wai manages on the service cfg names (found
@@ -19,10 +21,21 @@ import (
 func List(ctx context.Context, cfg Config) ([]Container, error) {
 	svc := newService(cfg.URL, cfg.Identity)
 	defer svc.drop()
-	return list(ctx, svc, time.Now())
+	ls, err := list(ctx, svc, time.Now())
+	out := make([]Container, len(ls))
+	for i, l := range ls {
+		out[i] = l.Container
+	}
+	return out, err
 }
 
-func list(ctx context.Context, svc *service, now time.Time) ([]Container, error) {
+// listed is a container and the state file its label names.
+type listed struct {
+	Container
+	statePath string
+}
+
+func list(ctx context.Context, svc *service, now time.Time) ([]listed, error) {
 	cctx, err := svc.ctx(ctx)
 	if err != nil {
 		return nil, err
@@ -32,10 +45,10 @@ func list(ctx context.Context, svc *service, now time.Time) ([]Container, error)
 	if err != nil {
 		return nil, svc.wrap(ctx, "ps", "", err)
 	}
-	out := make([]Container, 0, len(l))
+	out := make([]listed, 0, len(l))
 	for _, c := range l {
-		ct := Container{ID: c.ID, Session: c.Labels[labelSession], Image: c.Image, State: c.State,
-			Created: c.Created, Keep: c.Labels[labelKeep] == "true", Workspace: c.Labels[labelWorkspace]}
+		ct := listed{Container: Container{ID: c.ID, Session: c.Labels[labelSession], Image: c.Image, State: c.State,
+			Created: c.Created, Keep: c.Labels[labelKeep] == "true", Workspace: c.Labels[labelWorkspace]}}
 		if len(c.Names) > 0 {
 			ct.Name = c.Names[0]
 		}
@@ -154,3 +167,6 @@ func gcDirs(cfg Config, all bool, now time.Time, seen map[string]bool, rep *GCRe
 		rep.Removed = append(rep.Removed, item)
 	}
 }
+
+// Interface guards
+var _ backend.Backend = (*Backend)(nil)

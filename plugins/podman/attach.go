@@ -188,3 +188,6 @@ func (a *attachment) close() {
 	a.once.Do(func() { a.conn.Close() })
 	a.stdinW.Wait()
 }
+
+// Interface guards
+var _ error = (*startError)(nil)

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -79,6 +81,14 @@ func newBackend(ctx context.Context, cfg Config, opts backend.Options) (*Backend
 	b.stopReaper = cancel
 	go b.reap(rctx)
 	return b, nil
+}
+
+// uidGID returns the numeric user and group of a validated User.
+func (c Config) uidGID() (int, int) {
+	u, g, _ := strings.Cut(c.User, ":")
+	uid, _ := strconv.Atoi(u)
+	gid, _ := strconv.Atoi(g)
+	return uid, gid
 }
 
 // Config returns the backend's resolved configuration.

@@ -179,3 +179,6 @@ func containerGone(err error) bool {
 	return notFound(err) || strings.Contains(m, "state improper") || strings.Contains(m, "not running") ||
 		strings.Contains(m, "container has already been removed")
 }
+
+// Interface guards
+var _ context.Context = callCtx{}

@@ -18,6 +18,17 @@ import (
 	"github.com/wai-dev/wai/host/backend"
 )
 
+// Labels on every container the backend creates. wai gc and wai ps find
+// containers by them, so they also work for containers a crashed process
+// left behind.
+const (
+	labelManaged   = "wai.managed"   // "true"
+	labelSession   = "wai.session"   // the session name
+	labelWorkspace = "wai.workspace" // host path of the workspace directory
+	labelState     = "wai.state"     // host path of the session's state file
+	labelKeep      = "wai.keep"      // "true" when the session was opened with Keep
+)
+
 // spec builds the hardened container of a session.
 func (b *Backend) spec(name, session, dir, state string, keep bool) (*specgen.SpecGenerator, error) {
 	c := b.cfg
@@ -257,3 +268,6 @@ func (b *Backend) imageMissing(image string, err error) error {
 			"or `podman load -i IMAGE.tar`, or `podman pull " + image + "` where a registry is reachable",
 		Err: err}
 }
+
+// Interface guards
+var _ backend.Backend = (*Backend)(nil)

@@ -371,3 +371,6 @@ func lastLine(s string) string {
 	}
 	return s
 }
+
+// Interface guards
+var _ backend.Workspace = (*Workspace)(nil)

@@ -188,3 +188,6 @@ func removeWorkspace(dir, session, stPath string) error {
 func validSession(s string) bool {
 	return backend.WorkspaceSpec{Session: s}.Validate() == nil
 }
+
+// Interface guards
+var _ fmt.Stringer = (*owner)(nil)

@@ -2,17 +2,6 @@ package podman
 
 import "time"
 
-// Labels on every container the backend creates. wai gc and wai ps find
-// containers by them, so they also work for containers a crashed process
-// left behind.
-const (
-	labelManaged   = "wai.managed"   // "true"
-	labelSession   = "wai.session"   // the session name
-	labelWorkspace = "wai.workspace" // host path of the workspace directory
-	labelState     = "wai.state"     // host path of the session's state file
-	labelKeep      = "wai.keep"      // "true" when the session was opened with Keep
-)
-
 // markerVar is the environment variable that carries an exec's id into
 // every process it starts, so a timeout can find them all.
 const markerVar = "WAI_EXEC"
@@ -37,8 +26,6 @@ type Container struct {
 	// OwnerAlive says whether that process still runs.
 	Owner      string
 	OwnerAlive bool
-
-	statePath string // from the container's label
 }
 
 // GCItem is one thing GC removed or left alone.
