@@ -184,3 +184,6 @@ func readBounded(r io.Reader, limit int) (string, error) {
 	}
 	return string(b), nil
 }
+
+// Interface guards
+var _ flag.Value = envFlag(nil)

@@ -344,3 +344,9 @@ func stderrOf(err error) string {
 	}
 	return ""
 }
+
+// Interface guards
+var (
+	_ fmt.Stringer = Violation{}
+	_ fmt.Stringer = Target{}
+)
