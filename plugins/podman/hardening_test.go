@@ -154,3 +154,19 @@ func TestCwdEscapes(t *testing.T) {
 		t.Errorf("env %s: error %v, want ErrInvalid (it is reserved)", markerVar, err)
 	}
 }
+
+// TestArgvRunsPrograms: an argv runs the program it names, not a shell
+// builtin of that name.
+func TestArgvRunsPrograms(t *testing.T) {
+	t.Parallel()
+	b := newTestBackend(t, backend.Limits{}, nil)
+	w := openTest(t, b, false)
+	res := run(t, w, backend.ExecRequest{Argv: []string{"echo", `a\nb`}})
+	if res.Stdout != "a\\nb\n" {
+		t.Errorf("argv echo 'a\\nb' printed %q: a shell builtin ran instead of /bin/echo", res.Stdout)
+	}
+	res = run(t, w, backend.ExecRequest{Argv: []string{"a=b"}})
+	if res.ExitCode != 127 {
+		t.Errorf("argv [a=b]: exit %d, want 127 (no such program), not a variable assignment", res.ExitCode)
+	}
+}

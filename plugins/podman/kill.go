@@ -127,8 +127,10 @@ finish "left$A" 1
 // wrapScript runs the command as a child, so that this shell (carrying the
 // marker, leading the session runc gives the exec) stays in place as the
 // root the kill script starts from. `exit $?` after the command keeps dash
-// from exec'ing it in place.
-const wrapScript = `"$@"
+// from exec'ing it in place; the subshell's exec makes sure an argv runs
+// the program it names, never a shell builtin of the same name (dash's echo
+// interprets backslashes, /bin/echo does not).
+const wrapScript = `(exec "$@")
 exit $?`
 
 // scriptWrapScript first copies the script from stdin to a file under /tmp
@@ -136,7 +138,7 @@ exit $?`
 // among the workspace's files), runs the interpreter on it and removes it.
 const scriptWrapScript = `f=/tmp/.wai-exec-$WAI_EXEC.sh
 (umask 077 && cat >"$f") || exit 126
-"$@" "$f"
+(exec "$@" "$f")
 s=$?
 rm -f "$f"
 exit $s`
