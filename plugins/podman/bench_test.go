@@ -65,7 +65,7 @@ func BenchmarkExecTrue(b *testing.B) {
 			}
 			err = att.copyOut(io.Discard, io.Discard)
 			att.close()
-			if code, _ := be.execExit(bg, id); err == nil && code != 0 {
+			if code, _, _ := be.execExit(bg, id); err == nil && code != 0 {
 				err = fmt.Errorf("exit %d", code)
 			}
 			return err

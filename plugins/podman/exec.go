@@ -99,6 +99,11 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 			w.markDead(st, "its container stopped ("+se.msg+")")
 			return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0], "the container stopped as the command started; it is recreated on the next call")
 		}
+		if ctx.Err() != nil {
+			// Given up mid-handshake: the service may have started the
+			// command all the same, with nobody attached to stop it.
+			w.killTree(st, id)
+		}
 		return res, err
 	}
 	max := b.limits.MaxOutputBytes
@@ -148,9 +153,12 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 		res.Stdout, res.Stderr = stdout.String(), stderr.String()
 		res.Truncated = stdout.Truncated() || stderr.Truncated()
 	}
-	code, running := b.execExit(ctx, execID)
+	code, running, known := b.execExit(ctx, execID)
 	if herr := st.wait(context.WithoutCancel(ctx)); herr != nil {
 		return res, herr
+	}
+	if !known && why == stopExited {
+		return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0], "the command ran, but the Podman service did not say how it ended")
 	}
 	res.ExitCode = code
 	if code > 128 && code <= 128+64 {
@@ -246,18 +254,18 @@ func (b *Backend) execCreate(ctx context.Context, ctrID string, argv, env []stri
 
 // execExit reads an ended exec's exit code, with a context of its own: the
 // caller's may be cancelled by now, and the answer is still wanted.
-func (b *Backend) execExit(ctx context.Context, execID string) (code int, running bool) {
+func (b *Backend) execExit(ctx context.Context, execID string) (code int, running, known bool) {
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	cctx, err := b.svc.ctx(ictx)
 	if err != nil {
-		return -1, false
+		return -1, false, false
 	}
 	insp, err := containers.ExecInspect(cctx, execID, nil)
 	if err != nil {
-		return -1, false
+		return -1, false, false
 	}
-	return insp.ExitCode, insp.Running
+	return insp.ExitCode, insp.Running, true
 }
 
 // execSimple runs argv in the container without wrapper or timeout of its
@@ -283,7 +291,7 @@ func (b *Backend) execSimple(ctx context.Context, ctrID string, argv []string, e
 	if err != nil {
 		return -1, out.String(), backend.Errorf(backend.ErrUnavailable, "exec", argv[0], "lost the connection to the command: %v", err)
 	}
-	code, _ := b.execExit(ctx, execID)
+	code, _, _ := b.execExit(ctx, execID)
 	return code, out.String(), nil
 }
 

@@ -162,11 +162,15 @@ func (w *Workspace) ensure(ctx context.Context) (*ctrState, error) {
 			b.event(ctx, "runtime.podman.reattached", w, "container_id", short(st.id))
 			return st, nil
 		}
-		if reason == "" {
+		if ws := data.Config.Labels[labelWorkspace]; reason == "" && ws != w.dir {
+			reason = "it mounted another workspace directory (" + ws + ")"
+		} else if reason == "" && data.State != nil {
 			reason = "found it " + data.State.Status
 			if data.State.OOMKilled {
 				reason += " (OOM killed)"
 			}
+		} else if reason == "" {
+			reason = "found it in an unknown state"
 		}
 		if err := b.remove(ctx, data.ID); err != nil {
 			return nil, err
