@@ -1,0 +1,129 @@
+// Package shellfmt holds what the command-running tool plugins
+// (shell_execute, evaluate_python, podman_shell) share: bounding a stream to
+// what a model should read, and rendering a command's result as the text
+// block the model reads. Keeping one renderer keeps the three tools' output
+// alike, so a model that learned one reads the others.
+package shellfmt
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Marker replaces what Bytes and Chars drop. It contains "[truncated", the
+// marker the host's own output buffers use, so one search finds both.
+const Marker = "\n[truncated]\n"
+
+// Empty stands in for a stream that printed nothing: a bare header with
+// nothing under it reads like a rendering bug.
+const Empty = "<empty>"
+
+// CaptureDisabled is what both streams read when the caller asked not to
+// capture output (seed 001).
+const CaptureDisabled = "capture disabled"
+
+// Bytes bounds s to max bytes, keeping its head and tail around Marker (the
+// end of an output is where errors usually are). Cuts fall on UTF-8
+// boundaries, so the result may be a few bytes shorter than max.
+func Bytes(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	room := max - len(Marker)
+	if room < 2 {
+		return strings.TrimSpace(Marker)
+	}
+	head, tail := room/2, room-room/2
+	h := validPrefix(s[:head])
+	t := s[len(s)-tail:]
+	for len(t) > 0 && !utf8.RuneStart(t[0]) {
+		t = t[1:]
+	}
+	return h + Marker + t
+}
+
+// validPrefix drops a trailing partial UTF-8 sequence.
+func validPrefix(s string) string {
+	for i := 0; i < utf8.UTFMax && len(s) > 0; i++ {
+		r, size := utf8.DecodeLastRuneInString(s)
+		if r != utf8.RuneError || size != 1 {
+			return s
+		}
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// Chars bounds s to max characters (runes), head and tail kept around
+// Marker, for limits stated in characters (evaluate_python's 4,096).
+func Chars(s string, max int) string {
+	n := utf8.RuneCountInString(s)
+	if n <= max {
+		return s
+	}
+	room := max - len(Marker)
+	if room < 2 {
+		return strings.TrimSpace(Marker)
+	}
+	r := []rune(s)
+	head, tail := room/2, room-room/2
+	return string(r[:head]) + Marker + string(r[len(r)-tail:])
+}
+
+// Field is one "Name: value" line of a Block.
+type Field struct{ Name, Value string }
+
+// Block renders a command's outcome for a model: a headline, the fields,
+// then each stream under its own header with Empty for nothing, so the
+// model never has to guess whether a stream was empty or missing.
+func Block(headline string, fields []Field, stdout, stderr string) string {
+	var b strings.Builder
+	if headline != "" {
+		b.WriteString(headline)
+		b.WriteByte('\n')
+	}
+	for _, f := range fields {
+		fmt.Fprintf(&b, "%s: %s\n", f.Name, f.Value)
+	}
+	stream(&b, "STDOUT", stdout)
+	b.WriteByte('\n')
+	stream(&b, "STDERR", stderr)
+	return b.String()
+}
+
+func stream(b *strings.Builder, name, s string) {
+	b.WriteString(name)
+	b.WriteString(":\n")
+	if s == "" {
+		b.WriteString(Empty)
+		return
+	}
+	b.WriteString(strings.TrimRight(s, "\n"))
+}
+
+// Millis is a duration in whole milliseconds, the unit results report.
+func Millis(d time.Duration) int64 { return d.Milliseconds() }
+
+// Quote renders argv the way a model would type it: plain words bare,
+// anything else single-quoted, so the echoed command is unambiguous.
+func Quote(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		parts[i] = quoteArg(a)
+	}
+	return strings.Join(parts, " ")
+}
+
+func quoteArg(a string) string {
+	if a == "" {
+		return "''"
+	}
+	for _, c := range a {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./=:,+@%", c)) {
+			return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return a
+}

@@ -1,0 +1,128 @@
+// Command shell is the bundled tool plugin shell_execute (seed 001): one
+// argv command, no shell, in the session's workspace, on whatever backend
+// the session runs. Its limits are the model-facing ones of the seed, tighter
+// than the host's protocol limits, and are checked here so the model gets
+// one stable message per rule before anything runs.
+package main
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/wai-dev/wai/pdk"
+	"github.com/wai-dev/wai/tools/internal/shellfmt"
+)
+
+// Limits of seed 001.
+const (
+	maxCommandChars = 4096
+	maxEnvVars      = 64
+	maxEnvKeyChars  = 80
+	maxEnvValChars  = 512
+	maxCwdDepth     = 16
+	maxSegmentChars = 80
+	maxStdinChars   = 48000
+	maxStreamBytes  = 32 * 1024
+	defaultTimeout  = 30.0
+	minTimeout      = 1.0
+	maxTimeout      = 120.0
+)
+
+type params struct {
+	Command        []string          `json:"command" jsonschema:"the program and its arguments, run directly without a shell (use [\"sh\",\"-c\",\"...\"] for pipes); ASCII, at most 4,096 characters together"`
+	Cwd            string            `json:"cwd,omitempty" jsonschema:"working directory relative to the workspace root (default the root); at most 16 segments of at most 80 characters, no . or .."`
+	Env            map[string]string `json:"env,omitempty" jsonschema:"extra environment variables (at most 64; names upper-cased, ASCII, at most 80 characters; values ASCII, at most 512 characters)"`
+	Stdin          *string           `json:"stdin,omitempty" jsonschema:"text passed on standard input, at most 48,000 characters"`
+	TimeoutSeconds *float64          `json:"timeout_seconds,omitempty" jsonschema:"seconds before the command is killed; clamped to 1-120" default:"30"`
+	CaptureOutput  *bool             `json:"capture_output,omitempty" jsonschema:"false discards stdout and stderr" default:"true"`
+}
+
+// result is the structured value; the message is the same facts as text.
+type result struct {
+	Command    []string `json:"command"`
+	Cwd        string   `json:"cwd"`
+	ExitCode   int      `json:"exit_code"`
+	Stdout     string   `json:"stdout"`
+	Stderr     string   `json:"stderr"`
+	DurationMS int64    `json:"duration_ms"`
+	TimedOut   bool     `json:"timed_out"`
+}
+
+func init() {
+	pdk.Declare("shell", "1.0.0", pdk.CapShell)
+	pdk.Tool("shell_execute", "Run a short command inside the workspace. The command is an argv list run directly, without a shell; the result gives the exit code, stdout, stderr (each capped at 32 KiB), the duration and whether it timed out (exit code 124).",
+		run, pdk.Destructive(true), pdk.OpenWorld(false), pdk.Title("Run a command"))
+}
+
+func run(_ *pdk.Call, p params) (pdk.Result, error) {
+	req, err := validate(p)
+	if err != nil {
+		return pdk.Result{}, err
+	}
+	res, err := pdk.Shell.Exec(req)
+	if err != nil {
+		return pdk.Result{}, err
+	}
+	r := result{
+		Command:    p.Command,
+		Cwd:        displayCwd(req.Cwd),
+		ExitCode:   res.ExitCode,
+		Stdout:     shellfmt.Bytes(res.Stdout, maxStreamBytes),
+		Stderr:     shellfmt.Bytes(res.Stderr, maxStreamBytes),
+		DurationMS: shellfmt.Millis(res.Duration),
+		TimedOut:   res.TimedOut,
+	}
+	if r.TimedOut {
+		// Whatever the backend reports, the seed's contract is 124.
+		r.ExitCode = pdk.TimeoutExitCode
+	}
+	if req.DiscardOutput {
+		r.Stdout, r.Stderr = shellfmt.CaptureDisabled, shellfmt.CaptureDisabled
+	}
+	msg := render(r)
+	if r.ExitCode != 0 || r.TimedOut {
+		return pdk.FailWith(msg, r), nil
+	}
+	return pdk.OK(msg, r), nil
+}
+
+func render(r result) string {
+	headline := "Command succeeded (exit code 0)."
+	switch {
+	case r.TimedOut:
+		headline = "Command timed out (exit code 124)."
+	case r.ExitCode != 0:
+		headline = "Command failed (exit code " + strconv.Itoa(r.ExitCode) + ")."
+	}
+	return shellfmt.Block(headline, []shellfmt.Field{
+		{Name: "Command", Value: shellfmt.Quote(r.Command)},
+		{Name: "CWD", Value: r.Cwd},
+		{Name: "Exit code", Value: strconv.Itoa(r.ExitCode)},
+		{Name: "Timed out", Value: strconv.FormatBool(r.TimedOut)},
+		{Name: "Duration", Value: strconv.FormatInt(r.DurationMS, 10) + " ms"},
+	}, r.Stdout, r.Stderr)
+}
+
+func displayCwd(cwd string) string {
+	if cwd == "" {
+		return "."
+	}
+	return cwd
+}
+
+// clampTimeout applies the seed's default and range; NaN is refused rather
+// than clamped, since it says nothing about what the caller wanted.
+func clampTimeout(v *float64) (time.Duration, error) {
+	s := defaultTimeout
+	if v != nil {
+		s = *v
+	}
+	if math.IsNaN(s) {
+		return 0, pdk.Errorf(pdk.KindInvalid, "timeout_seconds is NaN: give a number of seconds between 1 and 120")
+	}
+	s = min(max(s, minTimeout), maxTimeout)
+	return time.Duration(s * float64(time.Second)), nil
+}
+
+func main() {}
