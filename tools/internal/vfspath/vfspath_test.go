@@ -1,0 +1,54 @@
+package vfspath
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestNormalize(t *testing.T) {
+	deep := strings.Repeat("a/", MaxDepth) + "a"
+	ok := strings.Repeat("a/", MaxDepth-1) + "a"
+	long := strings.Repeat("x", MaxSegment+1)
+	for _, c := range []struct{ in, want, err string }{
+		{in: "", want: ""},
+		{in: "/", want: ""},
+		{in: "/workspace", want: ""},
+		{in: "/workspace/", want: ""},
+		{in: "/workspace/src/a.py", want: "src/a.py"},
+		{in: "/workspaces/a", want: "workspaces/a"},
+		{in: "src//a.py/", want: "src/a.py"},
+		{in: "workspace/a", want: "workspace/a"},
+		{in: ok, want: ok},
+		{in: strings.Repeat("x", MaxSegment), want: strings.Repeat("x", MaxSegment)},
+		{in: "a/../b", err: "may not contain '.' or '..' segments"},
+		{in: "./a", err: "may not contain '.' or '..' segments"},
+		{in: "café.txt", err: "only printable ASCII"},
+		{in: "a\x00b", err: "only printable ASCII"},
+		{in: "a\nb", err: "only printable ASCII"},
+		{in: long, err: "segment longer than 80 characters"},
+		{in: deep, err: "deeper than 16 segments"},
+	} {
+		got, err := Normalize("path", c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) || !strings.HasPrefix(err.Error(), "path ") {
+				t.Errorf("Normalize(%q) = %q, %v; want error with %q", c.in, got, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("Normalize(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+}
+
+func TestFileRefusesRoot(t *testing.T) {
+	for _, in := range []string{"", "/", "/workspace"} {
+		if _, err := File("file_path", in); !errors.Is(err, ErrRoot) {
+			t.Errorf("File(%q): %v", in, err)
+		}
+	}
+	if got, err := File("file_path", "/workspace/a"); err != nil || got != "a" || Display(got) != "/a" {
+		t.Errorf("File: %q, %v", got, err)
+	}
+}

@@ -1,0 +1,263 @@
+package main_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/host/backend"
+)
+
+type P = map[string]any
+
+// TestContract runs every tool's contract, case by case, through the
+// kernel on each backend.
+func TestContract(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b, func(t *testing.T) { runContract(t, b) })
+	}
+}
+
+func runContract(t *testing.T, backendName string) {
+	k := newKernel(t, backendName)
+
+	t.Run("tools", func(t *testing.T) {
+		got := map[string]bool{}
+		for _, tool := range k.Tools() {
+			if tool.Plugin == "vfs" {
+				got[tool.Name] = true
+			}
+		}
+		for _, want := range []string{"ls", "read_file", "write_file", "edit_file", "glob", "grep", "rm"} {
+			if !got[want] {
+				t.Errorf("the vfs plugin does not offer %s (has %v)", want, got)
+			}
+		}
+		for _, tool := range k.Tools() {
+			switch tool.Name {
+			case "ls", "read_file", "glob", "grep":
+				if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+					t.Errorf("%s is not annotated read-only", tool.Name)
+				}
+			case "rm", "edit_file":
+				if tool.Annotations == nil || tool.Annotations.ReadOnlyHint || tool.Annotations.DestructiveHint == nil || !*tool.Annotations.DestructiveHint {
+					t.Errorf("%s is not annotated destructive", tool.Name)
+				}
+			}
+		}
+	})
+
+	t.Run("paths", func(t *testing.T) {
+		c := session(t, k)
+		c.ok("write_file", P{"file_path": "/workspace/src/a.txt", "content": "x\n"})
+		if got := c.ok("ls", P{"path": "src"}); got != "a.txt" {
+			t.Errorf("ls src after writing /workspace/src/a.txt: %q", got)
+		}
+		for _, bad := range []struct{ path, want string }{
+			{"../etc/passwd", "may not contain '.' or '..' segments"},
+			{"a/./b", "may not contain '.' or '..' segments"},
+			{"caf\u00e9", "must contain only printable ASCII characters"},
+			{strings.Repeat("x", 81), "has a segment longer than 80 characters"},
+			{strings.Repeat("d/", 16) + "f", "is deeper than 16 segments"},
+		} {
+			c.fails("ls", P{"path": bad.path}, "path "+bad.want)
+			c.fails("read_file", P{"file_path": bad.path}, "file_path "+bad.want)
+			c.fails("write_file", P{"file_path": bad.path, "content": ""}, "file_path "+bad.want)
+			c.fails("edit_file", P{"file_path": bad.path, "old_string": "a", "new_string": "b"}, "file_path "+bad.want)
+			c.fails("glob", P{"pattern": "*", "path": bad.path}, "path "+bad.want)
+			c.fails("grep", P{"pattern": "x", "path": bad.path}, "path "+bad.want)
+			c.fails("rm", P{"path": bad.path}, "path "+bad.want)
+		}
+		deepest := strings.Repeat("d/", 15) + strings.Repeat("f", 80)
+		c.ok("write_file", P{"file_path": deepest, "content": "deep"})
+		if got := c.ok("read_file", P{"file_path": deepest}); got != "   1 | deep" {
+			t.Errorf("read at the depth and segment limits: %q", got)
+		}
+		c.fails("read_file", P{"file_path": "/workspace"}, "file_path names the workspace root, not a file")
+	})
+
+	t.Run("ls", func(t *testing.T) {
+		c := session(t, k)
+		if got := c.ok("ls", P{}); got != "Directory / is empty." {
+			t.Errorf("ls of an empty workspace: %q", got)
+		}
+		c.ok("write_file", P{"file_path": "b.txt", "content": "b"})
+		c.ok("write_file", P{"file_path": "a/inner.txt", "content": "i"})
+		c.ok("write_file", P{"file_path": "c.txt", "content": "c"})
+		for _, root := range []string{"", "/", "/workspace"} {
+			if got := c.ok("ls", P{"path": root}); got != "a/\nb.txt\nc.txt" {
+				t.Errorf("ls %q: shallow and sorted, dirs marked; got %q", root, got)
+			}
+		}
+		res := c.call("ls", P{"path": "a"})
+		var v struct {
+			Path    string `json:"path"`
+			Entries []struct {
+				Path, Kind string
+				Size       int64
+			} `json:"entries"`
+		}
+		if err := json.Unmarshal(res.Value, &v); err != nil || v.Path != "/a" || len(v.Entries) != 1 ||
+			v.Entries[0].Path != "a/inner.txt" || v.Entries[0].Kind != "file" || v.Entries[0].Size != 1 {
+			t.Errorf("ls value %s: %v", res.Value, err)
+		}
+		c.fails("ls", P{"path": "missing"}, "Directory not found: /missing")
+		c.fails("ls", P{"path": "b.txt"}, "Not a directory: /b.txt (use read_file for files)")
+	})
+
+	t.Run("read_file", func(t *testing.T) {
+		c := session(t, k)
+		var lines []string
+		for i := 1; i <= 2500; i++ {
+			lines = append(lines, fmt.Sprintf("line %d", i))
+		}
+		c.ok("write_file", P{"file_path": "big.txt", "content": strings.Join(lines, "\n") + "\n"})
+		got := c.ok("read_file", P{"file_path": "big.txt"})
+		out := strings.Split(got, "\n")
+		if len(out) != 2001 || out[0] != "   1 | line 1" || out[1999] != "2000 | line 2000" ||
+			out[2000] != "[showing lines 1-2000 of 2500; read on with offset=2000]" {
+			t.Errorf("default read: %d lines, first %q, last %q", len(out), out[0], out[len(out)-1])
+		}
+		if got := c.ok("read_file", P{"file_path": "big.txt", "offset": 2498}); got != "2499 | line 2499\n2500 | line 2500" {
+			t.Errorf("read from offset 2498: %q", got)
+		}
+		if got := c.ok("read_file", P{"file_path": "big.txt", "offset": 9, "limit": 2}); got != "  10 | line 10\n  11 | line 11\n[showing lines 10-11 of 2500; read on with offset=11]" {
+			t.Errorf("read offset 9 limit 2: %q", got)
+		}
+		res := c.call("read_file", P{"file_path": "big.txt", "offset": 1, "limit": 1})
+		var v struct {
+			Lines      []string `json:"lines"`
+			TotalLines int      `json:"total_lines"`
+			Offset     int      `json:"offset"`
+		}
+		if err := json.Unmarshal(res.Value, &v); err != nil || len(v.Lines) != 1 || v.Lines[0] != "line 2" || v.TotalLines != 2500 || v.Offset != 1 {
+			t.Errorf("read value %s: %v", res.Value, err)
+		}
+		c.fails("read_file", P{"file_path": "big.txt", "limit": 2001}, "limit must be between 1 and 2000, got 2001")
+		c.fails("read_file", P{"file_path": "big.txt", "limit": 0}, "limit must be between 1 and 2000, got 0")
+		c.fails("read_file", P{"file_path": "big.txt", "offset": -1}, "offset must be zero or more, got -1")
+		c.fails("read_file", P{"file_path": "big.txt", "offset": 2500}, "offset 2500 is past the end of /big.txt, which has 2500 lines")
+		c.fails("read_file", P{"file_path": "nope.txt"}, "File not found: /nope.txt")
+		c.ok("write_file", P{"file_path": "dir/x", "content": ""})
+		c.fails("read_file", P{"file_path": "dir"}, "Cannot read /dir")
+		if got := c.ok("read_file", P{"file_path": "dir/x"}); got != "File /dir/x is empty." {
+			t.Errorf("empty file: %q", got)
+		}
+	})
+
+	t.Run("write_file", func(t *testing.T) {
+		c := session(t, k)
+		if got := c.ok("write_file", P{"file_path": "new/deep/f.py", "content": "print(1)\n"}); got != "Wrote 9 bytes to /new/deep/f.py." {
+			t.Errorf("write: %q", got)
+		}
+		c.fails("write_file", P{"file_path": "new/deep/f.py", "content": "again"}, "File already exists: /new/deep/f.py. write_file only creates files; use edit_file to change it.")
+		c.fails("write_file", P{"file_path": "new", "content": "x"}, "/new is a directory: name a file inside it")
+		c.fails("write_file", P{"file_path": "/", "content": "x"}, "file_path names the workspace root")
+		c.ok("write_file", P{"file_path": "max.txt", "content": strings.Repeat("\u00e9", 48000)})
+		c.fails("write_file", P{"file_path": "over.txt", "content": strings.Repeat("a", 48001)}, "content is 48001 characters, over the limit of 48000")
+		c.fails("ls", P{"path": "over.txt"}, "Directory not found")
+	})
+
+	t.Run("edit_file", func(t *testing.T) {
+		c := session(t, k)
+		c.ok("write_file", P{"file_path": "m.py", "content": "a = 1\nb = 1\nc = 2\n"})
+		c.fails("edit_file", P{"file_path": "m.py", "old_string": "1", "new_string": "3"}, "occurs 2 times")
+		c.fails("edit_file", P{"file_path": "m.py", "old_string": "zzz", "new_string": "3"}, "not found")
+		c.fails("edit_file", P{"file_path": "m.py", "old_string": "", "new_string": "3"}, "old_string is empty")
+		c.fails("edit_file", P{"file_path": "m.py", "old_string": "c", "new_string": "c"}, "old_string and new_string are identical")
+		c.fails("edit_file", P{"file_path": "gone.py", "old_string": "a", "new_string": "b"}, "File not found: /gone.py")
+		if got := c.ok("edit_file", P{"file_path": "m.py", "old_string": "c = 2", "new_string": "c = 3"}); got != "Edited /m.py: 1 replacement." {
+			t.Errorf("unique edit: %q", got)
+		}
+		if got := c.ok("edit_file", P{"file_path": "m.py", "old_string": " = 1", "new_string": " = 0", "replace_all": true}); got != "Edited /m.py: 2 replacements." {
+			t.Errorf("replace_all: %q", got)
+		}
+		if got := c.ok("read_file", P{"file_path": "m.py"}); got != "   1 | a = 0\n   2 | b = 0\n   3 | c = 3" {
+			t.Errorf("after edits: %q", got)
+		}
+	})
+
+	// A file that a command made was never read by this session: the
+	// kernel refuses to edit it blind, and the refusal reaches the model.
+	// The mock's commands change no files, so this runs where commands do.
+	if backendName != "mock" {
+		t.Run("read_before_write", func(t *testing.T) {
+			c := session(t, k)
+			s, err := k.Session(t.Context(), c.session, host.SessionOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Shell().Execute(t.Context(), backend.ExecRequest{Argv: []string{"sh", "-c", "echo 'x = 1' > made.py"}})
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("%+v, %v", res, err)
+			}
+			c.fails("edit_file", P{"file_path": "made.py", "old_string": "1", "new_string": "2"}, "has not been read in this session")
+			c.ok("read_file", P{"file_path": "made.py"})
+			c.ok("edit_file", P{"file_path": "made.py", "old_string": "1", "new_string": "2"})
+		})
+	}
+
+	t.Run("glob", func(t *testing.T) {
+		c := session(t, k)
+		for _, f := range []string{"src/b.py", "src/a.py", "src/pkg/c.py", "README.md", "src/pkg/d.txt"} {
+			c.ok("write_file", P{"file_path": f, "content": "x\n"})
+		}
+		if got := c.ok("glob", P{"pattern": "**/*.py"}); got != "/src/a.py\n/src/b.py\n/src/pkg/c.py" {
+			t.Errorf("glob **/*.py: %q", got)
+		}
+		if got := c.ok("glob", P{"pattern": "*.py", "path": "/workspace/src"}); got != "/src/a.py\n/src/b.py" {
+			t.Errorf("glob *.py under src: %q", got)
+		}
+		if got := c.ok("glob", P{"pattern": "src"}); got != `No files match "src" under /.` {
+			t.Errorf("a glob matching only a directory lists nothing: %q", got)
+		}
+		c.fails("glob", P{"pattern": " "}, "pattern is empty")
+		c.fails("glob", P{"pattern": "*", "path": "absent"}, "/absent")
+		c.fails("glob", P{"pattern": "[", "path": "src"}, "Cannot glob")
+	})
+
+	t.Run("grep", func(t *testing.T) {
+		c := session(t, k)
+		c.ok("write_file", P{"file_path": "b.py", "content": "def f():\n    return 1\n"})
+		c.ok("write_file", P{"file_path": "a/x.py", "content": "x = 1\ndef g():\n    pass\n"})
+		c.ok("write_file", P{"file_path": "a/notes.txt", "content": "def in text\n"})
+		c.ok("write_file", P{"file_path": "bin.dat", "content": "def \x00binary\n"})
+		if got := c.ok("grep", P{"pattern": "^def "}); got != "/a/notes.txt:1: def in text\n/a/x.py:2: def g():\n/b.py:1: def f():" {
+			t.Errorf("grep ^def: sorted by path and line, binary skipped: %q", got)
+		}
+		if got := c.ok("grep", P{"pattern": "def", "glob": "*.py"}); got != "/a/x.py:2: def g():\n/b.py:1: def f():" {
+			t.Errorf("grep with glob: %q", got)
+		}
+		if got := c.ok("grep", P{"pattern": "def", "path": "/workspace/a"}); got != "/a/notes.txt:1: def in text\n/a/x.py:2: def g():" {
+			t.Errorf("grep under a: %q", got)
+		}
+		if got := c.ok("grep", P{"pattern": "nothing here"}); got != `No matches for "nothing here" under /.` {
+			t.Errorf("no matches: %q", got)
+		}
+		c.fails("grep", P{"pattern": "(unclosed"}, "Cannot grep /")
+		c.fails("grep", P{"pattern": ""}, "pattern is empty")
+		c.fails("grep", P{"pattern": "x", "path": "gone"}, "/gone")
+	})
+
+	t.Run("rm", func(t *testing.T) {
+		c := session(t, k)
+		c.ok("write_file", P{"file_path": "tree/a/b.txt", "content": "b"})
+		c.ok("write_file", P{"file_path": "tree/c.txt", "content": "c"})
+		c.ok("write_file", P{"file_path": "keep.txt", "content": "k"})
+		for _, root := range []string{"", "/", "/workspace"} {
+			c.fails("rm", P{"path": root}, "Cannot remove the workspace root")
+		}
+		if got := c.ok("rm", P{"path": "tree"}); !strings.HasPrefix(got, "Removed /tree (") {
+			t.Errorf("rm tree: %q", got)
+		}
+		c.fails("rm", P{"path": "tree"}, "Path not found: /tree")
+		if got := c.ok("rm", P{"path": "keep.txt"}); got != "Removed /keep.txt (1 entry)." {
+			t.Errorf("rm file: %q", got)
+		}
+		if got := c.ok("ls", P{}); got != "Directory / is empty." {
+			t.Errorf("after rm: %q", got)
+		}
+	})
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wai-dev/wai/pdk"
+	"github.com/wai-dev/wai/tools/internal/vfspath"
+)
+
+type lsParams struct {
+	Path string `json:"path,omitempty" jsonschema:"directory relative to the workspace root (a leading /workspace is accepted); empty lists the root"`
+}
+
+// Entry is one line of a listing in the structured value.
+type Entry struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+	Size int64  `json:"size"`
+}
+
+func ls(_ *pdk.Call, p lsParams) (pdk.Result, error) {
+	dir, err := vfspath.Normalize("path", p.Path)
+	if err != nil {
+		return pdk.Fail("%v", err), nil
+	}
+	fi, err := pdk.FS.Stat(dir)
+	switch {
+	case pdk.KindOf(err) == pdk.KindNotFound:
+		return notFound("Directory", dir), nil
+	case err != nil:
+		return answer(err, "Cannot list %s", vfspath.Display(dir))
+	case fi.Kind != pdk.KindDir:
+		return pdk.Fail("Not a directory: %s (use read_file for files)", vfspath.Display(dir)), nil
+	}
+	res, err := pdk.FS.List(dir)
+	if err != nil {
+		return answer(err, "Cannot list %s", vfspath.Display(dir))
+	}
+	entries := make([]Entry, 0, len(res.Entries))
+	var b strings.Builder
+	for _, e := range res.Entries {
+		if len(entries) == MaxResults {
+			res.Truncated = true
+			break
+		}
+		entries = append(entries, Entry{Path: e.Path, Kind: string(e.Kind), Size: e.Size})
+		name := e.Name
+		if e.Kind == pdk.KindDir {
+			name += "/"
+		}
+		fmt.Fprintln(&b, name)
+	}
+	msg := strings.TrimSuffix(b.String(), "\n")
+	if len(entries) == 0 {
+		msg = fmt.Sprintf("Directory %s is empty.", vfspath.Display(dir))
+	}
+	if res.Truncated {
+		msg += fmt.Sprintf("\n[truncated: only the first %d entries are shown]", MaxResults)
+	}
+	return pdk.OK(msg, map[string]any{"path": vfspath.Display(dir), "entries": entries, "truncated": res.Truncated}), nil
+}
+
+type readParams struct {
+	FilePath string `json:"file_path" jsonschema:"file relative to the workspace root (a leading /workspace is accepted)"`
+	Offset   int    `json:"offset,omitempty" jsonschema:"lines to skip before the first one returned (0-based, default 0)" default:"0"`
+	Limit    *int   `json:"limit,omitempty" jsonschema:"most lines to return, 1 to 2000 (default 2000)" default:"2000"`
+}
+
+func readFile(_ *pdk.Call, p readParams) (pdk.Result, error) {
+	file, err := vfspath.File("file_path", p.FilePath)
+	if err != nil {
+		return pdk.Fail("%v", err), nil
+	}
+	limit := MaxLines
+	if p.Limit != nil {
+		limit = *p.Limit
+	}
+	if p.Offset < 0 {
+		return pdk.Fail("offset must be zero or more, got %d", p.Offset), nil
+	}
+	if limit < 1 || limit > MaxLines {
+		return pdk.Fail("limit must be between 1 and %d, got %d", MaxLines, limit), nil
+	}
+	res, err := pdk.FS.Read(pdk.ReadRequest{Path: file, Offset: p.Offset, Limit: limit})
+	switch {
+	case pdk.KindOf(err) == pdk.KindNotFound:
+		return notFound("File", file), nil
+	case err != nil:
+		return answer(err, "Cannot read %s", vfspath.Display(file))
+	}
+	if res.TotalLines > 0 && p.Offset >= res.TotalLines {
+		return pdk.Fail("offset %d is past the end of %s, which has %d lines", p.Offset, vfspath.Display(file), res.TotalLines), nil
+	}
+	var b strings.Builder
+	for i, line := range res.Lines {
+		fmt.Fprintf(&b, "%4d | %s\n", p.Offset+i+1, line)
+	}
+	msg := strings.TrimSuffix(b.String(), "\n")
+	end := p.Offset + len(res.Lines)
+	switch {
+	case res.TotalLines == 0:
+		msg = fmt.Sprintf("File %s is empty.", vfspath.Display(file))
+	case end < res.TotalLines:
+		msg += fmt.Sprintf("\n[showing lines %d-%d of %d; read on with offset=%d]", p.Offset+1, end, res.TotalLines, end)
+	}
+	if res.Truncated {
+		msg += "\n[truncated: some lines were too long and were cut]"
+	}
+	return pdk.OK(msg, map[string]any{
+		"path": vfspath.Display(file), "offset": p.Offset, "limit": limit,
+		"lines": res.Lines, "total_lines": res.TotalLines, "truncated": res.Truncated,
+	}), nil
+}
+
+type globParams struct {
+	Pattern string `json:"pattern" jsonschema:"glob matched against paths relative to path: * and ? within a segment, ** across directories (e.g. **/*.py)"`
+	Path    string `json:"path,omitempty" jsonschema:"directory to search under (default / the root)" default:"/"`
+}
+
+func glob(_ *pdk.Call, p globParams) (pdk.Result, error) {
+	dir, err := vfspath.Normalize("path", p.Path)
+	if err != nil {
+		return pdk.Fail("%v", err), nil
+	}
+	if strings.TrimSpace(p.Pattern) == "" {
+		return pdk.Fail("pattern is empty: try \"**/*\" for every file"), nil
+	}
+	res, err := pdk.FS.Glob(pdk.GlobRequest{Pattern: p.Pattern, Path: dir})
+	switch {
+	case pdk.KindOf(err) == pdk.KindNotFound:
+		return notFound("Directory", dir), nil
+	case err != nil:
+		return answer(err, "Cannot glob %q under %s", p.Pattern, vfspath.Display(dir))
+	}
+	paths := res.Paths
+	if len(paths) > MaxResults {
+		paths, res.Truncated = paths[:MaxResults], true
+	}
+	shown := make([]string, len(paths))
+	for i, q := range paths {
+		shown[i] = vfspath.Display(q)
+	}
+	msg := strings.Join(shown, "\n")
+	if len(shown) == 0 {
+		msg = fmt.Sprintf("No files match %q under %s.", p.Pattern, vfspath.Display(dir))
+	}
+	if res.Truncated {
+		msg += fmt.Sprintf("\n[truncated: only the first %d matches are shown]", MaxResults)
+	}
+	return pdk.OK(msg, map[string]any{"paths": shown, "truncated": res.Truncated}), nil
+}
+
+type grepParams struct {
+	Pattern string `json:"pattern" jsonschema:"regular expression (RE2 syntax) matched against each line"`
+	Path    string `json:"path,omitempty" jsonschema:"directory or file to search (default the root)"`
+	Glob    string `json:"glob,omitempty" jsonschema:"only search files matching this glob (e.g. *.py, or src/**/*.go)"`
+}
+
+// Match is one matching line in the structured value.
+type Match struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+func grep(_ *pdk.Call, p grepParams) (pdk.Result, error) {
+	dir, err := vfspath.Normalize("path", p.Path)
+	if err != nil {
+		return pdk.Fail("%v", err), nil
+	}
+	if p.Pattern == "" {
+		return pdk.Fail("pattern is empty: give a regular expression"), nil
+	}
+	res, err := pdk.FS.Grep(pdk.GrepRequest{Pattern: p.Pattern, Path: dir, Glob: p.Glob})
+	switch {
+	case pdk.KindOf(err) == pdk.KindNotFound:
+		return notFound("Path", dir), nil
+	case err != nil:
+		return answer(err, "Cannot grep %s", vfspath.Display(dir))
+	}
+	matches := make([]Match, 0, len(res.Matches))
+	var b strings.Builder
+	for _, m := range res.Matches {
+		if len(matches) == MaxResults {
+			res.Truncated = true
+			break
+		}
+		shown := vfspath.Display(m.Path)
+		matches = append(matches, Match{Path: shown, Line: m.Line, Text: m.Text})
+		fmt.Fprintf(&b, "%s:%d: %s\n", shown, m.Line, m.Text)
+	}
+	msg := strings.TrimSuffix(b.String(), "\n")
+	if len(matches) == 0 {
+		msg = fmt.Sprintf("No matches for %q under %s.", p.Pattern, vfspath.Display(dir))
+	}
+	if res.Truncated {
+		msg += fmt.Sprintf("\n[truncated: only the first %d matches are shown]", MaxResults)
+	}
+	return pdk.OK(msg, map[string]any{"matches": matches, "truncated": res.Truncated}), nil
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/wai-dev/wai/pdk"
+	"github.com/wai-dev/wai/tools/internal/vfspath"
+)
+
+type writeParams struct {
+	FilePath string `json:"file_path" jsonschema:"new file relative to the workspace root (a leading /workspace is accepted)"`
+	Content  string `json:"content" jsonschema:"the whole content of the file, at most 48,000 characters"`
+}
+
+func writeFile(_ *pdk.Call, p writeParams) (pdk.Result, error) {
+	file, err := vfspath.File("file_path", p.FilePath)
+	if err != nil {
+		return pdk.Fail("%v", err), nil
+	}
+	if n := utf8.RuneCountInString(p.Content); n > MaxWriteChars {
+		return pdk.Fail("content is %d characters, over the limit of %d: write a smaller file, then add to it with edit_file", n, MaxWriteChars), nil
+	}
+	// Asked first so the model gets the one message that tells it what to
+	// do instead, whichever backend serves the workspace.
+	if fi, err := pdk.FS.Stat(file); err == nil {
+		if fi.Kind == pdk.KindDir {
+			return pdk.Fail("%s is a directory: name a file inside it", vfspath.Display(file)), nil
+		}
+		return existing(file), nil
+	}
+	res, err := pdk.FS.Write(pdk.WriteRequest{Path: file, Content: p.Content, Mode: pdk.WriteCreate})
+	switch {
+	case pdk.KindOf(err) == pdk.KindExists:
+		return existing(file), nil // created meanwhile
+	case err != nil:
+		return answer(err, "Cannot write %s", vfspath.Display(file))
+	}
+	return pdk.OK(fmt.Sprintf("Wrote %d bytes to %s.", res.Bytes, vfspath.Display(file)),
+		map[string]any{"path": vfspath.Display(file), "bytes": res.Bytes}), nil
+}
+
+func existing(file string) pdk.Result {
+	return pdk.Fail("File already exists: %s. write_file only creates files; use edit_file to change it.", vfspath.Display(file))
+}
+
+type editParams struct {
+	FilePath   string `json:"file_path" jsonschema:"file relative to the workspace root (a leading /workspace is accepted)"`
+	OldString  string `json:"old_string" jsonschema:"the exact text to replace, whitespace included"`
+	NewString  string `json:"new_string" jsonschema:"the text to put in its place"`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence instead of requiring exactly one" default:"false"`
+}
+
+func editFile(_ *pdk.Call, p editParams) (pdk.Result, error) {
+	file, err := vfspath.File("file_path", p.FilePath)
+	if err != nil {
+		return pdk.Fail("%v", err), nil
+	}
+	switch {
+	case p.OldString == "":
+		return pdk.Fail("old_string is empty: give the exact text to replace (create files with write_file)"), nil
+	case p.OldString == p.NewString:
+		return pdk.Fail("old_string and new_string are identical: nothing to change"), nil
+	case utf8.RuneCountInString(p.NewString) > MaxWriteChars:
+		return pdk.Fail("new_string is over the limit of %d characters", MaxWriteChars), nil
+	}
+	res, err := pdk.FS.Edit(pdk.EditRequest{Path: file, Old: p.OldString, New: p.NewString, ReplaceAll: p.ReplaceAll})
+	switch {
+	case pdk.KindOf(err) == pdk.KindNotFound:
+		return notFound("File", file), nil
+	case err != nil:
+		return answer(err, "Cannot edit %s", vfspath.Display(file))
+	}
+	noun := "replacement"
+	if res.Replacements != 1 {
+		noun += "s"
+	}
+	return pdk.OK(fmt.Sprintf("Edited %s: %d %s.", vfspath.Display(file), res.Replacements, noun),
+		map[string]any{"path": vfspath.Display(file), "replacements": res.Replacements}), nil
+}
+
+type rmParams struct {
+	Path string `json:"path" jsonschema:"file or directory relative to the workspace root; a directory goes with everything in it"`
+}
+
+func rm(_ *pdk.Call, p rmParams) (pdk.Result, error) {
+	target, err := vfspath.Normalize("path", p.Path)
+	if err != nil {
+		return pdk.Fail("%v", err), nil
+	}
+	if target == "" {
+		return pdk.Fail("Cannot remove the workspace root: remove the entries inside it instead."), nil
+	}
+	res, err := pdk.FS.Remove(pdk.RemoveRequest{Path: target, Recursive: true})
+	switch {
+	case pdk.KindOf(err) == pdk.KindNotFound:
+		return notFound("Path", target), nil
+	case err != nil:
+		return answer(err, "Cannot remove %s", vfspath.Display(target))
+	}
+	noun := "entry"
+	if res.Removed != 1 {
+		noun = "entries"
+	}
+	return pdk.OK(fmt.Sprintf("Removed %s (%d %s).", vfspath.Display(target), res.Removed, noun),
+		map[string]any{"path": vfspath.Display(target), "removed": res.Removed}), nil
+}
