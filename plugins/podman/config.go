@@ -1,9 +1,7 @@
 package podman
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"net/url"
 	"path"
@@ -111,35 +109,8 @@ type HostMount struct {
 	MaxBytes int64 `json:"max_bytes"`
 }
 
-// Duration decodes from a Go duration string ("15m") or a number of
-// seconds.
-type Duration time.Duration
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		v, err := time.ParseDuration(s)
-		if err != nil {
-			return fmt.Errorf("duration %q: write it like \"15m\" or \"1s\"", s)
-		}
-		*d = Duration(v)
-		return nil
-	}
-	var secs float64
-	if err := json.Unmarshal(b, &secs); err != nil {
-		return fmt.Errorf("duration %s: give a string like \"15m\" or a number of seconds", b)
-	}
-	*d = Duration(secs * float64(time.Second))
-	return nil
-}
-
-// MarshalJSON implements json.Marshaler.
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+// Duration is backend.Duration: a duration string or a number of seconds.
+type Duration = backend.Duration
 
 // Defaults.
 const (
