@@ -81,6 +81,7 @@ test: ## set up Podman when root, then run every test with the race detector
 			echo "test: not root, so scripts/setup-podman.sh is not run; the Podman tests skip unless a service already answers" >&2; \
 		fi; \
 	fi
+	@if [[ -f scripts/setup-wasm-toolchain.sh && "$$(id -u)" == 0 ]]; then bash scripts/setup-wasm-toolchain.sh; fi
 	$(GO) test -race -tags "$(GOTAGS)" -timeout $(TEST_TIMEOUT) $(TESTFLAGS) ./...
 
 # Packages built for wasip1 (the pdk and the bundled plugins): vetted and
