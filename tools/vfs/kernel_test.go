@@ -38,8 +38,9 @@ var (
 	pluginErr  error
 )
 
-// bundledDir builds the plugin once per process into a directory laid out
-// like build/plugins, so the kernel loads it as the bundled "vfs".
+// bundledDir builds the plugins once per process into a directory laid out
+// like build/plugins, so the kernel loads them as the bundled "vfs" and
+// "shell" (the scenario test drives both).
 func bundledDir(t testing.TB) string {
 	pluginOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "wai-vfs-plugins-")
@@ -48,7 +49,12 @@ func bundledDir(t testing.TB) string {
 			return
 		}
 		pluginDir = dir
-		pluginErr = os.WriteFile(filepath.Join(dir, "vfs.wasm"), plugbuild.Build(t, "tools/vfs"), 0o644)
+		for _, pkg := range []string{"tools/vfs", "tools/shell"} {
+			path := filepath.Join(dir, filepath.Base(pkg)+".wasm")
+			if pluginErr = os.WriteFile(path, plugbuild.Build(t, pkg), 0o644); pluginErr != nil {
+				return
+			}
+		}
 	})
 	if pluginErr != nil {
 		t.Fatal(pluginErr)
