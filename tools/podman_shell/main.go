@@ -1,0 +1,174 @@
+// Command podman_shell is the bundled tool plugin podman_shell (seed 000):
+// one tool whose action starts, uses or stops the session's container.
+//
+// Start and stop go through the lifecycle capability, which the kernel
+// grants to this plugin and passes through the policy chain; exec goes
+// through the shell capability like any other command. On a backend with no
+// container (host, mock) start and stop say so rather than pretending: a
+// model told "started" would believe it is isolated when it is not.
+package main
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wai-dev/wai/pdk"
+	"github.com/wai-dev/wai/tools/internal/shellfmt"
+)
+
+const (
+	defaultTimeout = 30
+	minTimeout     = 1
+	maxTimeout     = 120
+	// defaultOutputBytes is the per-stream budget unless the plugin config
+	// sets max_output_bytes (seed 000: "a configurable byte budget").
+	defaultOutputBytes = 32 * 1024
+	maxShellChars      = 4096
+)
+
+type params struct {
+	Action         string `json:"action" enum:"start,exec,stop" jsonschema:"start the container, exec a command in it (starting it if needed), or stop and remove it (files in the workspace stay)"`
+	Command        string `json:"command,omitempty" jsonschema:"the shell command to run (with /bin/sh -c); required for exec"`
+	TimeoutSeconds *int   `json:"timeout_seconds,omitempty" jsonschema:"seconds before an exec is killed; clamped to 1-120" default:"30"`
+}
+
+// result is seed 000's PodmanShellResult: the streams and exit code are
+// null for start and stop.
+type result struct {
+	Action        string  `json:"action"`
+	ContainerName string  `json:"container_name"`
+	Stdout        *string `json:"stdout"`
+	Stderr        *string `json:"stderr"`
+	ExitCode      *int    `json:"exit_code"`
+}
+
+func init() {
+	pdk.Declare("podman_shell", "1.0.0", pdk.CapShell, pdk.CapLifecycle)
+	pdk.Tool("podman_shell", "Execute shell commands in an isolated Podman container. action=start starts the session's container, action=exec runs command with /bin/sh -c in it (starting it if needed), action=stop removes it; the workspace files stay.",
+		run, pdk.Destructive(true), pdk.OpenWorld(false), pdk.Title("Podman shell"))
+}
+
+func run(_ *pdk.Call, p params) (pdk.Result, error) {
+	switch p.Action {
+	case "start", "stop":
+		if p.Command != "" {
+			return pdk.Result{}, pdk.Errorf(pdk.KindInvalid, "command is only for action exec: drop it, or use action exec")
+		}
+		return lifecycle(p.Action)
+	case "exec":
+		return execute(p)
+	}
+	return pdk.Result{}, pdk.Errorf(pdk.KindInvalid, "action %q is not start, exec or stop", p.Action)
+}
+
+func lifecycle(action string) (pdk.Result, error) {
+	var (
+		st  pdk.LifecycleState
+		err error
+	)
+	if action == "start" {
+		st, err = pdk.Lifecycle.Start()
+	} else {
+		st, err = pdk.Lifecycle.Stop()
+	}
+	if errors.Is(err, pdk.ErrUnavailable) {
+		if msg, ok := noContainer(action); ok {
+			r := result{Action: action, Stderr: &msg}
+			return pdk.FailWith(msg, r), nil
+		}
+	}
+	if err != nil {
+		return pdk.Result{}, err
+	}
+	r := result{Action: action, ContainerName: st.Name}
+	if action == "start" {
+		return pdk.OK("Container "+st.Name+" is running.", r), nil
+	}
+	return pdk.OK("Container "+st.Name+" is stopped and removed; the workspace files stay, and the next command starts a new one.", r), nil
+}
+
+// noContainer explains an unavailable lifecycle when the reason is that
+// the backend has no container at all (not that Podman is down, which
+// stays an error).
+func noContainer(action string) (string, bool) {
+	info, err := pdk.Shell.Info()
+	if err != nil || info.Backend == "podman" {
+		return "", false
+	}
+	return "this workspace has no container to " + action + ": the " + info.Backend + " backend runs commands directly" + sandboxNote(info), true
+}
+
+func sandboxNote(info pdk.ShellInfo) string {
+	if info.Sandboxed {
+		return "."
+	}
+	return ", unsandboxed."
+}
+
+func execute(p params) (pdk.Result, error) {
+	cmd := strings.TrimSpace(p.Command)
+	if cmd == "" {
+		return pdk.Result{}, pdk.Errorf(pdk.KindInvalid, "command is required for action exec: give the shell command to run")
+	}
+	if len(p.Command) > maxShellChars {
+		return pdk.Result{}, pdk.Errorf(pdk.KindInvalid, "command is %d characters, over the limit of 4,096: write a script to a file and run it instead", len(p.Command))
+	}
+	timeout := defaultTimeout
+	if p.TimeoutSeconds != nil {
+		timeout = min(max(*p.TimeoutSeconds, minTimeout), maxTimeout)
+	}
+	res, err := pdk.Shell.Exec(pdk.ExecRequest{Shell: p.Command, Timeout: time.Duration(timeout) * time.Second})
+	if err != nil {
+		return pdk.Result{}, err
+	}
+	budget := outputBytes()
+	stdout, stderr := shellfmt.Bytes(res.Stdout, budget), shellfmt.Bytes(res.Stderr, budget)
+	code := res.ExitCode
+	if res.TimedOut {
+		code = pdk.TimeoutExitCode
+	}
+	r := result{Action: "exec", ContainerName: containerName(), Stdout: &stdout, Stderr: &stderr, ExitCode: &code}
+	headline := "Command succeeded (exit code 0)."
+	switch {
+	case res.TimedOut:
+		headline = "Command timed out after " + strconv.Itoa(timeout) + " s (exit code 124)."
+	case code != 0:
+		headline = "Command failed (exit code " + strconv.Itoa(code) + ")."
+	}
+	fields := []shellfmt.Field{{Name: "Container", Value: orNone(r.ContainerName, res.Backend)}}
+	msg := shellfmt.Block(headline, fields, stdout, stderr)
+	if code != 0 {
+		return pdk.FailWith(msg, r), nil
+	}
+	return pdk.OK(msg, r), nil
+}
+
+// containerName is the session's container, or "" on a backend without one.
+func containerName() string {
+	st, err := pdk.Lifecycle.State()
+	if err != nil {
+		return ""
+	}
+	return st.Name
+}
+
+func orNone(name, backendName string) string {
+	if name != "" {
+		return name
+	}
+	return "none (the " + backendName + " backend runs commands directly)"
+}
+
+func outputBytes() int {
+	if v, ok := pdk.Config("max_output_bytes"); ok {
+		if n, err := strconv.Atoi(v); err == nil && n >= 64 {
+			return n
+		}
+		_ = pdk.Log(pdk.LevelWarn, "max_output_bytes is not a number of at least 64; using the default", "value", v)
+	}
+	return defaultOutputBytes
+}
+
+func main() {}
