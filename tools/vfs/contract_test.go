@@ -8,21 +8,21 @@ import (
 
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/tooltest"
 )
 
 type P = map[string]any
 
 // TestContract runs every tool's contract, case by case, through the
-// kernel on each backend.
+// kernel on each backend of tooltest.Backends (podman joins there, behind
+// its build tags).
 func TestContract(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b, func(t *testing.T) { runContract(t, b) })
-	}
+	tooltest.Run(t, []string{"tools/vfs"}, nil, func(t *testing.T, e *tooltest.Env) {
+		runContract(t, e.Kernel, e.Backend.Real)
+	})
 }
 
-func runContract(t *testing.T, backendName string) {
-	k := newKernel(t, backendName)
-
+func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 	t.Run("tools", func(t *testing.T) {
 		got := map[string]bool{}
 		for _, tool := range k.Tools() {
@@ -182,7 +182,7 @@ func runContract(t *testing.T, backendName string) {
 	// A file that a command made was never read by this session: the
 	// kernel refuses to edit it blind, and the refusal reaches the model.
 	// The mock's commands change no files, so this runs where commands do.
-	if backendName != "mock" {
+	if realCommands {
 		t.Run("read_before_write", func(t *testing.T) {
 			c := session(t, k)
 			s, err := k.Session(t.Context(), c.session, host.SessionOptions{})

@@ -5,72 +5,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/wai-dev/wai/host"
-	"github.com/wai-dev/wai/internal/plugbuild"
-	_ "github.com/wai-dev/wai/plugins/host"
-	_ "github.com/wai-dev/wai/plugins/mock"
+	"github.com/wai-dev/wai/internal/tooltest"
 )
 
-// backends the contract runs on: adding one is one line (podman joins in
-// podman_test.go, behind its build tags).
-var backends = []string{"host", "mock"}
-
-// stateDir outlives the process like the build cache: the compilation cache
-// in it spares every run wazero's seconds-long compile of the plugin.
-func stateDir(t testing.TB) string {
-	if base, err := os.UserCacheDir(); err == nil {
-		dir := filepath.Join(base, "wai-test", "vfs-state")
-		if err := os.MkdirAll(dir, 0o700); err == nil {
-			return dir
-		}
-	}
-	return t.TempDir()
-}
-
-var (
-	pluginOnce sync.Once
-	pluginDir  string
-	pluginErr  error
-)
-
-// bundledDir builds the plugins once per process into a directory laid out
-// like build/plugins, so the kernel loads them as the bundled "vfs" and
-// "shell" (the scenario test drives both).
-func bundledDir(t testing.TB) string {
-	pluginOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "wai-vfs-plugins-")
-		if err != nil {
-			pluginErr = err
-			return
-		}
-		pluginDir = dir
-		for _, pkg := range []string{"tools/vfs", "tools/shell"} {
-			path := filepath.Join(dir, filepath.Base(pkg)+".wasm")
-			if pluginErr = os.WriteFile(path, plugbuild.Build(t, pkg), 0o644); pluginErr != nil {
-				return
-			}
-		}
-	})
-	if pluginErr != nil {
-		t.Fatal(pluginErr)
-	}
-	return pluginDir
-}
-
-// newKernel builds a kernel on the named backend with the bundled vfs
-// plugin (and any extra bundled tools) and closes it with the test.
-func newKernel(t testing.TB, backendName string, extra ...string) *host.Kernel {
+// newKernel builds a kernel on the host backend with the bundled vfs and
+// shell plugins, for tests that need commands to really run.
+func newKernel(t *testing.T) *host.Kernel {
 	t.Helper()
 	cfg := host.DefaultConfig()
-	cfg.Backend = backendName
-	cfg.StateDir = stateDir(t)
-	cfg.PluginDir = bundledDir(t)
-	cfg.BundledTools = append([]string{"vfs"}, extra...)
+	cfg.Backend = "host"
+	cfg.StateDir = tooltest.StateDir(t)
+	cfg.PluginDir = tooltest.PluginDir(t, "tools/vfs", "tools/shell")
+	cfg.BundledTools = []string{"vfs", "shell"}
 	ctx := context.Background()
 	k, err := host.New(ctx, cfg)
 	if err != nil {

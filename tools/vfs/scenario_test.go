@@ -21,7 +21,7 @@ func TestScenarioFixABugWithTheTools(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
-	k := newKernel(t, "host", "shell")
+	k := newKernel(t)
 	c := session(t, k)
 
 	c.ok("write_file", P{"file_path": "/workspace/calc/ops.py", "content": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"})
