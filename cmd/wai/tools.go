@@ -28,12 +28,29 @@ tool with its input schema and annotations, as an MCP client would see them.`,
 // toolJSON is one tool as `wai tools --json` prints it; the field names are
 // MCP's, so the output can be compared with what `wai serve` offers.
 type toolJSON struct {
-	Name        string                `json:"name"`
-	Plugin      string                `json:"plugin"`
-	Original    string                `json:"original,omitempty"`
-	Description string                `json:"description"`
-	InputSchema json.RawMessage       `json:"inputSchema"`
-	Annotations *host.ToolAnnotations `json:"annotations,omitempty"`
+	Name        string           `json:"name"`
+	Plugin      string           `json:"plugin"`
+	Original    string           `json:"original,omitempty"`
+	Description string           `json:"description"`
+	InputSchema json.RawMessage  `json:"inputSchema"`
+	Annotations *annotationsJSON `json:"annotations,omitempty"`
+}
+
+// annotationsJSON spells the hints as MCP does.
+type annotationsJSON struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    bool   `json:"readOnlyHint"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  bool   `json:"idempotentHint"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+func toToolJSON(t host.Tool) toolJSON {
+	out := toolJSON{Name: t.Name, Plugin: t.Plugin, Original: t.Original, Description: t.Description, InputSchema: t.InputSchema}
+	if a := t.Annotations; a != nil {
+		out.Annotations = &annotationsJSON{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: a.DestructiveHint, IdempotentHint: a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}
+	}
+	return out
 }
 
 func toolsFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
@@ -58,7 +75,7 @@ func toolsFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		if asJSON {
 			out := make([]toolJSON, 0, len(tools))
 			for _, t := range tools {
-				out = append(out, toolJSON{Name: t.Name, Plugin: t.Plugin, Original: t.Original, Description: t.Description, InputSchema: t.InputSchema, Annotations: t.Annotations})
+				out = append(out, toToolJSON(t))
 			}
 			enc := json.NewEncoder(std.out)
 			enc.SetIndent("", "  ")
