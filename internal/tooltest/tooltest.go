@@ -25,9 +25,15 @@ type Backend struct {
 	Name string
 	// Real says commands really run (false: the mock's canned results).
 	Real bool
+	// Lifecycle says the workspace is a container that can be started and
+	// stopped (the lifecycle capability works).
+	Lifecycle bool
 	// Setup adjusts the config and returns kernel options; it may skip t
 	// when the backend cannot run here (and must fail it on CI).
 	Setup func(t *testing.T, cfg *host.Config) (*mock.Backend, []host.Option)
+	// Probe, if set, checks the kernel's backend can serve; it may skip t
+	// (and must fail it on CI).
+	Probe func(t *testing.T, k *host.Kernel)
 }
 
 // Backends are the backends every tool test runs on. A build-tagged file
@@ -134,6 +140,9 @@ func Run(t *testing.T, pkgDirs []string, adjust func(*host.Config), fn func(t *t
 					_ = m.Close(context.Background())
 				}
 			})
+			if b.Probe != nil {
+				b.Probe(t, k)
+			}
 			fn(t, &Env{Backend: b, Kernel: k, Mock: m})
 		})
 	}

@@ -49,7 +49,7 @@ func TestPodmanShell(t *testing.T) {
 			var v shellValue
 			tooltest.Value(t, res, &v)
 			if !res.OK || v.Action != "exec" || v.Stdout == nil || *v.Stdout != "ONE\n" || v.ExitCode == nil || *v.ExitCode != 0 ||
-				!strings.Contains(res.Message, "STDOUT:\nONE") || !strings.Contains(res.Message, "Container: none (the "+e.Backend.Name+" backend") {
+				!strings.Contains(res.Message, "STDOUT:\nONE") || !strings.Contains(res.Message, "Container: "+wantContainer(e, v.ContainerName)) {
 				t.Fatalf("%+v %+v", res, v)
 			}
 		})
@@ -78,6 +78,10 @@ func TestPodmanShell(t *testing.T) {
 			}
 		})
 
+		if e.Backend.Lifecycle {
+			t.Run("start, exec, stop drive the container", func(t *testing.T) { lifecycleCases(t, e) })
+			return
+		}
 		for _, action := range []string{"start", "stop"} {
 			t.Run(action+" says there is no container", func(t *testing.T) {
 				res, err := e.Call(t, "podman_shell", `{"action":"`+action+`"}`)
@@ -93,4 +97,49 @@ func TestPodmanShell(t *testing.T) {
 			})
 		}
 	})
+}
+
+// wantContainer is what the exec block's Container line says: the
+// container's name, or that there is none.
+func wantContainer(e *tooltest.Env, name string) string {
+	if e.Backend.Lifecycle {
+		if name == "" {
+			return "<a container name in the value>"
+		}
+		return name
+	}
+	return "none (the " + e.Backend.Name + " backend"
+}
+
+// lifecycleCases run where the workspace is a container: start names it,
+// exec runs in it, stop removes it and the files stay.
+func lifecycleCases(t *testing.T, e *tooltest.Env) {
+	const session = "podman-shell-lifecycle"
+	call := func(params string) (bool, string, shellValue) {
+		t.Helper()
+		res, err := e.CallIn(t, session, "podman_shell", params)
+		if err != nil {
+			t.Fatalf("%s: %v", params, err)
+		}
+		var v shellValue
+		tooltest.Value(t, res, &v)
+		return res.OK, res.Message, v
+	}
+	ok, msg, v := call(`{"action":"start"}`)
+	if !ok || v.ContainerName == "" || msg != "Container "+v.ContainerName+" is running." || v.Stdout != nil || v.ExitCode != nil {
+		t.Fatalf("start: %v %q %+v", ok, msg, v)
+	}
+	name := v.ContainerName
+	ok, _, v = call(`{"action":"exec","command":"echo kept > note; id -u"}`)
+	if !ok || v.ContainerName != name || *v.Stdout != "65534\n" {
+		t.Fatalf("exec: %v %+v", ok, v)
+	}
+	ok, msg, v = call(`{"action":"stop"}`)
+	if !ok || v.ContainerName != name || !strings.HasPrefix(msg, "Container "+name+" is stopped and removed") {
+		t.Fatalf("stop: %v %q %+v", ok, msg, v)
+	}
+	ok, _, v = call(`{"action":"exec","command":"cat note"}`)
+	if !ok || *v.Stdout != "kept\n" {
+		t.Fatalf("the workspace files must survive stop: %v %+v", ok, v)
+	}
 }
