@@ -14,12 +14,13 @@ import (
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/plugins/mock"
-
-	_ "github.com/wai-dev/wai/plugins/podman" // the "podman" backend, by name
 )
 
 // With the Podman build tags (make test sets them) every tool test also
-// runs on a real container.
+// runs on a real container. The backend is chosen by name: each test
+// package links it (a tagged podman_test.go importing plugins/podman), since
+// only plugins/podman and the CLI may depend on the Podman bindings and this
+// package is not a test file.
 func init() {
 	Backends = append(Backends, Backend{Name: "podman", Real: true, Lifecycle: true, Setup: podmanSetup, Probe: podmanProbe})
 }
