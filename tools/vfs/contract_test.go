@@ -56,26 +56,28 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 			t.Errorf("ls src after writing /workspace/src/a.txt: %q", got)
 		}
 		for _, bad := range []struct{ path, want string }{
-			{"../etc/passwd", "may not contain '.' or '..' segments"},
-			{"a/./b", "may not contain '.' or '..' segments"},
-			{"caf\u00e9", "must contain only printable ASCII characters"},
-			{strings.Repeat("x", 81), "has a segment longer than 80 characters"},
-			{strings.Repeat("d/", 16) + "f", "is deeper than 16 segments"},
+			{"../etc/passwd", "Path segments may not include '.' or '..'."},
+			{"a/./b", "Path segments may not include '.' or '..'."},
+			{"caf\u00e9", "must contain only printable ASCII characters: \"caf\u00e9\"."},
+			{strings.Repeat("x", 81), "Path segment exceeds the allowed length (80 characters)"},
+			{strings.Repeat("d/", 16) + "f", "Path depth exceeds the allowed limit (16 segments)."},
 		} {
-			c.fails("ls", P{"path": bad.path}, "path "+bad.want)
-			c.fails("read_file", P{"file_path": bad.path}, "file_path "+bad.want)
-			c.fails("write_file", P{"file_path": bad.path, "content": ""}, "file_path "+bad.want)
-			c.fails("edit_file", P{"file_path": bad.path, "old_string": "a", "new_string": "b"}, "file_path "+bad.want)
-			c.fails("glob", P{"pattern": "*", "path": bad.path}, "path "+bad.want)
-			c.fails("grep", P{"pattern": "x", "path": bad.path}, "path "+bad.want)
-			c.fails("rm", P{"path": bad.path}, "path "+bad.want)
+			c.fails("ls", P{"path": bad.path}, bad.want)
+			c.fails("read_file", P{"file_path": bad.path}, bad.want)
+			c.fails("write_file", P{"file_path": bad.path, "content": ""}, bad.want)
+			c.fails("edit_file", P{"file_path": bad.path, "old_string": "a", "new_string": "b"}, bad.want)
+			c.fails("glob", P{"pattern": "*", "path": bad.path}, bad.want)
+			c.fails("grep", P{"pattern": "x", "path": bad.path}, bad.want)
+			c.fails("rm", P{"path": bad.path}, bad.want)
 		}
+		c.fails("ls", P{"path": "caf\u00e9"}, "path must contain only")
+		c.fails("read_file", P{"file_path": "caf\u00e9"}, "file_path must contain only")
 		deepest := strings.Repeat("d/", 15) + strings.Repeat("f", 80)
 		c.ok("write_file", P{"file_path": deepest, "content": "deep"})
 		if got := c.ok("read_file", P{"file_path": deepest}); got != "   1 | deep" {
 			t.Errorf("read at the depth and segment limits: %q", got)
 		}
-		c.fails("read_file", P{"file_path": "/workspace"}, "file_path names the workspace root, not a file")
+		c.fails("read_file", P{"file_path": "/workspace"}, "file_path must reference a file, not the workspace root.")
 	})
 
 	t.Run("ls", func(t *testing.T) {
@@ -103,8 +105,8 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 			v.Entries[0].Path != "a/inner.txt" || v.Entries[0].Kind != "file" || v.Entries[0].Size != 1 {
 			t.Errorf("ls value %s: %v", res.Value, err)
 		}
-		c.fails("ls", P{"path": "missing"}, "Directory not found: /missing")
-		c.fails("ls", P{"path": "b.txt"}, "Not a directory: /b.txt (use read_file for files)")
+		c.fails("ls", P{"path": "missing"}, "Directory does not exist in the filesystem: /missing")
+		c.fails("ls", P{"path": "b.txt"}, "Cannot list a file path; provide a directory: /b.txt")
 	})
 
 	t.Run("read_file", func(t *testing.T) {
@@ -135,11 +137,13 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 		if err := json.Unmarshal(res.Value, &v); err != nil || len(v.Lines) != 1 || v.Lines[0] != "line 2" || v.TotalLines != 2500 || v.Offset != 1 {
 			t.Errorf("read value %s: %v", res.Value, err)
 		}
-		c.fails("read_file", P{"file_path": "big.txt", "limit": 2001}, "limit must be between 1 and 2000, got 2001")
-		c.fails("read_file", P{"file_path": "big.txt", "limit": 0}, "limit must be between 1 and 2000, got 0")
-		c.fails("read_file", P{"file_path": "big.txt", "offset": -1}, "offset must be zero or more, got -1")
+		if got := c.ok("read_file", P{"file_path": "big.txt", "limit": 5000}); len(strings.Split(got, "\n")) != 2001 {
+			t.Errorf("a limit over 2000 is clamped to 2000 lines (and the trailer), got %d lines", len(strings.Split(got, "\n")))
+		}
+		c.fails("read_file", P{"file_path": "big.txt", "limit": 0}, "limit must be a positive integer.")
+		c.fails("read_file", P{"file_path": "big.txt", "offset": -1}, "offset must be non-negative.")
 		c.fails("read_file", P{"file_path": "big.txt", "offset": 2500}, "offset 2500 is past the end of /big.txt, which has 2500 lines")
-		c.fails("read_file", P{"file_path": "nope.txt"}, "File not found: /nope.txt")
+		c.fails("read_file", P{"file_path": "nope.txt"}, "File does not exist in the filesystem: /nope.txt")
 		c.ok("write_file", P{"file_path": "dir/x", "content": ""})
 		c.fails("read_file", P{"file_path": "dir"}, "Cannot read /dir")
 		if got := c.ok("read_file", P{"file_path": "dir/x"}); got != "File /dir/x is empty." {
@@ -152,22 +156,22 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 		if got := c.ok("write_file", P{"file_path": "new/deep/f.py", "content": "print(1)\n"}); got != "Wrote 9 bytes to /new/deep/f.py." {
 			t.Errorf("write: %q", got)
 		}
-		c.fails("write_file", P{"file_path": "new/deep/f.py", "content": "again"}, "File already exists: /new/deep/f.py. write_file only creates files; use edit_file to change it.")
+		c.fails("write_file", P{"file_path": "new/deep/f.py", "content": "again"}, "File already exists; use edit_file to modify existing content: /new/deep/f.py")
 		c.fails("write_file", P{"file_path": "new", "content": "x"}, "/new is a directory: name a file inside it")
-		c.fails("write_file", P{"file_path": "/", "content": "x"}, "file_path names the workspace root")
+		c.fails("write_file", P{"file_path": "/", "content": "x"}, "file_path must reference a file, not the workspace root.")
 		c.ok("write_file", P{"file_path": "max.txt", "content": strings.Repeat("\u00e9", 48000)})
-		c.fails("write_file", P{"file_path": "over.txt", "content": strings.Repeat("a", 48001)}, "content is 48001 characters, over the limit of 48000")
-		c.fails("ls", P{"path": "over.txt"}, "Directory not found")
+		c.fails("write_file", P{"file_path": "over.txt", "content": strings.Repeat("a", 48001)}, "Content exceeds maximum length of 48,000 characters (got 48001).")
+		c.fails("ls", P{"path": "over.txt"}, "Directory does not exist in the filesystem")
 	})
 
 	t.Run("edit_file", func(t *testing.T) {
 		c := session(t, k)
 		c.ok("write_file", P{"file_path": "m.py", "content": "a = 1\nb = 1\nc = 2\n"})
-		c.fails("edit_file", P{"file_path": "m.py", "old_string": "1", "new_string": "3"}, "occurs 2 times")
-		c.fails("edit_file", P{"file_path": "m.py", "old_string": "zzz", "new_string": "3"}, "not found")
-		c.fails("edit_file", P{"file_path": "m.py", "old_string": "", "new_string": "3"}, "old_string is empty")
-		c.fails("edit_file", P{"file_path": "m.py", "old_string": "c", "new_string": "c"}, "old_string and new_string are identical")
-		c.fails("edit_file", P{"file_path": "gone.py", "old_string": "a", "new_string": "b"}, "File not found: /gone.py")
+		c.fails("edit_file", P{"file_path": "m.py", "old_string": "1", "new_string": "3"}, "old_string must match exactly once unless replace_all is true: it occurs 2 times")
+		c.fails("edit_file", P{"file_path": "m.py", "old_string": "zzz", "new_string": "3"}, "old_string not found in the target file: /m.py")
+		c.fails("edit_file", P{"file_path": "m.py", "old_string": "", "new_string": "3"}, "old_string must not be empty.")
+		c.fails("edit_file", P{"file_path": "m.py", "old_string": "c", "new_string": strings.Repeat("c", 48001)}, "Replacement strings must be 48,000 characters or fewer.")
+		c.fails("edit_file", P{"file_path": "gone.py", "old_string": "a", "new_string": "b"}, "File does not exist in the filesystem: /gone.py")
 		if got := c.ok("edit_file", P{"file_path": "m.py", "old_string": "c = 2", "new_string": "c = 3"}); got != "Edited /m.py: 1 replacement." {
 			t.Errorf("unique edit: %q", got)
 		}
@@ -213,7 +217,7 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 		if got := c.ok("glob", P{"pattern": "src"}); got != `No files match "src" under /.` {
 			t.Errorf("a glob matching only a directory lists nothing: %q", got)
 		}
-		c.fails("glob", P{"pattern": " "}, "pattern is empty")
+		c.fails("glob", P{"pattern": " "}, "Pattern must not be empty.")
 		c.fails("glob", P{"pattern": "*", "path": "absent"}, "/absent")
 		c.fails("glob", P{"pattern": "[", "path": "src"}, "Cannot glob")
 	})
@@ -236,9 +240,9 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 		if got := c.ok("grep", P{"pattern": "nothing here"}); got != `No matches for "nothing here" under /.` {
 			t.Errorf("no matches: %q", got)
 		}
-		c.fails("grep", P{"pattern": "(unclosed"}, "Cannot grep /")
-		c.fails("grep", P{"pattern": ""}, "pattern is empty")
-		c.fails("grep", P{"pattern": "x", "path": "gone"}, "/gone")
+		c.fails("grep", P{"pattern": "(unclosed"}, "Invalid regular expression: error parsing regexp: missing closing ): `(unclosed`")
+		c.fails("grep", P{"pattern": ""}, "Pattern must not be empty.")
+		c.fails("grep", P{"pattern": "x", "path": "gone"}, "Path does not exist in the filesystem: /gone")
 	})
 
 	t.Run("rm", func(t *testing.T) {
@@ -247,12 +251,12 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 		c.ok("write_file", P{"file_path": "tree/c.txt", "content": "c"})
 		c.ok("write_file", P{"file_path": "keep.txt", "content": "k"})
 		for _, root := range []string{"", "/", "/workspace"} {
-			c.fails("rm", P{"path": root}, "Cannot remove the workspace root")
+			c.fails("rm", P{"path": root}, "Cannot delete root directory.")
 		}
 		if got := c.ok("rm", P{"path": "tree"}); !strings.HasPrefix(got, "Removed /tree (") {
 			t.Errorf("rm tree: %q", got)
 		}
-		c.fails("rm", P{"path": "tree"}, "Path not found: /tree")
+		c.fails("rm", P{"path": "tree"}, "No files matched the provided path: /tree")
 		if got := c.ok("rm", P{"path": "keep.txt"}); got != "Removed /keep.txt (1 entry)." {
 			t.Errorf("rm file: %q", got)
 		}

@@ -61,7 +61,7 @@ func answer(err error, format string, args ...any) (pdk.Result, error) {
 
 // notFound says which path is missing in the words models know.
 func notFound(what, p string) pdk.Result {
-	return pdk.Fail("%s not found: %s", what, vfspath.Display(p))
+	return pdk.Fail("%s does not exist in the filesystem: %s", what, vfspath.Display(p))
 }
 
 func main() {}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/wai-dev/wai/pdk"
@@ -31,7 +32,7 @@ func ls(_ *pdk.Call, p lsParams) (pdk.Result, error) {
 	case err != nil:
 		return answer(err, "Cannot list %s", vfspath.Display(dir))
 	case fi.Kind != pdk.KindDir:
-		return pdk.Fail("Not a directory: %s (use read_file for files)", vfspath.Display(dir)), nil
+		return pdk.Fail("Cannot list a file path; provide a directory: %s", vfspath.Display(dir)), nil
 	}
 	res, err := pdk.FS.List(dir)
 	if err != nil {
@@ -77,11 +78,14 @@ func readFile(_ *pdk.Call, p readParams) (pdk.Result, error) {
 		limit = *p.Limit
 	}
 	if p.Offset < 0 {
-		return pdk.Fail("offset must be zero or more, got %d", p.Offset), nil
+		return pdk.Fail("offset must be non-negative."), nil
 	}
-	if limit < 1 || limit > MaxLines {
-		return pdk.Fail("limit must be between 1 and %d, got %d", MaxLines, limit), nil
+	if limit <= 0 {
+		return pdk.Fail("limit must be a positive integer."), nil
 	}
+	// Clamped rather than refused: a model asking for more than a page
+	// wants as much as there is, and the trailer says how to read on.
+	limit = min(limit, MaxLines)
 	res, err := pdk.FS.Read(pdk.ReadRequest{Path: file, Offset: p.Offset, Limit: limit})
 	switch {
 	case pdk.KindOf(err) == pdk.KindNotFound:
@@ -124,7 +128,7 @@ func glob(_ *pdk.Call, p globParams) (pdk.Result, error) {
 		return pdk.Fail("%v", err), nil
 	}
 	if strings.TrimSpace(p.Pattern) == "" {
-		return pdk.Fail("pattern is empty: try \"**/*\" for every file"), nil
+		return pdk.Fail("Pattern must not be empty."), nil
 	}
 	res, err := pdk.FS.Glob(pdk.GlobRequest{Pattern: p.Pattern, Path: dir})
 	switch {
@@ -170,7 +174,12 @@ func grep(_ *pdk.Call, p grepParams) (pdk.Result, error) {
 		return pdk.Fail("%v", err), nil
 	}
 	if p.Pattern == "" {
-		return pdk.Fail("pattern is empty: give a regular expression"), nil
+		return pdk.Fail("Pattern must not be empty."), nil
+	}
+	// Compiled here too (Go's regexp is the backends' RE2) so a bad
+	// pattern reads the same on every backend.
+	if _, err := regexp.Compile(p.Pattern); err != nil {
+		return pdk.Fail("Invalid regular expression: %v", err), nil
 	}
 	res, err := pdk.FS.Grep(pdk.GrepRequest{Pattern: p.Pattern, Path: dir, Glob: p.Glob})
 	switch {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/wai-dev/wai/pdk"
@@ -19,7 +20,7 @@ func writeFile(_ *pdk.Call, p writeParams) (pdk.Result, error) {
 		return pdk.Fail("%v", err), nil
 	}
 	if n := utf8.RuneCountInString(p.Content); n > MaxWriteChars {
-		return pdk.Fail("content is %d characters, over the limit of %d: write a smaller file, then add to it with edit_file", n, MaxWriteChars), nil
+		return pdk.Fail("Content exceeds maximum length of 48,000 characters (got %d).", n), nil
 	}
 	// Asked first so the model gets the one message that tells it what to
 	// do instead, whichever backend serves the workspace.
@@ -41,7 +42,7 @@ func writeFile(_ *pdk.Call, p writeParams) (pdk.Result, error) {
 }
 
 func existing(file string) pdk.Result {
-	return pdk.Fail("File already exists: %s. write_file only creates files; use edit_file to change it.", vfspath.Display(file))
+	return pdk.Fail("File already exists; use edit_file to modify existing content: %s", vfspath.Display(file))
 }
 
 type editParams struct {
@@ -58,18 +59,16 @@ func editFile(_ *pdk.Call, p editParams) (pdk.Result, error) {
 	}
 	switch {
 	case p.OldString == "":
-		return pdk.Fail("old_string is empty: give the exact text to replace (create files with write_file)"), nil
-	case p.OldString == p.NewString:
-		return pdk.Fail("old_string and new_string are identical: nothing to change"), nil
-	case utf8.RuneCountInString(p.NewString) > MaxWriteChars:
-		return pdk.Fail("new_string is over the limit of %d characters", MaxWriteChars), nil
+		return pdk.Fail("old_string must not be empty."), nil
+	case utf8.RuneCountInString(p.OldString) > MaxWriteChars || utf8.RuneCountInString(p.NewString) > MaxWriteChars:
+		return pdk.Fail("Replacement strings must be 48,000 characters or fewer."), nil
 	}
 	res, err := pdk.FS.Edit(pdk.EditRequest{Path: file, Old: p.OldString, New: p.NewString, ReplaceAll: p.ReplaceAll})
 	switch {
 	case pdk.KindOf(err) == pdk.KindNotFound:
 		return notFound("File", file), nil
 	case err != nil:
-		return answer(err, "Cannot edit %s", vfspath.Display(file))
+		return editFailure(err, file)
 	}
 	noun := "replacement"
 	if res.Replacements != 1 {
@@ -89,12 +88,12 @@ func rm(_ *pdk.Call, p rmParams) (pdk.Result, error) {
 		return pdk.Fail("%v", err), nil
 	}
 	if target == "" {
-		return pdk.Fail("Cannot remove the workspace root: remove the entries inside it instead."), nil
+		return pdk.Fail("Cannot delete root directory."), nil
 	}
 	res, err := pdk.FS.Remove(pdk.RemoveRequest{Path: target, Recursive: true})
 	switch {
 	case pdk.KindOf(err) == pdk.KindNotFound:
-		return notFound("Path", target), nil
+		return pdk.Fail("No files matched the provided path: %s", vfspath.Display(target)), nil
 	case err != nil:
 		return answer(err, "Cannot remove %s", vfspath.Display(target))
 	}
@@ -104,4 +103,37 @@ func rm(_ *pdk.Call, p rmParams) (pdk.Result, error) {
 	}
 	return pdk.OK(fmt.Sprintf("Removed %s (%d %s).", vfspath.Display(target), res.Removed, noun),
 		map[string]any{"path": vfspath.Display(target), "removed": res.Removed}), nil
+}
+
+// editFailure words the two refusals every model meets — no match, several
+// matches — the same on every backend. The plugin cannot count matches
+// itself without reading the file, which would mark it read and defeat the
+// kernel's read-before-write; so it recognises the backends' reasons (both
+// built-in filesystems say "not found" and "occurs N times") and passes any
+// other reason on as it is.
+func editFailure(err error, file string) (pdk.Result, error) {
+	if pdk.KindOf(err) == pdk.KindInvalid {
+		msg := err.Error()
+		switch {
+		case strings.Contains(msg, "read_before_write"):
+		case strings.Contains(msg, " occurs "):
+			return pdk.Fail("old_string must match exactly once unless replace_all is true: %s", lastClause(msg)), nil
+		case strings.Contains(msg, "not found"):
+			return pdk.Fail("old_string not found in the target file: %s", vfspath.Display(file)), nil
+		}
+	}
+	return answer(err, "Cannot edit %s", vfspath.Display(file))
+}
+
+// lastClause keeps the part of a backend's reason after its "op path:"
+// prefix, e.g. "old string occurs 2 times: ...".
+func lastClause(msg string) string {
+	if i := strings.Index(msg, "occurs "); i >= 0 {
+		rest := msg[i:]
+		if j := strings.IndexAny(rest, ":;"); j >= 0 {
+			rest = rest[:j]
+		}
+		return "it " + rest
+	}
+	return msg
 }

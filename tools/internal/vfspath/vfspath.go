@@ -22,6 +22,9 @@ const (
 // shell output, so "/workspace/x" means "x".
 const workspacePrefix = "/workspace"
 
+// The messages are sentences for the model, worded as weakincentives' VFS
+// tools word them (models learn them), hence capitals and full stops.
+//
 // Normalize returns p as a relative, slash-separated path ("" is the
 // workspace root), or an error whose message the model can act on. field
 // names the parameter in messages.
@@ -37,25 +40,25 @@ func Normalize(field, p string) (string, error) {
 		}
 		for i := 0; i < len(seg); i++ {
 			if seg[i] > 0x7e || seg[i] < 0x20 {
-				return "", fmt.Errorf("%s must contain only printable ASCII characters: %q", field, p)
+				return "", problem(nil, "%s must contain only printable ASCII characters: %q.", field, p)
 			}
 		}
 		if seg == "." || seg == ".." {
-			return "", fmt.Errorf("%s may not contain '.' or '..' segments: %q", field, p)
+			return "", problem(nil, "Path segments may not include '.' or '..'.")
 		}
 		if len(seg) > MaxSegment {
-			return "", fmt.Errorf("%s has a segment longer than %d characters: %q", field, MaxSegment, seg[:MaxSegment]+"...")
+			return "", problem(nil, "Path segment exceeds the allowed length (%d characters): %q", MaxSegment, seg[:20]+"...")
 		}
 		segs = append(segs, seg)
 	}
 	if len(segs) > MaxDepth {
-		return "", fmt.Errorf("%s is deeper than %d segments", field, MaxDepth)
+		return "", problem(nil, "Path depth exceeds the allowed limit (%d segments).", MaxDepth)
 	}
 	return strings.Join(segs, "/"), nil
 }
 
 // ErrRoot is returned by File for a path naming the workspace root.
-var ErrRoot = errors.New("names the workspace root, not a file")
+var ErrRoot = errors.New("must reference a file")
 
 // File normalises a path that must name a file: the root is refused.
 func File(field, p string) (string, error) {
@@ -64,11 +67,30 @@ func File(field, p string) (string, error) {
 		return "", err
 	}
 	if n == "" {
-		return "", fmt.Errorf("%s %w: give a path such as \"src/main.py\"", field, ErrRoot)
+		return "", problem(ErrRoot, "%s must reference a file, not the workspace root.", field)
 	}
 	return n, nil
+}
+
+// Problem is a path the rules refuse. Its message is a sentence for the
+// model (capitalised, with a full stop), unlike a Go error string.
+type Problem struct {
+	Message string
+	kind    error
+}
+
+func (p *Problem) Error() string { return p.Message }
+
+// Unwrap lets errors.Is find the kind of problem (ErrRoot), if any.
+func (p *Problem) Unwrap() error { return p.kind }
+
+func problem(kind error, format string, args ...any) error {
+	return &Problem{Message: fmt.Sprintf(format, args...), kind: kind}
 }
 
 // Display is how a normalised path is shown to the model: rooted at "/",
 // the way the tools accept it back.
 func Display(n string) string { return "/" + n }
+
+// Interface guards
+var _ error = (*Problem)(nil)
