@@ -203,6 +203,44 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 		})
 	}
 
+	// Lists and matches stop at 2,000 entries and say so. A command makes
+	// the 2,001 files: the mock's commands make none.
+	if realCommands {
+		t.Run("caps", func(t *testing.T) {
+			c := session(t, k)
+			s, err := k.Session(t.Context(), c.session, host.SessionOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Shell().Execute(t.Context(), backend.ExecRequest{Argv: []string{"sh", "-c",
+				"mkdir many && cd many && i=0; while [ $i -lt 2001 ]; do echo hit > f$i.txt; i=$((i+1)); done"}})
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("%+v, %v", res, err)
+			}
+			for _, call := range []struct {
+				tool   string
+				params P
+			}{
+				{"ls", P{"path": "many"}},
+				{"glob", P{"pattern": "**/*.txt"}},
+				{"grep", P{"pattern": "hit"}},
+			} {
+				got := c.ok(call.tool, call.params)
+				lines := strings.Split(got, "\n")
+				if len(lines) != 2001 || !strings.HasPrefix(lines[2000], "[truncated: only the first 2000 ") {
+					t.Errorf("%s over 2,001 files: %d lines, last %q", call.tool, len(lines), lines[len(lines)-1])
+				}
+				var v struct {
+					Truncated bool `json:"truncated"`
+				}
+				res := c.call(call.tool, call.params)
+				if err := json.Unmarshal(res.Value, &v); err != nil || !v.Truncated {
+					t.Errorf("%s value does not say truncated: %v", call.tool, err)
+				}
+			}
+		})
+	}
+
 	t.Run("glob", func(t *testing.T) {
 		c := session(t, k)
 		for _, f := range []string{"src/b.py", "src/a.py", "src/pkg/c.py", "README.md", "src/pkg/d.txt"} {
