@@ -44,10 +44,14 @@ type result struct {
 	ExitCode      *int    `json:"exit_code"`
 }
 
+// The annotations are static while the backend is not: commands reach the
+// network on the host backend (and on podman when its config allows it),
+// so the tool claims an open world rather than a closed one it cannot
+// promise; and a command can change or delete workspace files.
 func init() {
 	pdk.Declare("podman_shell", "1.0.0", pdk.CapShell, pdk.CapLifecycle)
 	pdk.Tool("podman_shell", "Execute shell commands in an isolated Podman container. action=start starts the session's container, action=exec runs command with /bin/sh -c in it (starting it if needed), action=stop removes it; the workspace files stay.",
-		run, pdk.Destructive(true), pdk.OpenWorld(false), pdk.Title("Podman shell"))
+		run, pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Podman shell"))
 }
 
 func run(_ *pdk.Call, p params) (pdk.Result, error) {

@@ -31,10 +31,14 @@ type result struct {
 	DurationMS int64  `json:"duration_ms"`
 }
 
+// The annotations are static while the backend is not: commands reach the
+// network on the host backend (and on podman when its config allows it),
+// so the tool claims an open world rather than a closed one it cannot
+// promise; and a command can change or delete workspace files.
 func init() {
 	pdk.Declare("python", "1.0.0", pdk.CapShell)
 	pdk.Tool("evaluate_python", "Run a short Python 3 snippet (python3 -c) in the workspace with a 5-second timeout; stdout and stderr are returned, each capped at 4,096 characters.",
-		run, pdk.Destructive(true), pdk.OpenWorld(false), pdk.Title("Evaluate Python"))
+		run, pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Evaluate Python"))
 }
 
 func run(_ *pdk.Call, p params) (pdk.Result, error) {

@@ -49,10 +49,14 @@ type result struct {
 	TimedOut   bool     `json:"timed_out"`
 }
 
+// The annotations are static while the backend is not: commands reach the
+// network on the host backend (and on podman when its config allows it),
+// so the tool claims an open world rather than a closed one it cannot
+// promise; and a command can change or delete workspace files.
 func init() {
 	pdk.Declare("shell", "1.0.0", pdk.CapShell)
 	pdk.Tool("shell_execute", "Run a short command inside the workspace. The command is an argv list run directly, without a shell; the result gives the exit code, stdout, stderr (each capped at 32 KiB), the duration and whether it timed out (exit code 124).",
-		run, pdk.Destructive(true), pdk.OpenWorld(false), pdk.Title("Run a command"))
+		run, pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Run a command"))
 }
 
 func run(_ *pdk.Call, p params) (pdk.Result, error) {
