@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/wai-dev/wai/internal/tooltest"
+)
+
+// Seed 002's "write a script, then execute it", as an agent does it in one
+// session: write a module and its test with the VFS tools, run the test
+// with shell_execute and see it fail, read and fix the module, run again.
+func TestScenarioWriteTestFix(t *testing.T) {
+	if _, err := os.Stat("../vfs"); err != nil {
+		t.Skip("tools/vfs is not in this checkout")
+	}
+	tooltest.Run(t, []string{"tools/shell", "tools/vfs"}, nil, func(t *testing.T, e *tooltest.Env) {
+		if !e.Backend.Real {
+			t.Skip("the mock runs no python")
+		}
+		call := func(wantOK bool, tool, params string) string {
+			t.Helper()
+			res, err := e.CallIn(t, "scenario", tool, params)
+			if err != nil || res.OK != wantOK {
+				t.Fatalf("%s %s: want ok=%v, got %+v, %v", tool, params, wantOK, res, err)
+			}
+			return res.Message
+		}
+		call(true, "write_file", `{"file_path":"calc.py","content":"def add(a, b):\n    return a - b\n"}`)
+		call(true, "write_file", `{"file_path":"test_calc.py","content":"import unittest\nfrom calc import add\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n"}`)
+		if out := call(false, "shell_execute", `{"command":["python3","-m","unittest","-q"]}`); !strings.Contains(out, "FAILED (failures=1)") {
+			if strings.Contains(out, "No such file") || strings.Contains(out, "not found") {
+				if os.Getenv("CI") == "true" {
+					t.Fatalf("python3 is required on CI:\n%s", out)
+				}
+				t.Skipf("no python3 here:\n%s", out)
+			}
+			t.Fatalf("the buggy module must fail its test:\n%s", out)
+		}
+		call(true, "read_file", `{"file_path":"calc.py"}`)
+		call(true, "edit_file", `{"file_path":"calc.py","old_string":"a - b","new_string":"a + b"}`)
+		if out := call(true, "shell_execute", `{"command":["python3","-m","unittest","-q"]}`); !strings.Contains(out, "\nOK") {
+			t.Fatalf("the fixed module must pass:\n%s", out)
+		}
+	})
+}
