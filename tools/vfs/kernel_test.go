@@ -10,26 +10,7 @@ import (
 	"testing"
 
 	"github.com/wai-dev/wai/host"
-	"github.com/wai-dev/wai/internal/tooltest"
 )
-
-// newKernel builds a kernel on the host backend with the bundled vfs and
-// shell plugins, for tests that need commands to really run.
-func newKernel(t *testing.T) *host.Kernel {
-	t.Helper()
-	cfg := host.DefaultConfig()
-	cfg.Backend = "host"
-	cfg.StateDir = tooltest.StateDir(t)
-	cfg.PluginDir = tooltest.PluginDir(t, "tools/vfs", "tools/shell")
-	cfg.BundledTools = []string{"vfs", "shell"}
-	ctx := context.Background()
-	k, err := host.New(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(ctx) })
-	return k
-}
 
 // client calls tools in one session of a kernel.
 type client struct {
