@@ -1,0 +1,316 @@
+// Package mcpserver exposes a wai kernel as a Model Context Protocol server,
+// over stdio or streamable HTTP, with the official Go SDK.
+//
+// Every kernel tool becomes an MCP tool with its JSON Schema, description and
+// annotations. One MCP session is one wai session: its own workspace (and
+// container), opened on the session's first tool call and closed when the
+// client goes away. The kernel stays the only enforcement point: this package
+// translates, it never reaches a backend itself.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// Options shape a Server.
+type Options struct {
+	// Name and Version are what the server reports to clients.
+	Name, Version string
+	// Logger receives the SDK's and the server's own events; nil discards.
+	Logger *slog.Logger
+	// ProgressInterval is how often a running call reports progress to a
+	// client that asked for it with a progress token; 0 means one second.
+	ProgressInterval time.Duration
+	// CloseTimeout bounds closing a wai session after its client left;
+	// 0 means 30 seconds.
+	CloseTimeout time.Duration
+}
+
+// Server serves one kernel's tools over MCP.
+type Server struct {
+	k    *host.Kernel
+	mcp  *mcp.Server
+	opts Options
+	log  *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[*mcp.ServerSession]*host.Session
+	closed   bool
+	wg       sync.WaitGroup
+}
+
+// New builds a server offering every tool of k. The kernel's tool set is
+// fixed when it is built, so the list is read once here.
+func New(k *host.Kernel, opts Options) (*Server, error) {
+	if opts.Name == "" {
+		opts.Name = "wai"
+	}
+	if opts.Version == "" {
+		opts.Version = "devel"
+	}
+	if opts.ProgressInterval <= 0 {
+		opts.ProgressInterval = time.Second
+	}
+	if opts.CloseTimeout <= 0 {
+		opts.CloseTimeout = 30 * time.Second
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{k: k, opts: opts, log: log, sessions: map[*mcp.ServerSession]*host.Session{}}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
+		Logger:       log,
+		Instructions: instructions,
+		// Only the session-based protocol versions: a wai session is a
+		// workspace that lives across calls, which the sessionless
+		// 2026-07-28 protocol has no place for. Clients negotiate down.
+		SupportedProtocolVersions: sessionVersions(),
+		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	for _, t := range k.Tools() {
+		tool, err := toMCPTool(t)
+		if err != nil {
+			return nil, err
+		}
+		s.mcp.AddTool(tool, s.handler(t.Name))
+	}
+	return s, nil
+}
+
+const instructions = `wai gives you a shell and a filesystem in a sandboxed workspace that lasts for this session. Paths are relative to the workspace root. Every command and file change passes wai's limits and policies; a refused call says why.`
+
+func sessionVersions() []string {
+	var vs []string
+	for _, v := range mcp.SupportedProtocolVersions() {
+		if v < "2026-07-28" {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// MCP returns the underlying SDK server, for transports this package does
+// not wrap.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Run serves one client over t (stdio, for instance) until it disconnects
+// or ctx ends, then closes the wai sessions it opened.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	err := s.mcp.Run(ctx, t)
+	s.Close()
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// Close closes every wai session still open and waits for that to finish.
+// Calls arriving after Close fail.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	open := s.sessions
+	s.sessions = map[*mcp.ServerSession]*host.Session{}
+	s.mu.Unlock()
+	for _, ws := range open {
+		s.closeSession(ws)
+	}
+	s.wg.Wait()
+}
+
+func toMCPTool(t host.Tool) (*mcp.Tool, error) {
+	schema := t.InputSchema
+	if len(schema) == 0 {
+		schema = json.RawMessage(`{"type":"object"}`)
+	}
+	var probe map[string]any
+	if err := json.Unmarshal(schema, &probe); err != nil || probe["type"] != "object" {
+		return nil, backend.Errorf(backend.ErrInvalid, "mcp.serve", t.Name,
+			"tool %q (plugin %s) has an input schema MCP cannot offer: it must be a JSON object schema with \"type\": \"object\"; fix the plugin's schema", t.Name, t.Plugin)
+	}
+	mt := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: schema}
+	if a := t.Annotations; a != nil {
+		mt.Annotations = &mcp.ToolAnnotations{
+			Title:           a.Title,
+			ReadOnlyHint:    a.ReadOnlyHint,
+			DestructiveHint: a.DestructiveHint,
+			IdempotentHint:  a.IdempotentHint,
+			OpenWorldHint:   a.OpenWorldHint,
+		}
+		if a.Title != "" {
+			mt.Title = a.Title
+		}
+	}
+	return mt, nil
+}
+
+// session returns the wai session of an MCP session, opening it on the
+// first call and arranging for it to close when the client goes away.
+func (s *Server) session(ctx context.Context, ss *mcp.ServerSession) (*host.Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, backend.Errorf(backend.ErrUnavailable, "mcp.serve", "", "the server is shutting down; reconnect to a running wai serve")
+	}
+	if ws, ok := s.sessions[ss]; ok {
+		return ws, nil
+	}
+	// An empty name gives a fresh random one: MCP session ids are chosen
+	// by the transport (and empty on stdio), and a workspace name must
+	// never let one client land in another's workspace.
+	ws, err := s.k.Session(ctx, "", host.SessionOptions{})
+	if err != nil {
+		return nil, err
+	}
+	s.sessions[ss] = ws
+	s.log.Info("mcp.session.open", "mcp_session", ss.ID(), "session", ws.Name())
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		_ = ss.Wait()
+		s.mu.Lock()
+		cur, ok := s.sessions[ss]
+		delete(s.sessions, ss)
+		s.mu.Unlock()
+		if ok && cur == ws {
+			s.closeSession(ws)
+		}
+	}()
+	return ws, nil
+}
+
+func (s *Server) closeSession(ws *host.Session) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.CloseTimeout)
+	defer cancel()
+	if err := ws.Close(ctx); err != nil {
+		s.log.Warn("mcp.session.close", "session", ws.Name(), "err", err)
+		return
+	}
+	s.log.Info("mcp.session.close", "session", ws.Name())
+}
+
+// handler runs one kernel tool for an MCP call. The kernel validates the
+// params against the schema, so the SDK's raw handler form is used: one
+// validation, with the kernel's messages.
+func (s *Server) handler(tool string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ws, err := s.session(ctx, req.Session)
+		if err != nil {
+			return toolError(err), nil
+		}
+		args := req.Params.Arguments
+		if len(args) == 0 || string(args) == "null" {
+			args = json.RawMessage(`{}`)
+		}
+		stop := s.progress(ctx, req)
+		res, err := s.k.Call(ctx, ws.Name(), tool, args)
+		stop()
+		if err != nil {
+			if ctx.Err() != nil {
+				// Cancelled by the client (or it went away): the SDK
+				// sends no response for a cancelled request.
+				return nil, ctx.Err()
+			}
+			if backend.KindOf(err) == backend.ErrInvalid {
+				// Params the schema refuses are the caller's protocol
+				// mistake, reported as JSON-RPC invalid params so a
+				// client library surfaces it as such.
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+			}
+			// Refusals and an unavailable sandbox are answers the model
+			// must read to change course, so they are tool errors.
+			return toolError(err), nil
+		}
+		out := &mcp.CallToolResult{
+			Content: []mcp.Content{&mcp.TextContent{Text: res.Message}},
+			IsError: !res.OK,
+		}
+		if v := structured(res.Value); v != nil {
+			out.StructuredContent = v
+		}
+		return out, nil
+	}
+}
+
+func toolError(err error) *mcp.CallToolResult {
+	msg := err.Error()
+	if h := hint(err); h != "" {
+		msg += "\n(" + h + ")"
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
+}
+
+func hint(err error) string {
+	switch backend.KindOf(err) {
+	case backend.ErrPermission:
+		return "a policy refused this; try a different command or approach"
+	case backend.ErrUnavailable:
+		return "the sandbox cannot serve right now; the operator should check the backend (wai preflight)"
+	case backend.ErrNotFound:
+		return "check the path or name"
+	}
+	return ""
+}
+
+// structured returns a tool's value as MCP structured content, which must
+// be a JSON object: other values are wrapped as {"value": …}.
+func structured(v json.RawMessage) any {
+	t := strings.TrimSpace(string(v))
+	switch {
+	case t == "" || t == "null":
+		return nil
+	case strings.HasPrefix(t, "{"):
+		return json.RawMessage(t)
+	}
+	return map[string]json.RawMessage{"value": json.RawMessage(t)}
+}
+
+// progress reports, every ProgressInterval while a call runs, how long it
+// has been running, to a client that sent a progress token. The returned
+// function stops it.
+func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func() {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		start := time.Now()
+		tick := time.NewTicker(s.opts.ProgressInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case now := <-tick.C:
+				el := now.Sub(start).Round(100 * time.Millisecond)
+				err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: token,
+					Progress:      el.Seconds(),
+					Message:       fmt.Sprintf("%s running for %s", req.Params.Name, el),
+				})
+				if err != nil {
+					s.log.Debug("mcp.progress", "err", err)
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}

@@ -1,0 +1,311 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/host/mcpserver"
+	"github.com/wai-dev/wai/internal/plugbuild"
+	_ "github.com/wai-dev/wai/plugins/host"
+)
+
+// One kernel for the whole file: loading plugins is the slow part, and the
+// sessions the tests open are what must be isolated, not kernels.
+var (
+	kernelOnce sync.Once
+	kernel     *host.Kernel
+	kernelErr  error
+)
+
+func testKernel(t *testing.T) *host.Kernel {
+	t.Helper()
+	kernelOnce.Do(func() {
+		dir := t.TempDir()
+		var plugins []host.PluginConfig
+		for _, pkg := range []string{"examples/hello", "host/testdata/noop"} {
+			path := filepath.Join(dir, filepath.Base(pkg)+".wasm")
+			if kernelErr = os.WriteFile(path, plugbuild.Build(t, pkg), 0o644); kernelErr != nil {
+				return
+			}
+			plugins = append(plugins, host.PluginConfig{Path: path, Grants: []string{"shell"}})
+		}
+		cfg := host.DefaultConfig()
+		cfg.Backend = "host"
+		cfg.BundledTools = []string{}
+		cfg.Plugins = plugins
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		// Shared across runs so wazero's compiled modules are reused.
+		cfg.StateDir = filepath.Join(base, "wai-test", "mcpserver-state")
+		kernel, kernelErr = host.New(context.Background(), cfg)
+	})
+	if kernelErr != nil {
+		t.Fatal(kernelErr)
+	}
+	return kernel
+}
+
+func newServer(t *testing.T) *mcpserver.Server {
+	t.Helper()
+	s, err := mcpserver.New(testKernel(t), mcpserver.Options{ProgressInterval: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// stdioClient connects a Go SDK client to s over a pair of pipes carrying
+// the stdio framing (newline-delimited JSON-RPC), as a subprocess would.
+func stdioClient(t *testing.T, s *mcpserver.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- s.Run(context.Background(), &mcp.IOTransport{Reader: sr, Writer: sw}) }()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
+	cs, err := c.Connect(context.Background(), &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("the server did not stop after the client closed")
+		}
+	})
+	return cs
+}
+
+func httpClient(t *testing.T, url, token string) *mcp.ClientSession {
+	t.Helper()
+	hc := &http.Client{Transport: bearer{token}}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if b.token != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return res
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestStdioListAndCall(t *testing.T) {
+	cs := stdioClient(t, newServer(t), nil)
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*mcp.Tool{}
+	for _, tool := range lt.Tools {
+		byName[tool.Name] = tool
+	}
+	hello := byName["hello"]
+	if hello == nil || byName["run"] == nil || byName["noop"] == nil {
+		t.Fatalf("tools: %v", byName)
+	}
+	if hello.Description != "Greets someone from inside the workspace." || hello.Annotations == nil || !hello.Annotations.ReadOnlyHint {
+		t.Errorf("hello: description %q, annotations %+v", hello.Description, hello.Annotations)
+	}
+	schema, _ := json.Marshal(hello.InputSchema)
+	if !strings.Contains(string(schema), `"name"`) || !strings.Contains(string(schema), `"maxLength":80`) {
+		t.Errorf("hello's schema lost its properties: %s", schema)
+	}
+
+	res := call(t, cs, "hello", map[string]any{"name": "mcp"})
+	if res.IsError || text(res) != "hello, mcp" {
+		t.Fatalf("hello: %+v %q", res, text(res))
+	}
+	sc, _ := json.Marshal(res.StructuredContent)
+	if !strings.Contains(string(sc), `"backend":"host"`) {
+		t.Errorf("structured content: %s", sc)
+	}
+
+	// A failed result is an answer for the model: isError, its message.
+	res = call(t, cs, "hello", map[string]any{"name": " "})
+	if !res.IsError || !strings.Contains(text(res), "name is empty") {
+		t.Errorf("failed result: %+v %q", res, text(res))
+	}
+	// A policy's refusal too, with the policy's reason.
+	res = call(t, cs, "run", map[string]any{"shell": "rm -fr /"})
+	if !res.IsError || !strings.Contains(text(res), "blocklist") {
+		t.Errorf("refused command: %+v %q", res, text(res))
+	}
+
+	// Protocol mistakes are JSON-RPC errors.
+	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": 5}})
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpcErr.Message, "name") {
+		t.Errorf("params failing the schema: %v", err)
+	}
+	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}})
+	if !errors.As(err, &rpcErr) || !strings.Contains(rpcErr.Message, "no_such_tool") {
+		t.Errorf("unknown tool: %v", err)
+	}
+}
+
+// Cancelling a call kills the command: a sleep that would outlive the test
+// by far returns at once, and the marker it would write never appears.
+func TestCancellationKillsCommand(t *testing.T) {
+	var (
+		mu       sync.Mutex
+		progress []float64
+	)
+	cs := stdioClient(t, newServer(t), &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, r.Params.Progress)
+			mu.Unlock()
+		},
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		cancel()
+	}()
+	start := time.Now()
+	params := &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"shell": "sleep 31.7; echo late > marker"}}
+	params.SetProgressToken("p1")
+	_, err := cs.CallTool(ctx, params)
+	if err == nil {
+		t.Fatal("a cancelled call returned a result")
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Fatalf("cancelled call took %s", el)
+	}
+	mu.Lock()
+	n := len(progress)
+	mu.Unlock()
+	if n == 0 {
+		t.Error("no progress notification during a 1.5 s call with a progress token")
+	}
+	// The session is still usable, and the killed command never finished.
+	res := call(t, cs, "run", map[string]any{"shell": "sleep 1; ls"})
+	if res.IsError || strings.Contains(text(res), "marker") {
+		t.Errorf("after cancel: %+v %q", res, text(res))
+	}
+	res = call(t, cs, "run", map[string]any{"shell": "ps -eo args | grep -c '[s]leep 31.7' || true"})
+	if strings.TrimSpace(text(res)) != "0" {
+		t.Errorf("the cancelled sleep still runs: %q", text(res))
+	}
+}
+
+func TestHTTPSessionsIsolatedAndTokenRequired(t *testing.T) {
+	s := newServer(t)
+	const token = "s3cret"
+	ts := httptest.NewServer(s.HTTPHandler(token))
+	// A cleanup, not a defer: it must run after the clients' cleanups
+	// have closed their streams, or Close waits on them.
+	t.Cleanup(ts.Close)
+
+	// Without the token: 401.
+	resp, err := http.Post(ts.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("no token: status %d, want 401", resp.StatusCode)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	if _, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: bearer{"wrong"}}, MaxRetries: -1}, nil); err == nil {
+		t.Error("a client with the wrong token connected")
+	}
+
+	a := httpClient(t, ts.URL, token)
+	b := httpClient(t, ts.URL, token)
+	if res := call(t, a, "run", map[string]any{"shell": "echo secret-a > a.txt && pwd"}); res.IsError {
+		t.Fatalf("a: %q", text(res))
+	}
+	res := call(t, b, "run", map[string]any{"shell": "ls; pwd"})
+	if res.IsError || strings.Contains(text(res), "a.txt") {
+		t.Errorf("session b sees a's file: %q", text(res))
+	}
+	res = call(t, a, "run", map[string]any{"command": []string{"cat", "a.txt"}})
+	if strings.TrimSpace(text(res)) != "secret-a" {
+		t.Errorf("session a lost its file: %q", text(res))
+	}
+
+	// Closing a client closes its wai session: its workspace goes away.
+	dir := strings.TrimSpace(text(call(t, a, "run", map[string]any{"command": []string{"pwd"}})))
+	if _, err := os.Stat(filepath.Join(dir, "a.txt")); err != nil {
+		t.Fatalf("workspace %q: %v", dir, err)
+	}
+	a.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("workspace %s still there after the client left", dir)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestCheckListen(t *testing.T) {
+	for _, tc := range []struct {
+		addr, token string
+		ok          bool
+	}{
+		{"127.0.0.1:8765", "", true},
+		{"localhost:0", "", true},
+		{"[::1]:80", "", true},
+		{":8765", "", false},
+		{"0.0.0.0:8765", "", false},
+		{"0.0.0.0:8765", "t", true},
+		{"10.1.2.3:8765", "t", true},
+		{"nonsense", "t", false},
+	} {
+		err := mcpserver.CheckListen(tc.addr, tc.token)
+		if (err == nil) != tc.ok {
+			t.Errorf("CheckListen(%q, %q) = %v, want ok=%v", tc.addr, tc.token, err, tc.ok)
+		}
+	}
+}
