@@ -21,7 +21,7 @@ func TestScenarioWriteTestFix(t *testing.T) {
 		}
 		call := func(wantOK bool, tool, params string) string {
 			t.Helper()
-			res, err := e.CallIn(t, "scenario", tool, params)
+			res, err := e.CallIn(t, "shell-scenario", tool, params)
 			if err != nil || res.OK != wantOK {
 				t.Fatalf("%s %s: want ok=%v, got %+v, %v", tool, params, wantOK, res, err)
 			}

@@ -164,7 +164,7 @@ func runCases(t *testing.T, e *tooltest.Env) {
 	t.Run("cwd env stdin reach the command", func(t *testing.T) {
 		// Made through the session's FS, which every backend has (the
 		// mock runs no mkdir).
-		sess, err := e.Kernel.Session(context.Background(), "cwd", host.SessionOptions{})
+		sess, err := e.Kernel.Session(context.Background(), "shell-cwd", host.SessionOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +172,7 @@ func runCases(t *testing.T, e *tooltest.Env) {
 			t.Fatal(err)
 		}
 		canned("printenv", backend.ExecResult{Stdout: "up\n/workspace/sub/dir\nin"})
-		res, err := e.CallIn(t, "cwd", "shell_execute", `{"command":["sh","-c","printenv LOWER; pwd; cat"],"cwd":"/workspace/sub/dir/","env":{"lower":"up"},"stdin":"in","timeout_seconds":0.2}`)
+		res, err := e.CallIn(t, "shell-cwd", "shell_execute", `{"command":["sh","-c","printenv LOWER; pwd; cat"],"cwd":"/workspace/sub/dir/","env":{"lower":"up"},"stdin":"in","timeout_seconds":0.2}`)
 		if err != nil {
 			t.Fatal(err)
 		}
