@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The built binary, driven by the official Go SDK client as an agent
+// drives it: over stdio as a subprocess, and over streamable HTTP.
+func TestServe(t *testing.T) {
+	e, present := toolsEnv(t)
+	if _, ok := present["shell"]; !ok {
+		t.Fatal("tools/shell is missing")
+	}
+	if _, ok := present["vfs"]; !ok {
+		t.Fatal("tools/vfs is missing")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	t.Run("stdio", func(t *testing.T) {
+		cmd := e.command(ctx, "serve", "--config", e.config)
+		cmd.Stdin = nil
+		c := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "1"}, nil)
+		cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		exercise(t, ctx, cs)
+	})
+
+	t.Run("http with a token", func(t *testing.T) {
+		const token = "tok-123"
+		cmd := e.command(ctx, "serve", "--config", e.config, "--http", "127.0.0.1:0", "--token-env", "WAI_TEST_TOKEN")
+		cmd.Env = append(cmd.Env, "WAI_TEST_TOKEN="+token)
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			_ = cmd.Process.Signal(os.Interrupt)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("wai serve after an interrupt: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Error("wai serve did not stop on an interrupt")
+			}
+		}()
+		url := ""
+		sc := bufio.NewScanner(stderr)
+		re := regexp.MustCompile(`(http://127\.0\.0\.1:\d+/)`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				url = m[1]
+				break
+			}
+		}
+		if url == "" {
+			t.Fatal("wai serve --http printed no address")
+		}
+		go func() {
+			for sc.Scan() {
+			}
+		}()
+
+		resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("a request without the token: status %d, want 401", resp.StatusCode)
+		}
+
+		c := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "1"}, nil)
+		hc := &http.Client{Transport: bearerTransport(token)}
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		exercise(t, ctx, cs)
+	})
+
+	t.Run("non-loopback without a token is refused", func(t *testing.T) {
+		r := e.run("serve", "--config", e.config, "--http", "0.0.0.0:0", "--token-env", "WAI_TEST_UNSET_TOKEN")
+		if r.code != exitError || !strings.Contains(r.stderr, "without a bearer token") {
+			t.Errorf("want a refusal naming the token; got %v", r)
+		}
+	})
+}
+
+type bearerTransport string
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// exercise lists the tools and uses shell_execute and the file tools, as
+// the README's demo does.
+func exercise(t *testing.T, ctx context.Context, cs *mcp.ClientSession) {
+	t.Helper()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, tool := range lt.Tools {
+		have[tool.Name] = true
+	}
+	for _, want := range []string{"shell_execute", "read_file", "write_file", "edit_file"} {
+		if !have[want] {
+			t.Errorf("tools/list lacks %s", want)
+		}
+	}
+	callOK := func(name string, args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var b strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		if res.IsError {
+			t.Fatalf("%s failed: %s", name, b.String())
+		}
+		return b.String()
+	}
+	callOK("write_file", map[string]any{"file_path": "notes.txt", "content": "first line\n"})
+	if got := callOK("read_file", map[string]any{"file_path": "notes.txt"}); !strings.Contains(got, "first line") {
+		t.Errorf("read_file: %q", got)
+	}
+	if got := callOK("shell_execute", map[string]any{"command": []string{"cat", "notes.txt"}}); !strings.Contains(got, "first line") {
+		t.Errorf("shell_execute: %q", got)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "shell_execute", Arguments: map[string]any{"command": []string{"sh", "-c", "exit 3"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError {
+		t.Errorf("a command exiting 3 is not a tool error: %+v", res)
+	}
+}
