@@ -1,0 +1,58 @@
+// Drives `wai serve` over stdio with the official MCP TypeScript SDK: lists
+// the tools, writes a file, reads it back and runs a command on it. Prints
+// one JSON line describing what it saw; exits 1 on any failure.
+//
+// usage: node client.mjs WAI_BINARY [wai serve flags…]
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const [bin, ...serveArgs] = process.argv.slice(2);
+if (!bin) {
+  console.error("usage: node client.mjs WAI_BINARY [wai serve flags…]");
+  process.exit(2);
+}
+
+function text(res) {
+  return (res.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
+}
+
+function check(cond, what) {
+  if (!cond) throw new Error(what);
+}
+
+const transport = new StdioClientTransport({
+  command: bin,
+  args: ["serve", ...serveArgs],
+  env: process.env,
+  stderr: "inherit",
+});
+const client = new Client({ name: "wai-ts-test", version: "1.0.0" });
+try {
+  await client.connect(transport);
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name).sort();
+  for (const want of ["shell_execute", "read_file", "write_file"]) {
+    check(names.includes(want), `tools/list lacks ${want}: ${names.join(", ")}`);
+  }
+  const shell = tools.find((t) => t.name === "shell_execute");
+  check(shell.inputSchema?.type === "object", "shell_execute has no object input schema");
+
+  let res = await client.callTool({ name: "write_file", arguments: { file_path: "hello.py", content: "print('hi from ts')\n" } });
+  check(!res.isError, `write_file failed: ${text(res)}`);
+  res = await client.callTool({ name: "read_file", arguments: { file_path: "hello.py" } });
+  check(!res.isError && text(res).includes("hi from ts"), `read_file: ${text(res)}`);
+  const read = text(res);
+  res = await client.callTool({ name: "shell_execute", arguments: { command: ["cat", "hello.py"] } });
+  check(!res.isError && text(res).includes("hi from ts"), `shell_execute: ${text(res)}`);
+  const sc = res.structuredContent ?? {};
+  check(sc.exit_code === 0, `shell_execute structured content: ${JSON.stringify(sc)}`);
+  res = await client.callTool({ name: "shell_execute", arguments: { command: ["id", "-u"] } });
+  check(!res.isError, `id -u: ${text(res)}`);
+
+  console.log(JSON.stringify({ tools: names, read, uid: (res.structuredContent ?? {}).stdout?.trim() }));
+  await client.close();
+} catch (err) {
+  console.error(`mcp-ts: ${err?.stack ?? err}`);
+  try { await client.close(); } catch {}
+  process.exit(1);
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs the pinned TypeScript SDK (package-lock.json) into node_modules,
+# once: a second run with the lock unchanged does nothing.
+set -euo pipefail
+cd "$(dirname "$0")"
+stamp=node_modules/.wai-lock-sha
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [[ -f $stamp && "$(cat "$stamp")" == "$want" ]]; then
+	exit 0
+fi
+npm ci --no-audit --no-fund --loglevel=error
+echo "$want" > "$stamp"
