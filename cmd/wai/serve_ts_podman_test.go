@@ -1,0 +1,60 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// podmanTags are the tags this file is built with; the wai binary the
+// TypeScript client starts needs them too, to link the Podman backend.
+const podmanTags = "remote exclude_graphdriver_btrfs exclude_graphdriver_devicemapper containers_image_openpgp"
+
+// The done-when: the TypeScript SDK client lists wai's tools and
+// runs a command in a Podman sandbox (as the container's nobody user).
+func TestServeTypeScriptClientPodman(t *testing.T) {
+	e, _ := toolsEnv(t)
+	r := inProcess(t, e.config, "exec", "--backend", "podman", "--", "true")
+	if r.code == exitError && strings.Contains(r.stderr, "hint: the backend cannot serve") {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Podman is required on CI (make test runs scripts/setup-podman.sh first): %v", r)
+		}
+		t.Skipf("no usable Podman service (run scripts/setup-podman.sh as root): %s", r.stderr)
+	}
+
+	bin := filepath.Join(t.TempDir(), "wai-podman")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "go", "build", "-tags", podmanTags, "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building wai with the Podman backend: %v\n%s", err, out)
+	}
+
+	prefix := "wai-ts-" + marker(t)[len("wai-test-"):][:8]
+	extra := fmt.Sprintf("\n[backends.podman]\nimage = %q\nname_prefix = %q\n", podmanImage(), prefix)
+	f, err := os.OpenFile(e.config, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(extra); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	tools, read, uid := tsClient(t, e, bin, "--config", e.config, "--backend", "podman")
+	if !strings.Contains(strings.Join(tools, " "), "shell_execute") {
+		t.Errorf("tools: %v", tools)
+	}
+	if !strings.Contains(read, "hi from ts") {
+		t.Errorf("read_file: %q", read)
+	}
+	if uid != "65534" {
+		t.Errorf("shell_execute id -u ran as %q, want 65534 (the container's nobody): not in the Podman sandbox", uid)
+	}
+}
