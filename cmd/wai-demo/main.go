@@ -42,21 +42,35 @@ def mean(xs):
     return sum(xs) / len(xs) + 1
 `
 
-const tests = `import unittest
-
-from calc import add, mean
+const tests = `from calc import add, mean
 
 
-class CalcTest(unittest.TestCase):
-    def test_add(self):
-        self.assertEqual(add(2, 3), 5)
-
-    def test_mean(self):
-        self.assertEqual(mean([1, 2, 3]), 2)
+def test_add():
+    assert add(2, 3) == 5
 
 
-if __name__ == "__main__":
-    unittest.main()
+def test_mean():
+    got = mean([1, 2, 3])
+    assert got == 2, f"mean([1, 2, 3]) is {got}, want 2"
+`
+
+// runner is the project's own test runner: the sandbox image may carry
+// only a minimal Python (no unittest, no pytest).
+const runner = `import sys
+
+import test_calc
+
+names = [n for n in dir(test_calc) if n.startswith("test_")]
+failed = 0
+for name in names:
+    try:
+        getattr(test_calc, name)()
+        print(f"PASS {name}")
+    except AssertionError as e:
+        failed += 1
+        print(f"FAIL {name}: {e}")
+print(f"{len(names)} tests, {failed} failed")
+sys.exit(1 if failed else 0)
 `
 
 // step is one tool call of the script and what its result must be for the
@@ -89,14 +103,15 @@ func demo(ctx context.Context, w io.Writer, bin string, serveArgs []string) erro
 	}
 	fmt.Fprintf(w, "== connected to wai serve over MCP (stdio); tools: %s\n\n", strings.Join(names, ", "))
 
-	unittest := []string{"python3", "-m", "unittest", "-v", "test_calc"}
+	runTests := []string{"python3", "run_tests.py"}
 	steps := []step{
 		{say: "Write a small Python project", tool: "write_file", args: map[string]any{"file_path": "calc.py", "content": calc}},
 		{tool: "write_file", args: map[string]any{"file_path": "test_calc.py", "content": tests}},
-		{say: "Run its tests: one fails", tool: "shell_execute", args: map[string]any{"command": unittest}, wantErr: true, want: "FAIL: test_mean"},
+		{tool: "write_file", args: map[string]any{"file_path": "run_tests.py", "content": runner}},
+		{say: "Run its tests: one fails", tool: "shell_execute", args: map[string]any{"command": runTests}, wantErr: true, want: "FAIL test_mean"},
 		{say: "Read the code to find the bug", tool: "read_file", args: map[string]any{"file_path": "calc.py"}, want: "+ 1"},
 		{say: "Fix it", tool: "edit_file", args: map[string]any{"file_path": "calc.py", "old_string": "sum(xs) / len(xs) + 1", "new_string": "sum(xs) / len(xs)"}},
-		{say: "Run the tests again: they pass", tool: "shell_execute", args: map[string]any{"command": unittest}, want: "OK"},
+		{say: "Run the tests again: they pass", tool: "shell_execute", args: map[string]any{"command": runTests}, want: "2 tests, 0 failed"},
 		{say: "Try something destructive: the policy blocks it, with its reason", tool: "shell_execute", args: map[string]any{"command": []string{"rm", "-rf", "/"}}, wantErr: true, want: "rm"},
 		{say: "Run away (a background sleep and a busy loop): the timeout kills the whole tree", tool: "shell_execute",
 			args: map[string]any{"command": []string{"sh", "-c", "sleep 297 & while :; do :; done"}, "timeout_seconds": 2}, wantErr: true, want: "124"},

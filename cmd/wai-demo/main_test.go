@@ -47,7 +47,7 @@ func TestDemoOnHostBackend(t *testing.T) {
 	if err := demo(ctx, &out, bin, []string{"--config", config}); err != nil {
 		t.Fatalf("demo: %v\ntranscript so far:\n%s", err, out.String())
 	}
-	for _, want := range []string{"FAIL: test_mean", "FAILED (failures=1)", "Ran 2 tests", "denied by policy blocklist", "Timed out: true", "== done"} {
+	for _, want := range []string{"FAIL test_mean: mean([1, 2, 3]) is 3.0, want 2", "2 tests, 1 failed", "2 tests, 0 failed", "denied by policy blocklist", "Timed out: true", "== done"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("transcript lacks %q:\n%s", want, out.String())
 		}
