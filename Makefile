@@ -72,6 +72,10 @@ plugins: ## build every bundled plugin into build/plugins/NAME.wasm
 		GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -o $(PLUGINDIR)/$$name.wasm $$p; \
 	done
 
+.PHONY: demo
+demo: ## wai's main job end to end: build, set up Podman (as root), an MCP agent session with a transcript
+	GO="$(GO)" GOTAGS="$(GOTAGS)" bash scripts/demo.sh
+
 .PHONY: test
 test: ## set up Podman when root, then run every test with the race detector
 	@if [[ -f scripts/setup-podman.sh ]]; then \
