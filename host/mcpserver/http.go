@@ -14,7 +14,10 @@ import (
 // wai session. With a non-empty token every request must carry
 // `Authorization: Bearer TOKEN`; others get 401.
 func (s *Server) HTTPHandler(token string) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{Logger: s.log})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Logger:         s.log,
+		SessionTimeout: s.opts.HTTPIdleTimeout,
+	})
 	if token == "" {
 		return h
 	}

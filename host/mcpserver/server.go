@@ -36,6 +36,11 @@ type Options struct {
 	// CloseTimeout bounds closing a wai session after its client left;
 	// 0 means 30 seconds.
 	CloseTimeout time.Duration
+	// HTTPIdleTimeout closes an HTTP session (and its wai session) that
+	// sent no request for this long: a client that vanished without
+	// ending its session must not keep a container forever. 0 means 30
+	// minutes.
+	HTTPIdleTimeout time.Duration
 }
 
 // Server serves one kernel's tools over MCP.
@@ -65,6 +70,9 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 	}
 	if opts.CloseTimeout <= 0 {
 		opts.CloseTimeout = 30 * time.Second
+	}
+	if opts.HTTPIdleTimeout <= 0 {
+		opts.HTTPIdleTimeout = 30 * time.Minute
 	}
 	log := opts.Logger
 	if log == nil {

@@ -309,3 +309,30 @@ func TestCheckListen(t *testing.T) {
 		}
 	}
 }
+
+// An HTTP client that vanishes without ending its session loses it after
+// the idle timeout, workspace and all.
+func TestHTTPIdleSessionClosed(t *testing.T) {
+	s, err := mcpserver.New(testKernel(t), mcpserver.Options{HTTPIdleTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	ts := httptest.NewServer(s.HTTPHandler(""))
+	t.Cleanup(ts.Close)
+	cs := httpClient(t, ts.URL, "")
+	dir := strings.TrimSpace(text(call(t, cs, "run", map[string]any{"command": []string{"pwd"}})))
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("workspace %q: %v", dir, err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("workspace %s still there after the idle timeout", dir)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
