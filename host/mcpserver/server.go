@@ -232,7 +232,7 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 				// sends no response for a cancelled request.
 				return nil, ctx.Err()
 			}
-			if backend.KindOf(err) == backend.ErrInvalid {
+			if protocolError(err) {
 				// Params the schema refuses are the caller's protocol
 				// mistake, reported as JSON-RPC invalid params so a
 				// client library surfaces it as such.
@@ -251,6 +251,18 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 		}
 		return out, nil
 	}
+}
+
+// protocolError reports whether err is the kernel refusing the call itself
+// (params failing the schema, an unknown tool) rather than something the
+// tool ran into, such as a command over a limit, which the model must read
+// as a tool error to change course.
+func protocolError(err error) bool {
+	var be *backend.Error
+	if !errors.As(err, &be) || be.Op != "call" {
+		return false
+	}
+	return errors.Is(be.Kind, backend.ErrInvalid) || errors.Is(be.Kind, backend.ErrNotFound)
 }
 
 func toolError(err error) *mcp.CallToolResult {

@@ -177,6 +177,13 @@ func TestStdioListAndCall(t *testing.T) {
 		t.Errorf("refused command: %+v %q", res, text(res))
 	}
 
+	// A limit the command runs into inside the tool is the model's to
+	// read, not a protocol error, though it is of the same kind.
+	res = call(t, cs, "run", map[string]any{"shell": "echo " + strings.Repeat("x", 5000)})
+	if !res.IsError || !strings.Contains(text(res), "over the limit") {
+		t.Errorf("a command over the limit: %+v %q", res, text(res))
+	}
+
 	// Protocol mistakes are JSON-RPC errors.
 	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": 5}})
 	var rpcErr *jsonrpc.Error
