@@ -103,7 +103,8 @@ func demo(ctx context.Context, w io.Writer, bin string, serveArgs []string) erro
 	}
 	fmt.Fprintf(w, "== connected to wai serve over MCP (stdio); tools: %s\n\n", strings.Join(names, ", "))
 
-	runTests := []string{"python3", "run_tests.py"}
+	// -B: no bytecode cache, whose mtime+size check could miss a same-second edit.
+	runTests := []string{"python3", "-B", "run_tests.py"}
 	steps := []step{
 		{say: "Write a small Python project", tool: "write_file", args: map[string]any{"file_path": "calc.py", "content": calc}},
 		{tool: "write_file", args: map[string]any{"file_path": "test_calc.py", "content": tests}},
