@@ -98,6 +98,12 @@ var BundledPolicies = []string{"blocklist", "allowlist"}
 // DefaultToolTimeout applies to tools ToolTimeouts does not name.
 const DefaultToolTimeout = 60 * time.Second
 
+// commandToolTimeout bounds the bundled tools that accept a command timeout
+// of up to 120 s: the call's deadline must outlive the command's, or a
+// command the model was allowed to run for 120 s would be cut at 60 s
+// without its timed_out result and partial output.
+const commandToolTimeout = 125 * time.Second
+
 // DefaultConfig returns the configuration wai runs with when no file says
 // otherwise. wai.example.toml shows exactly these values; a test keeps the
 // two in step.
@@ -108,14 +114,18 @@ func DefaultConfig() Config {
 		ReadBeforeWrite:    true,
 		PolicyTimeout:      time.Second,
 		Limits:             backend.DefaultLimits(),
-		ToolTimeouts:       map[string]time.Duration{"default": DefaultToolTimeout},
-		DisabledTools:      []string{},
-		Backends:           map[string]map[string]any{},
-		Plugins:            []PluginConfig{},
-		Policies:           []PolicyConfig{},
-		BundledTools:       []string{"shell", "vfs", "python", "podman_shell"},
-		DefaultPolicies:    []string{"blocklist"},
-		MCP:                MCPConfig{HTTPAddr: "127.0.0.1:8765", TokenEnv: "WAI_MCP_TOKEN"},
+		ToolTimeouts: map[string]time.Duration{
+			"default":       DefaultToolTimeout,
+			"shell_execute": commandToolTimeout,
+			"podman_shell":  commandToolTimeout,
+		},
+		DisabledTools:   []string{},
+		Backends:        map[string]map[string]any{},
+		Plugins:         []PluginConfig{},
+		Policies:        []PolicyConfig{},
+		BundledTools:    []string{"shell", "vfs", "python", "podman_shell"},
+		DefaultPolicies: []string{"blocklist"},
+		MCP:             MCPConfig{HTTPAddr: "127.0.0.1:8765", TokenEnv: "WAI_MCP_TOKEN"},
 	}
 }
 

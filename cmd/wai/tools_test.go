@@ -39,8 +39,7 @@ func toolsEnv(t *testing.T) (*env, map[string][]string) {
 		names = append(names, `"`+name+`"`)
 	}
 	slices.Sort(names)
-	e := newEnv(t, "plugin_dir = \""+dir+"\"\nbundled_tools = ["+strings.Join(names, ", ")+"]\n"+
-		"[tool_timeouts]\nshell_execute = \"125s\"\n")
+	e := newEnv(t, "plugin_dir = \""+dir+"\"\nbundled_tools = ["+strings.Join(names, ", ")+"]\n")
 	return e, present
 }
 
