@@ -201,6 +201,7 @@ func (k *Kernel) Session(ctx context.Context, name string, opts SessionOptions) 
 		return s, nil
 	}
 	s := newSession(k, spec, opts.Tools)
+	s.loadReads(ctx)
 	k.sessions[name] = s
 	k.log.LogAttrs(ctx, slog.LevelDebug, "session.created", slog.String("session", name), slog.String("user", opts.User), slog.Bool("keep", opts.Keep))
 	return s, nil

@@ -107,6 +107,12 @@ func (s *Session) Close(ctx context.Context) error {
 	if ws != nil {
 		err = ws.Close(ctx)
 	}
+	if rerr := s.saveReads(); rerr != nil {
+		// Not the caller's failure: the session is closed all the same,
+		// and a lost record only means a re-read before the next edit.
+		s.k.log.LogAttrs(ctx, slog.LevelWarn, "session.reads_not_saved", slog.String("session", s.spec.Session),
+			slog.String("error", rerr.Error()))
+	}
 	s.k.log.LogAttrs(ctx, slog.LevelDebug, "session.closed", slog.String("session", s.spec.Session), slog.Bool("keep", s.spec.Keep))
 	return err
 }

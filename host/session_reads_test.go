@@ -1,0 +1,97 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// Two processes using one kept session (`wai call --session s read_file`,
+// then `wai call --session s edit_file`) are two kernels over the same
+// state directory and the same workspace.
+func TestKeptSessionRemembersReadsAcrossKernels(t *testing.T) {
+	ctx := context.Background()
+	cfg := testConfig(t)
+	fb := newFake("fake", true)
+	fb.files["kept"] = map[string]string{"f.txt": "one\n", "g.txt": "two\n"}
+	fb.files["brief"] = map[string]string{"f.txt": "one\n"}
+
+	open := func() *Kernel {
+		k, err := New(ctx, cfg, WithBackend(fb))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	first := open()
+	for _, name := range []string{"kept", "brief"} {
+		s, err := first.Session(ctx, name, SessionOptions{Keep: name == "kept"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.FS().Read(ctx, backend.ReadRequest{Path: "f.txt"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := first.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	second := open()
+	defer second.Close(ctx)
+	kept, err := second.Session(ctx, "kept", SessionOptions{Keep: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kept.FS().Edit(ctx, backend.EditRequest{Path: "f.txt", Old: "one", New: "1"}); err != nil {
+		t.Fatalf("editing in a later run a file the kept session read: %v", err)
+	}
+	if _, err := kept.FS().Edit(ctx, backend.EditRequest{Path: "g.txt", Old: "two", New: "2"}); !errors.Is(err, backend.ErrInvalid) {
+		t.Fatalf("a file the kept session never read was editable: %v", err)
+	}
+	brief, err := second.Session(ctx, "brief", SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := brief.FS().Edit(ctx, backend.EditRequest{Path: "f.txt", Old: "one", New: "1"}); !errors.Is(err, backend.ErrInvalid) {
+		t.Fatalf("a session that was not kept passed its reads on: %v", err)
+	}
+	if _, err := os.Stat(brief.readsPath()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a session that was not kept left a read record: %v", err)
+	}
+}
+
+func TestDamagedReadRecordIsDropped(t *testing.T) {
+	ctx := context.Background()
+	cfg := testConfig(t)
+	k, fb := newKernel(t, cfg)
+	fb.files["kept"] = map[string]string{"f.txt": "one\n"}
+	s, err := k.Session(ctx, "kept", SessionOptions{Keep: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.FS().Read(ctx, backend.ReadRequest{Path: "f.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(s.readsPath())
+	if err != nil || !strings.Contains(string(data), `"f.txt"`) {
+		t.Fatalf("read record after Close: %q, %v", data, err)
+	}
+	if err := os.WriteFile(s.readsPath(), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	again, err := k.Session(ctx, "kept", SessionOptions{Keep: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := again.FS().Edit(ctx, backend.EditRequest{Path: "f.txt", Old: "one", New: "1"}); !errors.Is(err, backend.ErrInvalid) {
+		t.Fatalf("a damaged record counted as reads: %v", err)
+	}
+}
