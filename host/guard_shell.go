@@ -15,50 +15,40 @@ import (
 type guardedShell struct{ s *Session }
 
 func (g *guardedShell) Execute(ctx context.Context, req backend.ExecRequest) (backend.ExecResult, error) {
-	s := g.s
-	done, err := s.begin()
-	if err != nil {
-		return backend.ExecResult{}, err
-	}
-	defer done()
-	if _, err := s.k.cfg.Limits.CheckExec(req); err != nil {
-		return backend.ExecResult{}, err
-	}
-	if err := s.k.chain.check(ctx, s.checkRequest(ctx, CheckRequest{
-		Action: ActionShellExec, Command: req.Command(), Shell: req.Shell, Cwd: req.Cwd, EnvKeys: envKeys(req.Env),
-	})); err != nil {
-		return backend.ExecResult{}, err
-	}
-	ws, fellBack, err := s.workspace(ctx)
-	if err != nil {
-		return backend.ExecResult{}, err
-	}
-	start := time.Now()
-	res, err := ws.Shell().Execute(ctx, req)
-	if fellBack {
-		res.Sandboxed = false
-	}
-	g.event(ctx, "exec", req.Command(), res, err, time.Since(start), fellBack)
-	return res, err
+	limits := func() error { _, err := g.s.k.cfg.Limits.CheckExec(req); return err }
+	check := CheckRequest{Action: ActionShellExec, Command: req.Command(), Shell: req.Shell, Cwd: req.Cwd, EnvKeys: envKeys(req.Env)}
+	return g.run(ctx, limits, check, "exec", req.Command(), func(sh backend.Shell) (backend.ExecResult, error) {
+		return sh.Execute(ctx, req)
+	})
 }
 
 func (g *guardedShell) ExecuteScript(ctx context.Context, req backend.ScriptRequest) (backend.ExecResult, error) {
-	s := g.s
-	done, err := s.begin()
-	if err != nil {
-		return backend.ExecResult{}, err
-	}
-	defer done()
-	if _, err := s.k.cfg.Limits.CheckScript(req); err != nil {
-		return backend.ExecResult{}, err
-	}
 	interp := req.Interpreter
 	if interp == "" {
 		interp = backend.DefaultInterpreter
 	}
-	if err := s.k.chain.check(ctx, s.checkRequest(ctx, CheckRequest{
-		Action: ActionShellScript, Command: []string{interp}, Script: req.Script, Cwd: req.Cwd, EnvKeys: envKeys(req.Env),
-	})); err != nil {
+	limits := func() error { _, err := g.s.k.cfg.Limits.CheckScript(req); return err }
+	check := CheckRequest{Action: ActionShellScript, Command: []string{interp}, Script: req.Script, Cwd: req.Cwd, EnvKeys: envKeys(req.Env)}
+	return g.run(ctx, limits, check, "script", []string{interp, "<script>"}, func(sh backend.Shell) (backend.ExecResult, error) {
+		return sh.ExecuteScript(ctx, req)
+	})
+}
+
+// run is the one path every command takes: limits (nothing runs over
+// them), then the policy chain, then the workspace, then an event. A
+// result from the unsandboxed fallback never claims a sandbox.
+func (g *guardedShell) run(ctx context.Context, limits func() error, check CheckRequest, kind string, display []string,
+	call func(backend.Shell) (backend.ExecResult, error)) (backend.ExecResult, error) {
+	s := g.s
+	done, err := s.begin()
+	if err != nil {
+		return backend.ExecResult{}, err
+	}
+	defer done()
+	if err := limits(); err != nil {
+		return backend.ExecResult{}, err
+	}
+	if err := s.k.chain.check(ctx, s.checkRequest(ctx, check)); err != nil {
 		return backend.ExecResult{}, err
 	}
 	ws, fellBack, err := s.workspace(ctx)
@@ -66,11 +56,11 @@ func (g *guardedShell) ExecuteScript(ctx context.Context, req backend.ScriptRequ
 		return backend.ExecResult{}, err
 	}
 	start := time.Now()
-	res, err := ws.Shell().ExecuteScript(ctx, req)
+	res, err := call(ws.Shell())
 	if fellBack {
 		res.Sandboxed = false
 	}
-	g.event(ctx, "script", []string{interp, "<script>"}, res, err, time.Since(start), fellBack)
+	g.event(ctx, kind, display, res, err, time.Since(start), fellBack)
 	return res, err
 }
 
