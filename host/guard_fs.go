@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"strings"
 	"time"
 
@@ -194,7 +195,7 @@ func (g *guardedFS) readBeforeWrite(ctx context.Context, fs backend.Filesystem, 
 		return err
 	case fi.Kind != backend.KindFile:
 		return nil // the backend refuses non-files with its own message
-	case g.s.known(fi.Path):
+	case g.s.knownFrom(fi):
 		return nil
 	}
 	return backend.Errorf(backend.ErrInvalid, op, path, "the file exists and has not been read in this session: read it first (read_before_write)")
@@ -223,11 +224,9 @@ func (g *guardedFS) event(ctx context.Context, op, path string, err error, dur t
 func (s *Session) forgetUnder(path string) {
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
-	for p := range s.read {
-		if p == path || path == "." || strings.HasPrefix(p, path+"/") {
-			delete(s.read, p)
-		}
-	}
+	under := func(p string) bool { return p == path || path == "." || strings.HasPrefix(p, path+"/") }
+	maps.DeleteFunc(s.read, func(p string, _ bool) bool { return under(p) })
+	maps.DeleteFunc(s.carried, func(p string, _ fingerprint) bool { return under(p) })
 }
 
 // Interface guards

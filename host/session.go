@@ -26,8 +26,9 @@ type Session struct {
 	closed   bool
 	opening  chan struct{} // non-nil while a goroutine opens ws
 
-	readMu sync.Mutex
-	read   map[string]bool // paths this session has read or written (read_before_write)
+	readMu  sync.Mutex
+	read    map[string]bool        // paths this session has read or written (read_before_write)
+	carried map[string]fingerprint // what a kept session read in earlier processes
 
 	tools map[string]bool // nil: every tool
 
@@ -103,11 +104,14 @@ func (s *Session) Close(ctx context.Context) error {
 	s.mu.Unlock()
 
 	s.k.forget(s)
+	// The record is taken while the workspace is still open: it holds each
+	// file's fingerprint as the session leaves it.
+	rerr := s.saveReads(ctx, ws)
 	var err error
 	if ws != nil {
 		err = ws.Close(ctx)
 	}
-	if rerr := s.saveReads(); rerr != nil {
+	if rerr != nil {
 		// Not the caller's failure: the session is closed all the same,
 		// and a lost record only means a re-read before the next edit.
 		s.k.log.LogAttrs(ctx, slog.LevelWarn, "session.reads_not_saved", slog.String("session", s.spec.Session),
@@ -214,10 +218,4 @@ func (s *Session) markKnown(path string) {
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
 	s.read[path] = true
-}
-
-func (s *Session) known(path string) bool {
-	s.readMu.Lock()
-	defer s.readMu.Unlock()
-	return s.read[path]
 }

@@ -95,3 +95,43 @@ func TestDamagedReadRecordIsDropped(t *testing.T) {
 		t.Fatalf("a damaged record counted as reads: %v", err)
 	}
 }
+
+// A file changed after the kept session read it — by another process, or
+// because its workspace was replaced — is no longer known in a later run.
+func TestKeptReadsForgetChangedFiles(t *testing.T) {
+	ctx := context.Background()
+	cfg := testConfig(t)
+	fb := newFake("fake", true)
+	fb.files["kept"] = map[string]string{"f.txt": "one\n"}
+	k1, err := New(ctx, cfg, WithBackend(fb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := k1.Session(ctx, "kept", SessionOptions{Keep: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.FS().Read(ctx, backend.ReadRequest{Path: "f.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := k1.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fb.mu.Lock()
+	fb.files["kept"]["f.txt"] = "changed behind the session's back\n"
+	fb.mu.Unlock()
+
+	k2, err := New(ctx, cfg, WithBackend(fb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k2.Close(ctx)
+	s2, err := k2.Session(ctx, "kept", SessionOptions{Keep: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s2.FS().Write(ctx, backend.WriteRequest{Path: "f.txt", Content: "x", Mode: backend.WriteOverwrite})
+	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "read it first") {
+		t.Fatalf("overwriting a file changed since the kept session read it: want ErrInvalid, got %v", err)
+	}
+}
