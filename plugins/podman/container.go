@@ -99,6 +99,9 @@ func (b *Backend) createStarted(ctx context.Context, w *Workspace) (*ctrState, e
 	if err != nil {
 		return nil, err
 	}
+	// Create and start take about a second, more on a busy service: the
+	// front end says so rather than look hung before the first command.
+	defer backend.StartProgress(ctx, "starting container "+w.name)()
 	cctx, err := b.svc.ctx(ctx)
 	if err != nil {
 		return nil, err
@@ -235,7 +238,9 @@ func (b *Backend) ensureImage(ctx context.Context) error {
 		return b.imageMissing(p.image, fmt.Errorf("the last pull failed (%v); next attempt in %s", p.lastErr, wait.Round(100*time.Millisecond)))
 	}
 	t0 := time.Now()
+	done := backend.StartProgress(ctx, "pulling image "+p.image)
 	_, err = images.Pull(cctx, p.image, new(images.PullOptions).WithQuiet(true))
+	done()
 	if err == nil {
 		p.present, p.delay, p.lastErr = true, 0, nil
 		b.log.LogAttrs(ctx, slog.LevelInfo, "runtime.podman.pulled", attrs("image", p.image, "duration", time.Since(t0))...)

@@ -47,6 +47,7 @@ func newHydrator(allowed []string, owner *ownerIDs) *hydrator {
 
 // run copies every mount into dir and returns the files and bytes copied.
 func (h *hydrator) run(ctx context.Context, dir string, mounts []HostMount) (int, int64, error) {
+	defer backend.StartProgress(ctx, "copying host_mounts into the workspace")()
 	var files int
 	var total int64
 	for i, m := range mounts {
