@@ -55,10 +55,12 @@ func callFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		kf      kernelFlags
 		session string
 		asJSON  bool
+		quiet   bool
 	)
 	kf.register(fs)
 	fs.StringVar(&session, "session", "", "run in this session `name`, kept for later calls (default: a throwaway session)")
 	fs.BoolVar(&asJSON, "json", false, "print the whole result as JSON instead of the model-facing message")
+	fs.BoolVar(&quiet, "q", false, "no progress line on stderr (it shows only on a terminal; WAI_PROGRESS=0 turns it off too)")
 	return func(ctx context.Context, std stdio, args []string) int {
 		// Flags may follow the positional arguments too (wai call TOOL
 		// '{}' --json): parse what remains after each positional one.
@@ -84,18 +86,26 @@ func callFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}
-		k, err := kf.open(ctx, std.err, true)
+		// Logs of -v go through the status line, which steps aside for them.
+		st := newStatus(std.err, quiet, os.Getenv)
+		k, err := kf.open(ctx, st, true)
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}
 		defer closeKernel(k, std.err)
+		// The line is gone before anything else is written: on every
+		// return path, and before the result below.
+		defer st.end()
+		pctx := st.begin(ctx, pos[0])
 		if session != "" {
 			// Created here so it is kept: Call would make a throwaway one.
-			if _, err := k.Session(ctx, session, host.SessionOptions{Keep: true}); err != nil {
+			if _, err := k.Session(pctx, session, host.SessionOptions{Keep: true}); err != nil {
+				st.end()
 				return fail(ctx, std.err, err)
 			}
 		}
-		res, err := k.Call(ctx, session, pos[0], params)
+		res, err := k.Call(pctx, session, pos[0], params)
+		st.end()
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -62,6 +63,7 @@ func execFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		cwd     string
 		timeout time.Duration
 		stdin   bool
+		quiet   bool
 		env     = envFlag{}
 	)
 	kf.register(fs)
@@ -71,6 +73,7 @@ func execFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 	fs.DurationVar(&timeout, "timeout", 0, "kill the command and everything it started after this `duration` (default: the config's default_timeout)")
 	fs.BoolVar(&stdin, "stdin", false, "pass wai's standard input to the command (bounded by limits.max_stdin_bytes)")
 	fs.Var(env, "env", "set an environment variable `NAME=VALUE` for the command (repeatable)")
+	fs.BoolVar(&quiet, "q", false, "no progress line on stderr (it shows only on a terminal; WAI_PROGRESS=0 turns it off too)")
 
 	return func(ctx context.Context, std stdio, args []string) int {
 		req := backend.ExecRequest{Cwd: cwd, Timeout: timeout}
@@ -92,7 +95,9 @@ func execFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			req.Env = env
 		}
 
-		k, err := kf.open(ctx, std.err, false)
+		// Logs of -v go through the status line, which steps aside for them.
+		st := newStatus(std.err, quiet, os.Getenv)
+		k, err := kf.open(ctx, st, false)
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}
@@ -105,18 +110,28 @@ func execFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			}
 			req.Stdin = in
 		}
-		return execute(ctx, k, session, req, std)
+		return execute(ctx, k, session, req, std, st)
 	}
 }
 
-func execute(ctx context.Context, k *host.Kernel, session string, req backend.ExecRequest, std stdio) int {
+func execute(ctx context.Context, k *host.Kernel, session string, req backend.ExecRequest, std stdio, st *status) int {
+	label := req.Shell
+	if label == "" {
+		label = strings.Join(req.Argv, " ")
+	}
+	// The line is gone before anything else reaches stderr: on every
+	// return path, and before the command's output below.
+	defer st.end()
+	pctx := st.begin(ctx, label)
 	// A named session is kept for the next command; a throwaway one (the
 	// kernel names it) is removed when the kernel closes.
-	s, err := k.Session(ctx, session, host.SessionOptions{Keep: session != ""})
+	s, err := k.Session(pctx, session, host.SessionOptions{Keep: session != ""})
 	if err != nil {
+		st.end()
 		return fail(ctx, std.err, err)
 	}
-	res, err := s.Shell().Execute(ctx, req)
+	res, err := s.Shell().Execute(pctx, req)
+	st.end()
 	if err != nil {
 		return fail(ctx, std.err, err)
 	}
