@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -223,8 +222,8 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 		if len(args) == 0 || string(args) == "null" {
 			args = json.RawMessage(`{}`)
 		}
-		stop := s.progress(ctx, req)
-		res, err := s.k.Call(ctx, ws.Name(), tool, args)
+		pctx, stop := s.progress(ctx, req)
+		res, err := s.k.Call(pctx, ws.Name(), tool, args)
 		stop()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -296,41 +295,4 @@ func structured(v json.RawMessage) any {
 		return json.RawMessage(t)
 	}
 	return map[string]json.RawMessage{"value": json.RawMessage(t)}
-}
-
-// progress reports, every ProgressInterval while a call runs, how long it
-// has been running, to a client that sent a progress token. The returned
-// function stops it.
-func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func() {
-	token := req.Params.GetProgressToken()
-	if token == nil || req.Session == nil {
-		return func() {}
-	}
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		start := time.Now()
-		tick := time.NewTicker(s.opts.ProgressInterval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case now := <-tick.C:
-				el := now.Sub(start).Round(100 * time.Millisecond)
-				err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
-					ProgressToken: token,
-					Progress:      el.Seconds(),
-					Message:       fmt.Sprintf("%s running for %s", req.Params.Name, el),
-				})
-				if err != nil {
-					s.log.Debug("mcp.progress", "err", err)
-				}
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
 }
