@@ -155,7 +155,7 @@ func ParseConfig(data []byte) (Config, error) {
 	var errs []error
 	for _, k := range topUndecoded(md.Undecoded()) {
 		errs = append(errs, backend.Errorf(backend.ErrInvalid, "config", "",
-			"unknown key %q%s: check its spelling against wai.example.toml", k.String(), atLine(data, md, k)))
+			"unknown key %q%s: %s", k.String(), atLine(data, md, k), unknownKeyAdvice(k)))
 	}
 	for _, k := range md.Keys() {
 		if isDurationKey(k) && md.Type(k...) != "String" {

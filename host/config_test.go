@@ -57,10 +57,10 @@ anything = "goes to the backend"
 	}
 	msg := err.Error()
 	for _, want := range []string{
-		`unknown key "bakend" at line 2`,
-		`unknown key "limits.max_outptu_bytes" at line 6`,
-		`unknown key "plugins.grant" at line 13`,
-		`unknown key "wat" at line 15`,
+		`unknown key "bakend" at line 2: did you mean "backend"?`,
+		`unknown key "limits.max_outptu_bytes" at line 6: did you mean "limits.max_output_bytes"?`,
+		`unknown key "plugins.grant" at line 13: did you mean "plugins.grants"?`,
+		`unknown key "wat" at line 15: check its spelling against wai.example.toml`,
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q:\n%s", want, msg)

@@ -160,7 +160,8 @@ func (k *Kernel) Call(ctx context.Context, session, tool string, params json.Raw
 func (k *Kernel) call(ctx context.Context, session, tool string, params json.RawMessage) (ToolResult, string, error) {
 	e, ok := k.tools[tool]
 	if !ok {
-		return ToolResult{}, session, backend.Errorf(backend.ErrNotFound, "call", tool, "no such tool (tools: %s)", strings.Join(k.toolNames(), ", "))
+		return ToolResult{}, session, backend.Errorf(backend.ErrNotFound, "call", tool, "no such tool%s (tools: %s)",
+			didYouMean(tool, k.toolNames()), strings.Join(k.toolNames(), ", "))
 	}
 	params, err := validateParams(e, params)
 	if err != nil {
@@ -213,10 +214,12 @@ func validateParams(e *toolEntry, params json.RawMessage) (json.RawMessage, erro
 	}
 	var v any
 	if err := json.Unmarshal(params, &v); err != nil {
-		return nil, backend.Errorf(backend.ErrInvalid, "call", e.tool.Name, "params are not valid JSON: %v", err)
+		return nil, backend.Errorf(backend.ErrInvalid, "call", e.tool.Name,
+			"params are not valid JSON: %s; send a JSON object such as {\"field\": \"value\"}", jsonProblem(params, err))
 	}
 	if err := e.schema.Validate(v); err != nil {
-		return nil, backend.Errorf(backend.ErrInvalid, "call", e.tool.Name, "invalid params: %s", schemaError(err))
+		return nil, backend.Errorf(backend.ErrInvalid, "call", e.tool.Name, "invalid params: %s",
+			paramsProblem(e.tool.Name, e.schema.Schema(), v, err))
 	}
 	return params, nil
 }

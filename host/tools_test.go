@@ -116,13 +116,17 @@ func TestCallRunsToolThroughGuardedCapabilities(t *testing.T) {
 func TestCallValidatesParams(t *testing.T) {
 	k, fb := newKernel(t, testConfig(t), withTools(demoTools("demo"), nil))
 	for params, want := range map[string]string{
-		`{}`:                                     "command",
-		`{"command":"ls"}`:                       "command",
+		`{}`:                                     "required field /command is missing",
+		`{"command":"ls"}`:                       `field /command: want array, got string "ls"`,
 		`{"command":[]}`:                         "command",
-		`{"command":["ls"],"extra":1}`:           "extra",
+		`{"command":[1]}`:                        "field /command/0: want string, got integer 1",
+		`{"command":["ls"],"extra":1}`:           "field /extra is not a field of this tool",
+		`{"comand":["ls"]}`:                      `field /comand is not a field of this tool; did you mean "command"?`,
 		`{"command":["ls"],"timeout_seconds":0}`: "timeout_seconds",
-		`{"command":["ls"]`:                      "not valid JSON",
-		`[1]`:                                    "type",
+		`{"command":["ls"]`:                      `not valid JSON: unexpected end of JSON input at byte 17`,
+		`{"command" ["ls"]}`:                     `invalid character '[' after object key at byte 12`,
+		`[1]`:                                    "params: want object, got array [1]",
+		`{"command":"ls","x":1}`:                 `run takes {"command": array of string (required), "timeout_seconds": number}`,
 	} {
 		_, err := k.Call(context.Background(), "v", "run", json.RawMessage(params))
 		if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), want) {
@@ -134,6 +138,9 @@ func TestCallValidatesParams(t *testing.T) {
 	}
 	if _, err := k.Call(context.Background(), "v", "nope", nil); !errors.Is(err, backend.ErrNotFound) || !strings.Contains(err.Error(), "noop, run, sleep") {
 		t.Fatalf("unknown tool: want ErrNotFound listing the tools, got %v", err)
+	}
+	if _, err := k.Call(context.Background(), "v", "slep", nil); !errors.Is(err, backend.ErrNotFound) || !strings.Contains(err.Error(), `did you mean "sleep"?`) {
+		t.Fatalf("misspelt tool: want ErrNotFound suggesting sleep, got %v", err)
 	}
 	if res, err := k.Call(context.Background(), "v", "noop", nil); err != nil || !res.OK {
 		t.Fatalf("no params means {}: %+v, %v", res, err)

@@ -1,0 +1,39 @@
+package host
+
+import "testing"
+
+func TestNearest(t *testing.T) {
+	tools := []string{"edit_file", "ls", "read_file", "shell_execute", "write_file"}
+	for in, want := range map[string]string{
+		"shel_execute":  "shell_execute", // a dropped letter
+		"shell_exceute": "shell_execute", // a swap
+		"Read_File":     "read_file",     // case
+		"read-file":     "read_file",     // separator
+		"execute":       "shell_execute", // a part of exactly one
+		"file":          "",              // a part of several: no guess
+		"deploy":        "",              // nothing close
+		"ls":            "",              // itself is not a suggestion
+	} {
+		if got := nearest(in, tools); got != want {
+			t.Errorf("nearest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestConfigKeySuggestion(t *testing.T) {
+	for _, c := range []struct {
+		key  []string
+		want string
+	}{
+		{[]string{"defualt_policies"}, "default_policies"},
+		{[]string{"limits", "max_outptu_bytes"}, "limits.max_output_bytes"},
+		{[]string{"plugins", "grant"}, "plugins.grants"},
+		{[]string{"mcp", "http_adr"}, "mcp.http_addr"},
+		{[]string{"wat"}, ""},
+		{[]string{"backends", "podman", "imag"}, ""}, // free-form: the backend checks its own keys
+	} {
+		if got := configKeySuggestion(c.key); got != c.want {
+			t.Errorf("configKeySuggestion(%q) = %q, want %q", c.key, got, c.want)
+		}
+	}
+}
