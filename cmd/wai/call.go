@@ -31,7 +31,10 @@ that says why it failed), 2 when wai could not make the call at all (bad
 params, a policy refusal, an unavailable backend).
 
 Without --session the session is a throwaway; with --session NAME its
-workspace is kept for later calls of the same session (and ` + "`wai exec --session`" + `).`,
+workspace is kept for later calls of the same session (and ` + "`wai exec --session`" + `).
+
+As with wai exec, a status line on a terminal's stderr shows slow steps and
+a call running past 2 s, and is erased before the result; -q turns it off.`,
 		flags: callFlags,
 	})
 }

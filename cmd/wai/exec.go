@@ -30,6 +30,11 @@ Without --session the session is a throwaway: its workspace (and container)
 is removed when the command ends. With --session NAME the workspace is kept
 for the next command of the same session.
 
+On a terminal, a status line on stderr names slow steps (pulling an image,
+starting a container) and a command running past 2 s; it is erased before
+any output. It never appears when stderr is not a terminal; -q (or
+WAI_PROGRESS=0) turns it off.
+
 Put flags before the command; use -- when the command starts with a dash.`,
 		flags: execFlags,
 	})
