@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/wai-dev/wai/host"
@@ -84,14 +85,35 @@ func fail(ctx context.Context, stderr io.Writer, err error) int {
 	return exitError
 }
 
+// hint is the CLI's next step for an error, by its kind and the operation
+// that failed. The message itself says what is wrong and how to fix it;
+// the hint adds what only a person at the terminal can do (a wai command
+// that shows more, a backend to switch to).
 func hint(err error) string {
-	switch backend.KindOf(err) {
+	op := ""
+	var be *backend.Error
+	if errors.As(err, &be) {
+		op = be.Op
+	}
+	kind := backend.KindOf(err)
+	switch {
+	case op == "call" && kind == backend.ErrNotFound:
+		return "`wai tools` lists every tool with a summary of its params"
+	case op == "call" && kind == backend.ErrInvalid:
+		return "`wai tools --json` prints each tool's full input schema"
+	case op == "config":
+		return "fix the configuration as the message says (wai.example.toml documents every key, limit and default); `wai preflight` checks the whole setup"
+	case kind == backend.ErrPermission && strings.Contains(err.Error(), "grants ="):
+		return "a plugin uses only the capabilities its [[plugins]] entry grants: add the one named if you trust the plugin with it"
+	}
+	switch kind {
 	case backend.ErrInvalid:
 		return "the request or the configuration breaks a rule: fix what the message names (wai.example.toml documents every key, limit and default)"
 	case backend.ErrPermission:
 		return "a policy refused this: change the command, or the policy's settings ([[policies]] and default_policies in the config)"
 	case backend.ErrUnavailable:
-		return "the backend cannot serve: do what the message says (for Podman, `scripts/setup-podman.sh` run as root installs and starts it), or pick another backend with --backend (host runs unsandboxed)"
+		return "the backend cannot serve: do what the message says, and run `wai preflight` to check this machine for it; " +
+			"or pick another backend with --backend (host runs unsandboxed)"
 	case backend.ErrNotFound:
 		return "a file or path does not exist: check the path in the message"
 	}

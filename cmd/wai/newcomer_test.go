@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wai-dev/wai/internal/plugbuild"
+)
+
+// newcomerCase is one mistake a newcomer makes, with what wai must say
+// about it on stderr: what went wrong, naming the offending thing, and
+// the next step.
+type newcomerCase struct {
+	name string
+	args []string
+	// wrong are the parts saying what went wrong, the offending thing
+	// named; next are the parts saying what to do about it.
+	wrong, next []string
+}
+
+// runInProcess runs wai's run function as main does, in this process:
+// the rows share one build of the plugins and one Go runtime.
+func runInProcess(t *testing.T, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := run(ctx, args, stdio{in: strings.NewReader(""), out: &stdout, err: &stderr})
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code, took: time.Since(start)}
+}
+
+func checkNewcomer(t *testing.T, c newcomerCase) {
+	t.Helper()
+	r := runInProcess(t, c.args...)
+	if r.code != exitError {
+		t.Errorf("wai %q: want exit %d; got %v", c.args, exitError, r)
+	}
+	for _, w := range c.wrong {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("wai %q: stderr does not say what went wrong (%q):\n%s", c.args, w, r.stderr)
+		}
+	}
+	for _, w := range c.next {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("wai %q: stderr does not give the next step (%q):\n%s", c.args, w, r.stderr)
+		}
+	}
+}
+
+// writeFile writes a file under dir and returns its path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// newcomerState is a state_dir whose Wasm compilation cache is the one
+// tests share across packages: compiling a plugin under the race detector
+// takes wazero over fifteen seconds, once per machine with the cache.
+func newcomerState(t *testing.T) string {
+	t.Helper()
+	state := t.TempDir()
+	if err := os.Symlink(plugbuild.CompilationCacheDir(t), filepath.Join(state, "wasm")); err != nil {
+		t.Fatal(err)
+	}
+	return state
+}
+
+// The newcomer's mistakes that need no Podman: a misspelt config key, a
+// plugin missing or not granted what it imports, a misspelt tool, params
+// the schema refuses, params that are not JSON.
+func TestNewcomerErrors(t *testing.T) {
+	dir := t.TempDir()
+	state := newcomerState(t)
+	writeFile(t, dir, "shell.wasm", string(plugbuild.Build(t, "tools/shell")))
+	base := fmt.Sprintf("backend = \"host\"\nstate_dir = %q\n", state)
+	good := writeFile(t, dir, "good.toml", base+fmt.Sprintf("plugin_dir = %q\nbundled_tools = [\"shell\"]\n", dir))
+	typo := writeFile(t, dir, "typo.toml", base+"defualt_policies = []\n\n[limits]\nmax_outptu_bytes = 100\n")
+	unbuilt := writeFile(t, dir, "unbuilt.toml", base+fmt.Sprintf("plugin_dir = %q\nbundled_tools = [\"python\"]\n", dir))
+	ungranted := writeFile(t, dir, "ungranted.toml", base+fmt.Sprintf("bundled_tools = []\n\n[[plugins]]\npath = %q\n", filepath.Join(dir, "shell.wasm")))
+	const schemaHelp = `shell_execute takes {"command": array of string (required)`
+
+	for _, c := range []newcomerCase{{
+		name:  "unknown config key",
+		args:  []string{"tools", "--config", typo},
+		wrong: []string{typo, `unknown key "defualt_policies" at line 3`, `unknown key "limits.max_outptu_bytes" at line 6`},
+		next:  []string{`did you mean "default_policies"?`, `did you mean "limits.max_output_bytes"?`, "wai.example.toml"},
+	}, {
+		name:  "tool plugin not built",
+		args:  []string{"tools", "--config", unbuilt},
+		wrong: []string{"python.wasm is not in", dir},
+		next:  []string{"run `make plugins`", "plugin_dir", "remove \"python\" from bundled_tools", "wai preflight"},
+	}, {
+		name:  "ungranted capability",
+		args:  []string{"tools", "--config", ungranted},
+		wrong: []string{"shell.wasm", "imports wai_shell_exec", `capability "shell", not granted`},
+		next:  []string{`add grants = ["shell"] under this plugin's [[plugins]] entry`, "hint: a plugin uses only the capabilities its [[plugins]] entry grants"},
+	}, {
+		name:  "tool not found",
+		args:  []string{"call", "--config", good, "shel_execute", "{}"},
+		wrong: []string{"call shel_execute: no such tool"},
+		next:  []string{`did you mean "shell_execute"?`, "`wai tools` lists every tool"},
+	}, {
+		name:  "string where the schema wants an array",
+		args:  []string{"call", "--config", good, "shell_execute", `{"command":"echo hi"}`},
+		wrong: []string{"call shell_execute: invalid params", `field /command: want array, got string "echo hi"`},
+		next:  []string{schemaHelp, "`wai tools --json` prints each tool's full input schema"},
+	}, {
+		name:  "string where the schema wants a number",
+		args:  []string{"call", "--config", good, "shell_execute", `{"command":["echo"],"timeout_seconds":"x"}`},
+		wrong: []string{`field /timeout_seconds: want number, got string "x"`},
+		next:  []string{schemaHelp, `"timeout_seconds": number`},
+	}, {
+		name:  "required field missing",
+		args:  []string{"call", "--config", good, "shell_execute", `{"cwd":"."}`},
+		wrong: []string{"required field /command is missing"},
+		next:  []string{schemaHelp},
+	}, {
+		name:  "misspelt field",
+		args:  []string{"call", "--config", good, "shell_execute", `{"comand":["echo"]}`},
+		wrong: []string{"field /comand is not a field of this tool"},
+		next:  []string{`did you mean "command"?`, schemaHelp},
+	}, {
+		name:  "params not JSON",
+		args:  []string{"call", "--config", good, "shell_execute", `{"command":["echo" "hi"]}`},
+		wrong: []string{"call shell_execute: params are not valid JSON", "invalid character '\"' after array element at byte 20: {\"command\":[\"echo\" \" <-- here"},
+		next:  []string{"send a JSON object"},
+	}} {
+		t.Run(c.name, func(t *testing.T) { checkNewcomer(t, c) })
+	}
+}
