@@ -94,7 +94,34 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 		}
 		s.mcp.AddTool(tool, s.handler(t.Name))
 	}
+	s.mcp.AddReceivingMiddleware(s.unknownTool)
 	return s, nil
+}
+
+// unknownTool answers a call to a tool wai does not have with the
+// kernel's refusal, which names the nearest tool, rather than the SDK's
+// bare "unknown tool": a model that misspelt a name is told the right one.
+func (s *Server) unknownTool(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		r, ok := req.(*mcp.CallToolRequest)
+		if method != "tools/call" || !ok || r.Params == nil || s.hasTool(r.Params.Name) {
+			return next(ctx, method, req)
+		}
+		// Refused before any session or sandbox is made.
+		if _, err := s.k.Call(ctx, "", r.Params.Name, nil); err != nil && protocolError(err) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func (s *Server) hasTool(name string) bool {
+	for _, t := range s.k.Tools() {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 const instructions = `wai gives you a shell and a filesystem in a sandboxed workspace that lasts for this session. Paths are relative to the workspace root. Every command and file change passes wai's limits and policies; a refused call says why.`

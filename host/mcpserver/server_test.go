@@ -187,12 +187,19 @@ func TestStdioListAndCall(t *testing.T) {
 	// Protocol mistakes are JSON-RPC errors.
 	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": 5}})
 	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpcErr.Message, "name") {
-		t.Errorf("params failing the schema: %v", err)
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams ||
+		!strings.Contains(rpcErr.Message, `field /name: want string, got integer 5`) || !strings.Contains(rpcErr.Message, "hello takes {") {
+		t.Errorf("params failing the schema: want the field, why, and what the tool takes; got %v", err)
 	}
 	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}})
 	if !errors.As(err, &rpcErr) || !strings.Contains(rpcErr.Message, "no_such_tool") {
 		t.Errorf("unknown tool: %v", err)
+	}
+	// A misspelt tool gets the kernel's suggestion, not the SDK's bare
+	// "unknown tool".
+	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "helo", Arguments: map[string]any{}})
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpcErr.Message, `did you mean "hello"?`) {
+		t.Errorf("misspelt tool: want a JSON-RPC error suggesting hello, got %v", err)
 	}
 }
 
