@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -100,8 +102,22 @@ func (c callCtx) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// unreachable is the error for a service that does not answer.
+// unreachable is the error for a service that does not answer. Without a
+// podman program on a machine whose socket is missing too, the likely
+// cause is that Podman was never installed, and starting a service is not
+// advice that can be followed.
 func (s *service) unreachable(op string, err error) error {
+	if sock, local := strings.CutPrefix(s.url, "unix://"); local {
+		if _, serr := os.Stat(sock); serr != nil {
+			if _, perr := exec.LookPath("podman"); perr != nil {
+				return &backend.Error{Kind: backend.ErrUnavailable, Op: op, Path: s.url,
+					Msg: "Podman is not installed here (no podman on PATH, no service socket at " + sock + "). Install it: as root run scripts/setup-podman.sh " +
+						"(installs podman, runc and catatonit, starts the service, builds the image), or apt-get install podman runc catatonit; " +
+						"or point [backends.podman] url (or CONTAINER_HOST) at a machine that runs it",
+					Err: err}
+			}
+		}
+	}
 	return &backend.Error{Kind: backend.ErrUnavailable, Op: op, Path: s.url,
 		Msg: "the Podman service does not answer. Start it: as root run scripts/setup-podman.sh, " +
 			"or `podman system service --time=0 " + s.urlForHint() + " &`; or point [backends.podman] url (or CONTAINER_HOST) at a running one",

@@ -164,7 +164,11 @@ func startFailed(b *Backend, name string, err error, ctx context.Context) error 
 	case strings.Contains(m, "rlimit"):
 		return fmt.Errorf("%w (lower nofile/nproc in [backends.podman] to at most the service's hard limits, `ulimit -Hn` and `ulimit -Hu`)", e)
 	case strings.Contains(m, "cgroup"):
-		return fmt.Errorf("%w (on cgroup v1 or hybrid hosts crun cannot run containers: set runtime = \"runc\" in [backends.podman] and install runc; scripts/setup-podman.sh does both)", e)
+		// Pinned for the service, not only per container: Podman 4.3
+		// services ignore a container spec's runtime and use their own.
+		return fmt.Errorf("%w (crun cannot run containers on a cgroup v1 or hybrid host; runc can: as root, scripts/setup-podman.sh installs runc "+
+			"and pins it for the service (runtime = \"runc\" under [engine] in a containers.conf drop-in, then restart the service), "+
+			"and drop runtime = \"crun\" from [backends.podman] if it is set there)", e)
 	}
 	return e
 }

@@ -88,7 +88,9 @@ func Preflight(ctx context.Context, cfg Config) []Check {
 		detail := fmt.Sprintf("service default %s (%s); wai uses %s; cgroups %s", name, version, use, cg)
 		if use == "crun" && cg == "v1" {
 			add("OCI runtime", CheckFail, detail+": crun cannot run containers on cgroup v1 or hybrid hosts",
-				`set runtime = "runc" in [backends.podman] and install runc (`+setupFix+")")
+				// The service's own default is what counts: Podman 4.3
+				// services ignore a container spec's runtime.
+				setupFix+`, which pins runc for the service (runtime = "runc" under [engine] in a containers.conf drop-in), then restart the service`)
 		} else {
 			runtimeOK = true
 			add("OCI runtime", CheckOK, detail, "")

@@ -1,0 +1,154 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The newcomer's mistakes with Podman, against the real parts of this
+// machine: no Podman at all, no service at the configured socket, crun on
+// a host whose cgroups it refuses, and an image that is neither present
+// nor pullable. Podman is needed for the last two; on CI (CI=true) not
+// having it fails the test.
+func TestNewcomerPodmanErrors(t *testing.T) {
+	dir := t.TempDir()
+	state := t.TempDir()
+	prefix := "wai-nc-" + marker(t)[len("wai-test-"):][:8]
+	config := func(name, podman string) string {
+		return writeFile(t, dir, name+".toml", fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nname_prefix = %q\n%s",
+			state, prefix, podman))
+	}
+	missing := filepath.Join(dir, "missing.sock")
+	noService := config("nosocket", fmt.Sprintf("url = \"unix://%s\"\n", missing))
+	execTrue := func(cfg string) []string { return []string{"exec", "--config", cfg, "--", "true"} }
+
+	t.Run("no service socket", func(t *testing.T) {
+		checkNewcomer(t, newcomerCase{
+			args:  execTrue(noService),
+			wrong: []string{"unix://" + missing, "the Podman service does not answer"},
+			next:  []string{"scripts/setup-podman.sh", "podman system service --time=0 unix://" + missing, "[backends.podman] url", "wai preflight"},
+		})
+	})
+
+	t.Run("no Podman", func(t *testing.T) {
+		// What a machine without Podman looks like to the backend: no
+		// podman program, no socket.
+		t.Setenv("PATH", t.TempDir())
+		checkNewcomer(t, newcomerCase{
+			args:  execTrue(noService),
+			wrong: []string{"Podman is not installed here", "no podman on PATH", "no service socket at " + missing},
+			next:  []string{"as root run scripts/setup-podman.sh", "apt-get install podman", "--backend"},
+		})
+	})
+
+	// The rows below need a service that answers.
+	if r := runInProcess(t, execTrue(config("probe", fmt.Sprintf("image = %q\n", podmanImage())))...); r.code != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Podman is required on CI (make test runs scripts/setup-podman.sh first): %v", r)
+		}
+		t.Skipf("no usable Podman service (run scripts/setup-podman.sh as root): %s", r.stderr)
+	}
+
+	t.Run("image missing, registry unreachable", func(t *testing.T) {
+		const image = "docker.io/library/wai-does-not-exist:1"
+		checkNewcomer(t, newcomerCase{
+			args:  execTrue(config("noimage", fmt.Sprintf("image = %q\n", image))),
+			wrong: []string{"image " + image, "not present and cannot be pulled", "pulling it failed"},
+			next:  []string{"scripts/setup-podman.sh builds localhost/wai-python:bookworm", `set image = "localhost/wai-python:bookworm" in [backends.podman]`, "podman load -i"},
+		})
+	})
+
+	t.Run("crun on hybrid cgroups", func(t *testing.T) {
+		if fs := cgroupFS(t); fs == "cgroup2fs" {
+			t.Skip("this host has pure cgroup v2, where crun works: the mistake cannot happen here")
+		}
+		sock := crunService(t)
+		checkNewcomer(t, newcomerCase{
+			args:  execTrue(config("crun", fmt.Sprintf("url = \"unix://%s\"\nimage = %q\n", sock, podmanImage()))),
+			wrong: []string{"crun: cgroups in hybrid mode not supported", "crun cannot run containers on a cgroup v1 or hybrid host"},
+			next:  []string{"scripts/setup-podman.sh installs runc", `runtime = "runc" under [engine] in a containers.conf drop-in`, "restart the service"},
+		})
+	})
+}
+
+// cgroupFS names the file system at /sys/fs/cgroup: cgroup2fs on a pure
+// v2 host, tmpfs on a v1 or hybrid one.
+func cgroupFS(t *testing.T) string {
+	t.Helper()
+	var st syscall.Statfs_t
+	if err := syscall.Statfs("/sys/fs/cgroup", &st); err != nil {
+		t.Fatalf("statfs /sys/fs/cgroup: %v", err)
+	}
+	if st.Type == 0x63677270 { // CGROUP2_SUPER_MAGIC
+		return "cgroup2fs"
+	}
+	return "other"
+}
+
+// crunService starts a second Podman service on a socket of the test's
+// own, whose default runtime is crun: the genuine refusal a newcomer gets
+// from a service set up without scripts/setup-podman.sh. It shares the
+// machine's storage, as every podman command does, and stops with the
+// test.
+func crunService(t *testing.T) string {
+	t.Helper()
+	for _, bin := range []string{"podman", "crun"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is needed for this check on CI: %v", bin, err)
+			}
+			t.Skipf("%s is not installed: %v", bin, err)
+		}
+	}
+	// Short: a unix socket path is limited to 108 bytes.
+	sockDir, err := os.MkdirTemp("", "wai-crun-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	sock := filepath.Join(sockDir, "s.sock")
+	logPath := filepath.Join(sockDir, "service.log")
+	out, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd := exec.Command("podman", "--runtime", "crun", "system", "service", "--time=0", "unix://"+sock)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	for {
+		if _, err := os.Stat(sock); err == nil {
+			return sock
+		}
+		select {
+		case <-ctx.Done():
+			log, _ := os.ReadFile(logPath)
+			t.Fatalf("the crun service did not create %s: %s", sock, bytes.TrimSpace(log))
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
