@@ -150,7 +150,7 @@ func ParseConfig(data []byte) (Config, error) {
 	fc := toFile(def)
 	md, err := toml.NewDecoder(strings.NewReader(string(data))).Decode(&fc)
 	if err != nil {
-		return Config{}, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
+		return Config{}, backend.Errorf(backend.ErrInvalid, "config", "", "%v%s", err, tomlAdvice(err))
 	}
 	var errs []error
 	for _, k := range topUndecoded(md.Undecoded()) {

@@ -1,8 +1,13 @@
 package host
 
 import (
+	"errors"
+	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 )
 
 // nearest returns the candidate a misspelt name most likely meant, or ""
@@ -141,4 +146,36 @@ func tomlName(f reflect.StructField) string {
 		return ""
 	}
 	return tag
+}
+
+// alreadyTable matches the TOML decoder's message for a table header whose
+// name is already a plain key, as in backend = "podman" then
+// [backend.podman].
+var alreadyTable = regexp.MustCompile(`^Key '([^']+)' was already created as a hash`)
+
+// tomlAdvice adds the likely fix to a TOML syntax error, for the two
+// mistakes its own message leaves a newcomer puzzled by.
+func tomlAdvice(err error) string {
+	var pe toml.ParseError
+	if !errors.As(err, &pe) {
+		return ""
+	}
+	if m := alreadyTable.FindStringSubmatch(pe.Message); m != nil {
+		t := reflect.TypeOf(fileConfig{})
+		var tables []string
+		for i := 0; i < t.NumField(); i++ {
+			if k := t.Field(i).Type.Kind(); k == reflect.Struct || k == reflect.Map || k == reflect.Slice && t.Field(i).Type.Elem().Kind() == reflect.Struct {
+				tables = append(tables, tomlName(t.Field(i)))
+			}
+		}
+		advice := fmt.Sprintf(" (a [%s.…] header makes %q a table, but it is a plain key", m[1], m[1])
+		if n := nearest(m[1], tables); n != "" {
+			advice += fmt.Sprintf("; did you mean [%s.…]?", n)
+		}
+		return advice + "; wai.example.toml shows every table)"
+	}
+	if strings.HasPrefix(pe.Message, "expected value but found") {
+		return ` (TOML strings need quotes: key = "value")`
+	}
+	return ""
 }

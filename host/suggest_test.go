@@ -1,6 +1,9 @@
 package host
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestNearest(t *testing.T) {
 	tools := []string{"edit_file", "ls", "read_file", "shell_execute", "write_file"}
@@ -34,6 +37,18 @@ func TestConfigKeySuggestion(t *testing.T) {
 	} {
 		if got := configKeySuggestion(c.key); got != c.want {
 			t.Errorf("configKeySuggestion(%q) = %q, want %q", c.key, got, c.want)
+		}
+	}
+}
+
+func TestTOMLAdvice(t *testing.T) {
+	for data, want := range map[string]string{
+		"backend = \"host\"\n[backend.podman]\nimage = \"x\"\n": `line 2: Key 'backend' was already created as a hash. (a [backend.…] header makes "backend" a table, but it is a plain key; did you mean [backends.…]?`,
+		"backend = podman\n": `expected value but found "podman" instead (TOML strings need quotes: key = "value")`,
+	} {
+		_, err := ParseConfig([]byte(data))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: want an error containing %q, got %v", data, want, err)
 		}
 	}
 }
