@@ -44,10 +44,14 @@ func explain(s *jsonschema.Schema, v any, ptr string) string {
 	case map[string]any:
 		// Unknown fields first: a misspelt field is also a missing one,
 		// and its "did you mean" is the better message.
-		if forbidsExtra(s) {
+		if forbidsExtra(s) && len(s.PatternProperties) == 0 {
+			whose := "this tool"
+			if ptr != "" {
+				whose = ptr
+			}
 			for _, name := range sortedNames(x) {
 				if _, known := s.Properties[name]; !known {
-					return fmt.Sprintf("%s is not a field of this tool%s", fieldName(ptr+"/"+escapePtr(name)), didYouMean(name, sortedNames(s.Properties)))
+					return fmt.Sprintf("%s is not a field of %s%s", fieldName(ptr+"/"+escapePtr(name)), whose, didYouMean(name, sortedNames(s.Properties)))
 				}
 			}
 		}
@@ -218,7 +222,7 @@ func sortedNames[V any](m map[string]V) []string {
 }
 
 // jsonProblem explains a JSON syntax error with where it is: the byte
-// offset, and the text just before it.
+// (counting from 1) and the text up to it.
 func jsonProblem(data []byte, err error) string {
 	var se *json.SyntaxError
 	if !errors.As(err, &se) {
@@ -226,5 +230,5 @@ func jsonProblem(data []byte, err error) string {
 	}
 	at := int(se.Offset)
 	from := max(0, at-20)
-	return fmt.Sprintf("%v at byte %d (after %q)", se, at, string(data[from:min(at, len(data))]))
+	return fmt.Sprintf("%v at byte %d: %s <-- here", se, at, data[from:min(at, len(data))])
 }
