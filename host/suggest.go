@@ -8,42 +8,14 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/wai-dev/wai/host/backend"
 )
 
-// nearest returns the candidate a misspelt name most likely meant, or ""
-// when none is close enough to be a typo. The kernel computes it, not the
+// nearest is backend.Nearest: the kernel computes suggestions, not the
 // CLI, so a model calling over MCP gets the same "did you mean" a person
 // at the terminal does.
-func nearest(s string, candidates []string) string {
-	best, bestD := "", -1
-	for _, c := range candidates {
-		if c == s {
-			continue
-		}
-		d := editDistance(strings.ToLower(s), strings.ToLower(c))
-		if bestD < 0 || d < bestD || d == bestD && c < best {
-			best, bestD = c, d
-		}
-	}
-	// A distance of a third of the name (at least 2) catches a dropped
-	// letter, a swap or a wrong separator; more than that is a different
-	// name, and suggesting it would mislead.
-	if bestD >= 0 && bestD <= max(2, len(s)/3) {
-		return best
-	}
-	// A name that is part of exactly one candidate ("path" for
-	// "file_path") is a shortening of it.
-	var part []string
-	for _, c := range candidates {
-		if len(s) >= 3 && c != s && strings.Contains(strings.ToLower(c), strings.ToLower(s)) {
-			part = append(part, c)
-		}
-	}
-	if len(part) == 1 {
-		return part[0]
-	}
-	return ""
-}
+func nearest(s string, candidates []string) string { return backend.Nearest(s, candidates) }
 
 // didYouMean is nearest's answer as a clause to append to a message.
 func didYouMean(s string, candidates []string) string {
@@ -54,35 +26,6 @@ func didYouMean(s string, candidates []string) string {
 }
 
 func quote(s string) string { return `"` + s + `"` }
-
-// editDistance is the optimal-string-alignment distance: insertions,
-// deletions, substitutions and swaps of neighbours each cost 1, so
-// "defualt" is one edit from "default".
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	// Three rows: two back is needed for the swap.
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
-}
 
 // unknownKeyAdvice says what to do about an unknown config key: the valid
 // key beside it (in the same table) it most likely meant, if one is close.

@@ -5,24 +5,6 @@ import (
 	"testing"
 )
 
-func TestNearest(t *testing.T) {
-	tools := []string{"edit_file", "ls", "read_file", "shell_execute", "write_file"}
-	for in, want := range map[string]string{
-		"shel_execute":  "shell_execute", // a dropped letter
-		"shell_exceute": "shell_execute", // a swap
-		"Read_File":     "read_file",     // case
-		"read-file":     "read_file",     // separator
-		"execute":       "shell_execute", // a part of exactly one
-		"file":          "",              // a part of several: no guess
-		"deploy":        "",              // nothing close
-		"ls":            "",              // itself is not a suggestion
-	} {
-		if got := nearest(in, tools); got != want {
-			t.Errorf("nearest(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestConfigKeySuggestion(t *testing.T) {
 	for _, c := range []struct {
 		key  []string

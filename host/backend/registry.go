@@ -154,7 +154,15 @@ func Open(ctx context.Context, name string, opts Options) (Backend, error) {
 		if pkg, known := packages[name]; known {
 			return nil, Errorf(ErrUnavailable, "open", "", "backend %q is not linked into this program: add `import _ %q`", name, pkg)
 		}
-		return nil, Errorf(ErrInvalid, "open", "", "unknown backend %q (linked in: %v)", name, Registered())
+		hint := ""
+		known := Registered()
+		for n := range packages {
+			known = append(known, n)
+		}
+		if n := Nearest(name, known); n != "" {
+			hint = fmt.Sprintf("; did you mean %q?", n)
+		}
+		return nil, Errorf(ErrInvalid, "open", "", "unknown backend %q%s (linked in: %v)", name, hint, Registered())
 	}
 	if opts.Limits == (Limits{}) {
 		opts.Limits = DefaultLimits()
@@ -181,7 +189,7 @@ func DecodeConfig(name string, raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytesReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return Errorf(ErrInvalid, "config", "", "backend %s: %v", name, err)
+		return Errorf(ErrInvalid, "config", "", "%s", configAdvice(name, err, v))
 	}
 	return nil
 }

@@ -50,6 +50,11 @@ func TestRegistry(t *testing.T) {
 	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "test-nop") {
 		t.Fatalf("unknown backend: %v", err)
 	}
+	// A misspelt backend, linked in or not, gets the name it meant.
+	_, err = Open(context.Background(), "podmn", Options{})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `unknown backend "podmn"; did you mean "podman"?`) {
+		t.Fatalf("misspelt backend: %v", err)
+	}
 	for name, f := range map[string]Factory{"test-nop": func(context.Context, Options) (Backend, error) { return nil, nil }, "test-nil": nil} {
 		func() {
 			defer func() {
@@ -76,7 +81,7 @@ func TestDecodeConfig(t *testing.T) {
 	if err := DecodeConfig("x", json.RawMessage(`{"count": 3}`), &c); err != nil || c.Root != "default" || c.Count != 3 {
 		t.Fatalf("partial config: %+v, %v", c, err)
 	}
-	for raw, msg := range map[string]string{`{"rot": "x"}`: "unknown field", `{"count": "3"}`: "cannot unmarshal", `{`: "unexpected EOF"} {
+	for raw, msg := range map[string]string{`{"rot": "x"}`: `unknown field "rot" in [backends.x]: did you mean "root"?`, `{"count": "3"}`: "cannot unmarshal", `{`: "unexpected EOF"} {
 		err := DecodeConfig("x", json.RawMessage(raw), &c)
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "backend x") || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%s: %v", raw, err)
