@@ -39,6 +39,14 @@ func TestNewcomerPodmanErrors(t *testing.T) {
 		})
 	})
 
+	t.Run("misspelt key in [backends.podman]", func(t *testing.T) {
+		checkNewcomer(t, newcomerCase{
+			args:  execTrue(config("typo", "imag = \"x\"\n")),
+			wrong: []string{`unknown field "imag" in [backends.podman]`},
+			next:  []string{`did you mean "image"?`, "wai.example.toml"},
+		})
+	})
+
 	t.Run("no Podman", func(t *testing.T) {
 		// What a machine without Podman looks like to the backend: no
 		// podman program, no socket.

@@ -96,6 +96,11 @@ func TestNewcomerErrors(t *testing.T) {
 		wrong: []string{typo, `unknown key "defualt_policies" at line 3`, `unknown key "limits.max_outptu_bytes" at line 6`},
 		next:  []string{`did you mean "default_policies"?`, `did you mean "limits.max_output_bytes"?`, "wai.example.toml"},
 	}, {
+		name:  "misspelt backend",
+		args:  []string{"exec", "--config", good, "--backend", "podmn", "--", "true"},
+		wrong: []string{`unknown backend "podmn"`},
+		next:  []string{`did you mean "podman"?`},
+	}, {
 		name:  "tool plugin not built",
 		args:  []string{"tools", "--config", unbuilt},
 		wrong: []string{"python.wasm is not in", dir},
