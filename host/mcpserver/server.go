@@ -44,10 +44,11 @@ type Options struct {
 
 // Server serves one kernel's tools over MCP.
 type Server struct {
-	k    *host.Kernel
-	mcp  *mcp.Server
-	opts Options
-	log  *slog.Logger
+	k     *host.Kernel
+	mcp   *mcp.Server
+	opts  Options
+	tools map[string]bool // the kernel's tools, fixed when it is built
+	log   *slog.Logger
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*host.Session
@@ -77,7 +78,7 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{k: k, opts: opts, log: log, sessions: map[*mcp.ServerSession]*host.Session{}}
+	s := &Server{k: k, opts: opts, log: log, sessions: map[*mcp.ServerSession]*host.Session{}, tools: map[string]bool{}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Logger:       log,
 		Instructions: instructions,
@@ -93,6 +94,7 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 			return nil, err
 		}
 		s.mcp.AddTool(tool, s.handler(t.Name))
+		s.tools[t.Name] = true
 	}
 	s.mcp.AddReceivingMiddleware(s.unknownTool)
 	return s, nil
@@ -115,14 +117,7 @@ func (s *Server) unknownTool(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-func (s *Server) hasTool(name string) bool {
-	for _, t := range s.k.Tools() {
-		if t.Name == name {
-			return true
-		}
-	}
-	return false
-}
+func (s *Server) hasTool(name string) bool { return s.tools[name] }
 
 const instructions = `wai gives you a shell and a filesystem in a sandboxed workspace that lasts for this session. Paths are relative to the workspace root. Every command and file change passes wai's limits and policies; a refused call says why.`
 
