@@ -108,6 +108,13 @@ func (c callCtx) Value(key any) any {
 // advice that can be followed.
 func (s *service) unreachable(op string, err error) error {
 	if sock, local := strings.CutPrefix(s.url, "unix://"); local {
+		if errors.Is(err, syscall.EACCES) {
+			return &backend.Error{Kind: backend.ErrUnavailable, Op: op, Path: s.url,
+				Msg: "permission denied on the Podman socket " + sock + ": run wai as the socket's owner (root for /run/podman/podman.sock), " +
+					"or use a rootless service of your own (`systemctl --user start podman.socket`, or `podman system service --time=0 &`) " +
+					"and point [backends.podman] url at it",
+				Err: err}
+		}
 		if _, serr := os.Stat(sock); serr != nil {
 			if _, perr := exec.LookPath("podman"); perr != nil {
 				return &backend.Error{Kind: backend.ErrUnavailable, Op: op, Path: s.url,
