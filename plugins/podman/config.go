@@ -34,6 +34,9 @@ type Config struct {
 	NamePrefix string `json:"name_prefix"`
 	// Runtime is the OCI runtime ("runc", "crun"); "" uses the service's
 	// default. crun cannot run on cgroup v1 or hybrid hosts: use runc there.
+	// Podman 4.3 services ignore a container's runtime; a container that
+	// runs on another one than this is removed and the open fails, so the
+	// setting is never silently not applied.
 	Runtime string `json:"runtime"`
 	// User the container and every command run as, "UID:GID". Default
 	// "65534:65534" (nobody).

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -122,6 +123,10 @@ func (b *Backend) createStarted(ctx context.Context, w *Workspace) (*ctrState, e
 	}
 	st := &ctrState{id: resp.ID, started: time.Now()}
 	if data, err := containers.Inspect(cctx, resp.ID, nil); err == nil {
+		if err := b.checkRuntime(w.name, data.OCIRuntime); err != nil {
+			b.removeQuiet(resp.ID)
+			return nil, err
+		}
 		if data.Config != nil {
 			st.env = data.Config.Env
 		}
@@ -154,6 +159,21 @@ func (b *Backend) checkHealth(w *Workspace, st *ctrState, t1 time.Time) {
 		return
 	}
 	b.event(ctx, "runtime.podman.started", w, "container_id", short(st.id), "duration", time.Since(t1))
+}
+
+// checkRuntime refuses a container that runs on another OCI runtime than
+// the one the config asks for. Podman 4.3 services ignore a container
+// spec's runtime and use their own default, and a runtime setting that is
+// silently not applied is worse than none.
+func (b *Backend) checkRuntime(name, got string) error {
+	want := b.cfg.Runtime
+	if want == "" || got == "" || filepath.Base(got) == want {
+		return nil
+	}
+	return backend.Errorf(backend.ErrInvalid, "start", name,
+		"the Podman service ran the container with %s, not with runtime = %q from [backends.podman]: this service ignores a container's runtime. "+
+			"Pin the runtime for the service instead (runtime = %q under [engine] in a containers.conf drop-in, then restart the service; "+
+			"scripts/setup-podman.sh does this for runc) and drop runtime from [backends.podman]", got, want, want)
 }
 
 // startFailed explains a failed start with the fix for the known causes.
