@@ -254,6 +254,17 @@ elif ((conf_changed)) && ping_ok; then
 	log "WARNING: a Podman service not started by this script answers on $SOCK; restart it to apply $DROPIN"
 fi
 
+# conmon inherits the service's working directory and fails ("Failed to get
+# working directory", then "write child: broken pipe") once that directory
+# is deleted — as happens when the service was started from a CI checkout
+# that is gone now. Restart ours from / in that case.
+if pid="$(our_service_pid)" && [[ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" == *"(deleted)" ]]; then
+	log "restarting Podman service (pid $pid): its working directory was deleted, which breaks conmon"
+	kill "$pid"
+	for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	rm -f "$SERVICE_PID"
+fi
+
 if ping_ok; then
 	log "Podman service answers on unix://$SOCK"
 else
@@ -263,7 +274,8 @@ else
 	log "starting Podman service on unix://$SOCK (log $SERVICE_LOG)"
 	# No systemd here (podman.socket is unusable): run it detached in its own
 	# session so it outlives this script; --time=0 disables the idle timeout.
-	setsid nohup podman system service --time=0 "unix://$SOCK" \
+	# It starts from /, a directory that cannot be deleted under it.
+	(cd / && exec setsid nohup podman system service --time=0 "unix://$SOCK") \
 		</dev/null >>"$SERVICE_LOG" 2>&1 &
 	echo $! >"$SERVICE_PID"
 	for _ in $(seq 100); do
