@@ -183,6 +183,11 @@ func startFailed(b *Backend, name string, err error, ctx context.Context) error 
 	switch {
 	case strings.Contains(m, "rlimit"):
 		return fmt.Errorf("%w (lower nofile/nproc in [backends.podman] to at most the service's hard limits, `ulimit -Hn` and `ulimit -Hu`)", e)
+	case strings.Contains(m, "write child: broken pipe"):
+		// conmon died before the runtime ran; the usual cause is a service
+		// started from a directory that was deleted since.
+		return fmt.Errorf("%w (conmon could not start the container; a Podman service whose working directory was deleted fails this way: "+
+			"restart the service from / — as root, scripts/setup-podman.sh does — and see its log)", e)
 	case strings.Contains(m, "cgroup"):
 		// Pinned for the service, not only per container: Podman 4.3
 		// services ignore a container spec's runtime and use their own.

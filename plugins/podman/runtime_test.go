@@ -86,3 +86,18 @@ func inspectRuntime(t *testing.T, b *Backend, w *Workspace) (string, error) {
 	}
 	return filepath.Base(data.OCIRuntime), nil
 }
+
+// A failed start names its known causes' fixes and keeps its kind.
+func TestStartFailedAdvice(t *testing.T) {
+	b := &Backend{svc: &service{}}
+	for cause, advice := range map[string]string{
+		"preparing container x for attach: write child: broken pipe":          "working directory was deleted",
+		"crun: cgroups in hybrid mode not supported":                          "runc",
+		"runc create failed: setrlimit RLIMIT_NPROC: operation not permitted": "ulimit -Hn",
+	} {
+		err := startFailed(b, "wai-test-x", errors.New(cause), bg)
+		if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), advice) || !strings.Contains(err.Error(), cause) {
+			t.Errorf("start failing with %q: got %v, want ErrUnavailable with the cause and %q", cause, err, advice)
+		}
+	}
+}
