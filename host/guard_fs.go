@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"maps"
 	"strings"
 	"time"
 
@@ -78,9 +77,13 @@ func (g *guardedFS) Read(ctx context.Context, req backend.ReadRequest) (backend.
 		return backend.ReadResult{}, err
 	}
 	defer done()
+	// Stat before reading: if the file changes in between, the session
+	// remembers the older version and must read again before a write,
+	// never the other way round.
+	fi, statErr := fs.Stat(ctx, req.Path)
 	res, err := fs.Read(ctx, req)
-	if err == nil {
-		g.s.markKnown(res.Path)
+	if err == nil && statErr == nil {
+		g.s.markKnown(fi)
 	}
 	return res, err
 }
@@ -109,7 +112,7 @@ func (g *guardedFS) Write(ctx context.Context, req backend.WriteRequest) (backen
 	res, err := fs.Write(ctx, req)
 	if err == nil {
 		// The session wrote it, so it knows what is there.
-		g.s.markKnown(res.Path)
+		g.s.markKnownPath(ctx, fs, res.Path)
 	}
 	g.event(ctx, op, req.Path, err, time.Since(start))
 	return res, err
@@ -133,6 +136,9 @@ func (g *guardedFS) Edit(ctx context.Context, req backend.EditRequest) (backend.
 	}
 	start := time.Now()
 	res, err := fs.Edit(ctx, req)
+	if err == nil {
+		g.s.markKnownPath(ctx, fs, res.Path)
+	}
 	g.event(ctx, op, req.Path, err, time.Since(start))
 	return res, err
 }
@@ -182,7 +188,8 @@ func (g *guardedFS) Remove(ctx context.Context, req backend.RemoveRequest) (back
 }
 
 // readBeforeWrite refuses to change an existing file the session has not
-// read: a model that edits blind overwrites what it never saw.
+// read, or that changed since it last read or wrote it: a model that edits
+// blind overwrites what it never saw.
 func (g *guardedFS) readBeforeWrite(ctx context.Context, fs backend.Filesystem, op, path string) error {
 	if !g.s.k.cfg.ReadBeforeWrite {
 		return nil
@@ -195,8 +202,12 @@ func (g *guardedFS) readBeforeWrite(ctx context.Context, fs backend.Filesystem, 
 		return err
 	case fi.Kind != backend.KindFile:
 		return nil // the backend refuses non-files with its own message
-	case g.s.knownFrom(fi):
+	}
+	switch g.s.knowledgeOf(fi) {
+	case knownAsIs:
 		return nil
+	case knownChanged:
+		return backend.Errorf(backend.ErrInvalid, op, path, "the file changed since this session last read or wrote it: read it again first (read_before_write)")
 	}
 	return backend.Errorf(backend.ErrInvalid, op, path, "the file exists and has not been read in this session: read it first (read_before_write)")
 }
@@ -218,15 +229,6 @@ func (g *guardedFS) event(ctx context.Context, op, path string, err error, dur t
 		attrs = append(attrs, slog.String("error", err.Error()))
 	}
 	log.LogAttrs(ctx, level, op, attrs...)
-}
-
-// forgetUnder drops what the session knew about path and everything below.
-func (s *Session) forgetUnder(path string) {
-	s.readMu.Lock()
-	defer s.readMu.Unlock()
-	under := func(p string) bool { return p == path || path == "." || strings.HasPrefix(p, path+"/") }
-	maps.DeleteFunc(s.read, func(p string, _ bool) bool { return under(p) })
-	maps.DeleteFunc(s.carried, func(p string, _ fingerprint) bool { return under(p) })
 }
 
 // Interface guards

@@ -26,9 +26,8 @@ type Session struct {
 	closed   bool
 	opening  chan struct{} // non-nil while a goroutine opens ws
 
-	readMu  sync.Mutex
-	read    map[string]bool        // paths this session has read or written (read_before_write)
-	carried map[string]fingerprint // what a kept session read in earlier processes
+	readMu sync.Mutex
+	seen   map[string]fingerprint // files this session read or wrote, as they were then (read_before_write)
 
 	tools map[string]bool // nil: every tool
 
@@ -38,7 +37,7 @@ type Session struct {
 }
 
 func newSession(k *Kernel, spec backend.WorkspaceSpec, tools []string) *Session {
-	s := &Session{k: k, spec: spec, read: map[string]bool{}}
+	s := &Session{k: k, spec: spec, seen: map[string]fingerprint{}}
 	if tools != nil {
 		s.tools = map[string]bool{}
 		for _, t := range tools {
@@ -104,9 +103,7 @@ func (s *Session) Close(ctx context.Context) error {
 	s.mu.Unlock()
 
 	s.k.forget(s)
-	// The record is taken while the workspace is still open: it holds each
-	// file's fingerprint as the session leaves it.
-	rerr := s.saveReads(ctx, ws)
+	rerr := s.saveReads()
 	var err error
 	if ws != nil {
 		err = ws.Close(ctx)
@@ -211,11 +208,4 @@ func (s *Session) workspace(ctx context.Context) (backend.Workspace, bool, error
 			slog.Duration("duration", time.Since(start)))
 		return ws, fb, nil
 	}
-}
-
-// markKnown records that the session has seen path's content.
-func (s *Session) markKnown(path string) {
-	s.readMu.Lock()
-	defer s.readMu.Unlock()
-	s.read[path] = true
 }

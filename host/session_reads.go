@@ -6,36 +6,42 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
 )
 
+// Read-before-write: a session may change an existing file only as it last
+// saw it. Each file it reads or writes is remembered with its size and
+// modification time; a file changed since — by a command, another process,
+// or because `wai gc` or the idle reaper replaced the workspace — must be
+// read again first.
+//
 // A kept session outlives the process that opened it (`wai call --session`
-// twice is two processes), and so must what it has read: otherwise a
+// twice is two processes), and so does what it has seen: otherwise a
 // read_file in one run and an edit_file in the next would be refused for a
 // read the user plainly did. The record lives in the state directory, one
-// small JSON file per kept session, and remembers each file as it was
-// (size and modification time): a file changed or recreated since — by
-// another process, or because `wai gc` or the idle reaper replaced the
-// workspace — no longer counts as read.
+// small JSON file per kept session.
 
 // readsFileVersion guards the format; a file of another version is ignored
 // (the session then starts knowing nothing, which only costs a re-read).
 const readsFileVersion = 2
 
-// maxCarriedReads bounds the record; past it the oldest-sorted paths are
+// maxSavedReads bounds the record; past it the last-sorted paths are
 // dropped, which again only costs re-reads.
-const maxCarriedReads = 4096
+const maxSavedReads = 4096
 
 type readsFile struct {
 	Version int                    `json:"version"`
 	Files   map[string]fingerprint `json:"files"`
 }
 
+// fingerprint is a file as the session saw it.
 type fingerprint struct {
 	Size    int64     `json:"size"`
 	ModTime time.Time `json:"mtime"`
@@ -43,6 +49,54 @@ type fingerprint struct {
 
 func fingerprintOf(fi backend.FileInfo) fingerprint {
 	return fingerprint{Size: fi.Size, ModTime: fi.ModTime.UTC()}
+}
+
+type knowledge int
+
+const (
+	unknown      knowledge = iota // never read or written by this session
+	knownAsIs                     // seen, and unchanged since
+	knownChanged                  // seen, but it changed since
+)
+
+// markKnown records that the session has seen the file fi describes.
+func (s *Session) markKnown(fi backend.FileInfo) {
+	if fi.Kind != backend.KindFile {
+		return
+	}
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	s.seen[fi.Path] = fingerprintOf(fi)
+}
+
+// markKnownPath records the file at path as it is now, after the session
+// wrote it. A failed stat records nothing: the next write asks for a read.
+func (s *Session) markKnownPath(ctx context.Context, fs backend.Filesystem, path string) {
+	if fi, err := fs.Stat(ctx, path); err == nil {
+		s.markKnown(fi)
+	}
+}
+
+func (s *Session) knowledgeOf(fi backend.FileInfo) knowledge {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	fp, ok := s.seen[fi.Path]
+	switch {
+	case !ok:
+		return unknown
+	case fp == fingerprintOf(fi):
+		return knownAsIs
+	}
+	return knownChanged
+}
+
+// forgetUnder drops what the session knew about path and everything below.
+func (s *Session) forgetUnder(path string) {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	maps.DeleteFunc(s.seen, func(p string, _ fingerprint) bool {
+		return p == path || path == "." || strings.HasPrefix(p, path+"/")
+	})
 }
 
 // readsPath is where a kept session's read record lives. The backend is
@@ -81,26 +135,12 @@ func (s *Session) loadReads(ctx context.Context) {
 	}
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
-	s.carried = f.Files
+	maps.Copy(s.seen, f.Files)
 }
 
-// knownFrom reports whether a file is known either from this process or,
-// unchanged, from an earlier one.
-func (s *Session) knownFrom(fi backend.FileInfo) bool {
-	s.readMu.Lock()
-	defer s.readMu.Unlock()
-	if s.read[fi.Path] {
-		return true
-	}
-	fp, ok := s.carried[fi.Path]
-	return ok && fp == fingerprintOf(fi)
-}
-
-// saveReads writes the read record of a kept session from ws, the
-// session's workspace about to be closed (nil if it was never opened, in
-// which case the record on disk is still right). A session that is not
-// kept removes its record, since its workspace goes too.
-func (s *Session) saveReads(ctx context.Context, ws backend.Workspace) error {
+// saveReads writes the read record of a kept session, and removes it when
+// the session's workspace goes away with it.
+func (s *Session) saveReads() error {
 	path := s.readsPath()
 	if !s.spec.Keep {
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -108,37 +148,14 @@ func (s *Session) saveReads(ctx context.Context, ws backend.Workspace) error {
 		}
 		return nil
 	}
-	if !s.k.cfg.ReadBeforeWrite || ws == nil {
+	if !s.k.cfg.ReadBeforeWrite {
 		return nil
 	}
 	s.readMu.Lock()
-	read := make([]string, 0, len(s.read))
-	for p := range s.read {
-		read = append(read, p)
-	}
-	carried := s.carried
+	f := readsFile{Version: readsFileVersion, Files: maps.Clone(s.seen)}
 	s.readMu.Unlock()
-
-	f := readsFile{Version: readsFileVersion, Files: map[string]fingerprint{}}
-	for _, p := range read {
-		if fi, err := ws.FS().Stat(ctx, p); err == nil && fi.Kind == backend.KindFile {
-			f.Files[p] = fingerprintOf(fi)
-		}
-	}
-	for p, fp := range carried {
-		if _, ok := f.Files[p]; !ok {
-			f.Files[p] = fp // still only honoured if the file is unchanged
-		}
-	}
-	if len(f.Files) > maxCarriedReads {
-		paths := slices.Sorted(func(yield func(string) bool) {
-			for p := range f.Files {
-				if !yield(p) {
-					return
-				}
-			}
-		})
-		for _, p := range paths[maxCarriedReads:] {
+	if len(f.Files) > maxSavedReads {
+		for _, p := range slices.Sorted(maps.Keys(f.Files))[maxSavedReads:] {
 			delete(f.Files, p)
 		}
 	}

@@ -131,7 +131,36 @@ func TestKeptReadsForgetChangedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s2.FS().Write(ctx, backend.WriteRequest{Path: "f.txt", Content: "x", Mode: backend.WriteOverwrite})
-	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "read it first") {
-		t.Fatalf("overwriting a file changed since the kept session read it: want ErrInvalid, got %v", err)
+	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "changed since this session last read") {
+		t.Fatalf("overwriting a file changed since the kept session read it: want ErrInvalid saying it changed, got %v", err)
+	}
+}
+
+// In one process too: a file a command changed after the session read or
+// wrote it must be read again; the session's own edits keep it known.
+func TestChangedSinceReadNeedsAnotherRead(t *testing.T) {
+	ctx := context.Background()
+	k, fb := newKernel(t, testConfig(t))
+	s := session(t, k, "changes")
+	if _, err := s.FS().Write(ctx, backend.WriteRequest{Path: "f.txt", Content: "one\n"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct{ old, new string }{{"one", "two"}, {"two", "three"}} {
+		if _, err := s.FS().Edit(ctx, backend.EditRequest{Path: "f.txt", Old: step.old, New: step.new}); err != nil {
+			t.Fatalf("the session's own edits in a row: %v", err)
+		}
+	}
+	fb.mu.Lock()
+	fb.files["changes"]["f.txt"] = "a command rewrote this\n"
+	fb.mu.Unlock()
+	_, err := s.FS().Edit(ctx, backend.EditRequest{Path: "f.txt", Old: "command", New: "model"})
+	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "read it again first") {
+		t.Fatalf("editing a file changed behind the session's back: want ErrInvalid asking for a new read, got %v", err)
+	}
+	if _, err := s.FS().Read(ctx, backend.ReadRequest{Path: "f.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.FS().Edit(ctx, backend.EditRequest{Path: "f.txt", Old: "command", New: "model"}); err != nil {
+		t.Fatalf("editing after reading it again: %v", err)
 	}
 }
