@@ -78,6 +78,43 @@ func TestPodmanShell(t *testing.T) {
 			}
 		})
 
+		t.Run("exec output capped at 32 KiB per stream", func(t *testing.T) {
+			canned("head -c 40000", backend.ExecResult{Stdout: strings.Repeat("a", 40000), Stderr: strings.Repeat("b", 40000), Truncated: true})
+			res, err := e.Call(t, "podman_shell", `{"action":"exec","command":"head -c 40000 /dev/zero | tr '\\0' a; head -c 40000 /dev/zero | tr '\\0' b >&2"}`)
+			var v shellValue
+			if err == nil {
+				tooltest.Value(t, res, &v)
+			}
+			if err != nil || !res.OK || v.Stdout == nil || v.Stderr == nil {
+				t.Fatalf("%+v, %v", res, err)
+			}
+			for name, s := range map[string]string{"stdout": *v.Stdout, "stderr": *v.Stderr} {
+				if len(s) > 32*1024 || !strings.Contains(s, "[truncated]") || s[0] != s[len(s)-1] {
+					t.Errorf("%s of 40,000 bytes came back as %d bytes: %.80q", name, len(s), s)
+				}
+			}
+		})
+
+		t.Run("exec timeout defaults to 30 s, clamped to 120 s", func(t *testing.T) {
+			if e.Mock == nil {
+				t.Skip("only the mock records the timeout a request carried")
+			}
+			for params, want := range map[string]time.Duration{
+				`{"action":"exec","command":"echo clamp-me"}`:                        30 * time.Second,
+				`{"action":"exec","command":"echo clamp-me","timeout_seconds":1000}`: 120 * time.Second,
+				`{"action":"exec","command":"echo clamp-me","timeout_seconds":-5}`:   time.Second,
+				`{"action":"exec","command":"echo clamp-me","timeout_seconds":45}`:   45 * time.Second,
+			} {
+				if _, err := e.Call(t, "podman_shell", params); err != nil {
+					t.Fatalf("%s: %v", params, err)
+				}
+				calls := e.Mock.Calls()
+				if got := calls[len(calls)-1].Exec.Timeout; got != want {
+					t.Errorf("%s reached the backend with timeout %s, want %s", params, got, want)
+				}
+			}
+		})
+
 		if e.Backend.Lifecycle {
 			t.Run("start, exec, stop drive the container", func(t *testing.T) { lifecycleCases(t, e) })
 			return
