@@ -6,6 +6,12 @@
 // through the shell capability like any other command. On a backend with no
 // container (host, mock) start and stop say so rather than pretending: a
 // model told "started" would believe it is isolated when it is not.
+//
+// Each stream of an exec is cut to 32 KiB (head and tail kept). The budget
+// is seed 000's "configurable byte budget": loaded from a [[plugins]] entry
+// (grants = ["shell", "lifecycle"]) rather than as a bundled tool, the
+// plugin reads it from config = { max_output_bytes = N }, N ≥ 64; the
+// host's limits.max_output_bytes still caps what the backend returns.
 package main
 
 import (
