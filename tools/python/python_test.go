@@ -102,8 +102,22 @@ func TestEvaluatePython(t *testing.T) {
 				}
 				return
 			}
-			if !strings.Contains(v.Stdout, "/") {
-				t.Fatalf("cwd %q", v.Stdout)
+			// The workspace is where the session's files are: a file made
+			// through the session's FS is there under its relative name.
+			sess, err := e.Kernel.Session(t.Context(), "py-workspace", host.SessionOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sess.FS().Write(t.Context(), backend.WriteRequest{Path: "sub/marker.txt", Content: "in the workspace"}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.CallIn(t, "py-workspace", "evaluate_python", `{"code":"print(open('sub/marker.txt').read())"}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tooltest.Value(t, res, &v)
+			if !res.OK || v.Stdout != "in the workspace\n" {
+				t.Fatalf("evaluate_python did not run in the workspace (cwd %q): %+v", v.Stdout, res)
 			}
 		})
 	})
