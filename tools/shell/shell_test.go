@@ -192,6 +192,46 @@ func runCases(t *testing.T, e *tooltest.Env) {
 		}
 	})
 
+	// Every limit is inclusive: a request exactly at each one runs.
+	t.Run("requests at the limits run", func(t *testing.T) {
+		canned("at-limit", backend.ExecResult{Stdout: "at-limit\n"})
+		argv := `["echo","at-limit","` + strings.Repeat("a", 4096-len("echo at-limit ")) + `"]`
+		if res, v := call(t, `{"command":`+argv+`}`); !res.OK || !strings.HasPrefix(v.Stdout, "at-limit") {
+			t.Fatalf("a command of exactly 4,096 characters: %+v", res)
+		}
+
+		seg := strings.Repeat("s", 80)
+		cwd := strings.TrimSuffix(strings.Repeat(seg+"/", 16), "/")
+		sess, err := e.Kernel.Session(context.Background(), "shell-limits", host.SessionOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sess.FS().Write(context.Background(), backend.WriteRequest{Path: cwd + "/.keep"}); err != nil {
+			t.Fatal(err)
+		}
+		env := make([]string, 64)
+		for i := range env {
+			env[i] = fmt.Sprintf(`"%s":"%s"`, fmt.Sprintf("K%079d", i), strings.Repeat("v", 512))
+		}
+		canned("wc -c", backend.ExecResult{Stdout: "48000\n"})
+		res, err := e.CallIn(t, "shell-limits", "shell_execute", `{"command":["wc","-c"],"cwd":"`+cwd+`","env":{`+strings.Join(env, ",")+`},"stdin":"`+strings.Repeat("i", 48000)+`"}`)
+		if err != nil {
+			t.Fatalf("cwd of 16 segments of 80, 64 env vars of 80/512, stdin of 48,000: %v", err)
+		}
+		var v shellValue
+		tooltest.Value(t, res, &v)
+		if !res.OK || strings.TrimSpace(v.Stdout) != "48000" || v.Cwd != cwd {
+			t.Fatalf("at the limits: %+v %+v", res, v)
+		}
+		if e.Mock != nil {
+			calls := e.Mock.Calls()
+			last := calls[len(calls)-1].Exec
+			if len(last.Env) != 64 || len(last.Stdin) != 48000 || last.Cwd != cwd {
+				t.Fatalf("the backend got %d env vars, stdin of %d, cwd %q", len(last.Env), len(last.Stdin), last.Cwd)
+			}
+		}
+	})
+
 	t.Run("timeout clamped to 120 s", func(t *testing.T) {
 		if e.Mock == nil {
 			t.Skip("only the mock records the timeout a request carried")
