@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -217,4 +218,64 @@ func TestMisbehavingPolicyPluginDenies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A tool's deadline reaches into the host functions it calls: a plugin
+// whose shell command would run for 30 s is stopped at the tool's 1 s
+// timeout, and the command's whole process tree is killed with it.
+func TestToolDeadlineStopsItsShellCommand(t *testing.T) {
+	cfg := host.DefaultConfig()
+	cfg.StateDir = host.SharedStateDir
+	cfg.BundledTools = []string{}
+	cfg.ToolTimeouts = map[string]time.Duration{"run": time.Second}
+	cfg.Plugins = []host.PluginConfig{{Path: pluginFile(t, "host/testdata/noop"), Grants: []string{"shell"}}}
+	ctx := context.Background()
+	k, err := host.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close(ctx)
+
+	// A sleep length no other process uses, to find leftovers by.
+	marker := fmt.Sprintf("30.%d", time.Now().UnixNano()%1000000)
+	start := time.Now()
+	res, err := k.Call(ctx, "deadline", "run", json.RawMessage(`{"shell":"sleep `+marker+` & sleep `+marker+`; echo finished"}`))
+	took := time.Since(start)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want the 1s tool deadline to fail the call, got %+v, %v", res, err)
+	}
+	if took > 4*time.Second {
+		t.Fatalf("the call took %s with a 1s tool timeout: the host function did not honour the call's deadline", took)
+	}
+	// Killed processes may take a moment to be reaped.
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		left := sleepers(t, marker)
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d `sleep %s` still running after the tool's deadline", left, marker)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// sleepers counts the processes running sleep with this argument (a
+// zombie's cmdline is empty, so finished ones do not count).
+func sleepers(t *testing.T, arg string) int {
+	t.Helper()
+	dirs, err := filepath.Glob("/proc/[0-9]*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("cannot scan /proc: %v", err)
+	}
+	n := 0
+	for _, d := range dirs {
+		cmd, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil || string(cmd) != "sleep\x00"+arg+"\x00" {
+			continue
+		}
+		n++
+	}
+	return n
 }
