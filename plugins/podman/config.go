@@ -59,7 +59,8 @@ type Config struct {
 	// Nproc is the processes rlimit. It counts every process of the
 	// container user on the whole host, across sessions, so it is set high
 	// and PidsLimit does the per-container capping. 0 (the default) means
-	// min(hard nproc limit, kernel.pid_max) of this host.
+	// min(hard nproc limit, kernel.pid_max) of this host; a value above
+	// the hard limit (`ulimit -Hu`) is refused.
 	Nproc uint64 `json:"nproc"`
 	// TmpfsSize bounds the tmpfs at /tmp (it counts against Memory too).
 	// Default "64m".
@@ -223,6 +224,11 @@ func (c *Config) resolve(stateDir string) error {
 	}
 	if c.Nproc == 0 {
 		c.Nproc = defaultNproc()
+	} else if hard, ok := hostHardLimit("Max processes"); ok && c.Nproc > hard {
+		// Checked here rather than left to the start, which fails with
+		// runc's bare "error setting rlimit type 6" long after the config
+		// was read.
+		return bad("nproc %d is above this host's hard limit %d (`ulimit -Hu`): a container cannot get more than the service has; leave nproc unset for the highest that works", c.Nproc, hard)
 	}
 	for _, d := range []struct {
 		name string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,6 +83,25 @@ func TestParseConfigRejects(t *testing.T) {
 	c, err := ParseConfig(json.RawMessage(`{"allowed_host_roots":["/"],"host_mounts":[{"host_path":"/etc","mount_path":"/workspace/cfg/"}]}`), "/s")
 	if err != nil || c.HostMounts[0].MountPath != "cfg" || c.HostMounts[0].MaxBytes != defaultMountBytes {
 		t.Errorf("mount path /workspace/cfg/: %+v, %v; want cfg with the default budget", c.HostMounts, err)
+	}
+}
+
+// Both rlimits wai sets must fit under the host's hard limits, or the
+// container cannot start; a config asking for more is refused when read.
+func TestParseConfigRlimitsWithinHardLimits(t *testing.T) {
+	for _, c := range []struct{ key, limit string }{{"nofile", "Max open files"}, {"nproc", "Max processes"}} {
+		hard, ok := hostHardLimit(c.limit)
+		if !ok {
+			t.Logf("%s: no finite hard limit here, nothing to exceed", c.key)
+			continue
+		}
+		_, err := ParseConfig(json.RawMessage(fmt.Sprintf(`{%q:%d}`, c.key, hard+1)), "/state")
+		if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), fmt.Sprintf("hard limit %d", hard)) {
+			t.Errorf("%s = hard limit + 1: %v, want ErrInvalid naming the hard limit %d", c.key, err, hard)
+		}
+		if _, err := ParseConfig(json.RawMessage(fmt.Sprintf(`{%q:%d}`, c.key, min(hard, 4096))), "/state"); err != nil {
+			t.Errorf("%s = %d, within the hard limit: %v", c.key, min(hard, 4096), err)
+		}
 	}
 }
 
