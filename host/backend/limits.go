@@ -114,7 +114,7 @@ func (l Limits) CheckExec(req ExecRequest) (time.Duration, error) {
 		return 0, Errorf(ErrInvalid, op, "", "command is %d bytes, over the limit of %d", n, l.MaxCommandBytes)
 	}
 	if len(req.Stdin) > l.MaxStdinBytes {
-		return 0, Errorf(ErrInvalid, op, "", "stdin is %d bytes, over the limit of %d", len(req.Stdin), l.MaxStdinBytes)
+		return 0, Errorf(ErrInvalid, op, "", "stdin is %d bytes, over the limit of %d: pass less, or write it to a file in the workspace and have the command read that", len(req.Stdin), l.MaxStdinBytes)
 	}
 	if err := l.checkCommon(op, req.Cwd, req.Env, req.EnvMode); err != nil {
 		return 0, err

@@ -33,7 +33,7 @@ type params struct {
 	Command        []string          `json:"command" jsonschema:"the program and its arguments, run directly without a shell (use [\"sh\",\"-c\",\"...\"] for pipes); ASCII, at most 4,096 characters together"`
 	Cwd            string            `json:"cwd,omitempty" jsonschema:"working directory relative to the workspace root (default the root); at most 16 segments of at most 80 characters, no . or .."`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"extra environment variables (at most 64; names upper-cased, ASCII, at most 80 characters; values ASCII, at most 512 characters)"`
-	Stdin          *string           `json:"stdin,omitempty" jsonschema:"text passed on standard input, at most 48,000 characters"`
+	Stdin          *string           `json:"stdin,omitempty" jsonschema:"text passed on standard input, at most 48,000 characters (and, as UTF-8, within the host's stdin limit: 64 KiB by default)"`
 	TimeoutSeconds *float64          `json:"timeout_seconds,omitempty" jsonschema:"seconds before the command is killed; clamped to 1-120" default:"30"`
 	CaptureOutput  *bool             `json:"capture_output,omitempty" jsonschema:"false discards stdout and stderr" default:"true"`
 }

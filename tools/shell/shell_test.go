@@ -81,6 +81,10 @@ func validationCases(t *testing.T, e *tooltest.Env) {
 		{"deep cwd", `{"command":["true"],"cwd":"` + deep + `"}`, "is 17 segments deep, over the limit of 16"},
 		{"long segment", `{"command":["true"],"cwd":"` + strings.Repeat("s", 81) + `"}`, "has a segment of 81 characters, over the limit of 80"},
 		{"non-ASCII cwd", `{"command":["true"],"cwd":"ré"}`, "is not ASCII"},
+		// 40,000 characters are within the tool's 48,000 but, as UTF-8,
+		// over the host's default 64 KiB of stdin: the host refuses, and
+		// says what to do instead.
+		{"non-ASCII stdin over the host's bytes", `{"command":["cat"],"stdin":"` + strings.Repeat("é", 40000) + `"}`, "stdin is 80000 bytes, over the limit of 65536: pass less, or write it to a file"},
 		{"stdin too long", `{"command":["cat"],"stdin":"` + strings.Repeat("i", 48001) + `"}`, "stdin is 48001 characters, over the limit of 48,000"},
 		{"unknown field", `{"command":["true"],"shell":"x"}`, "shell"},
 		{"command not a list", `{"command":"echo hi"}`, "command"},
