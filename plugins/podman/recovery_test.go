@@ -158,3 +158,30 @@ func TestImageMissing(t *testing.T) {
 		t.Errorf("second try within the backoff: %v after %s, want a fast ErrUnavailable saying when the next attempt is", err, time.Since(start))
 	}
 }
+
+// TestPullBackoffDoubles: each failed pull doubles the wait before the
+// next one, up to pull_backoff_max (3 s, not 4 s, on the third), so an unreachable registry is asked
+// less and less often. The waits themselves are skipped (TestImageMissing
+// checks that a call within one is refused at once).
+func TestPullBackoffDoubles(t *testing.T) {
+	t.Parallel()
+	b := newTestBackend(t, backend.Limits{}, map[string]any{
+		"image": "localhost/wai-no-such-image:never", "pull_backoff": "1s", "pull_backoff_max": "3s"})
+	// Each failed pull takes podman about 3 s (it retries), so three.
+	for _, want := range []string{"1s", "2s", "3s"} {
+		b.pull.mu.Lock()
+		b.pull.next = time.Time{} // the previous wait is over
+		b.pull.mu.Unlock()
+		err := b.ensureImage(bg)
+		if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "pulling it failed") ||
+			!strings.Contains(err.Error(), "next attempt in "+want) {
+			t.Fatalf("failed pull: %v, want ErrUnavailable with the next attempt in %s", err, want)
+		}
+		b.pull.mu.Lock()
+		delay := b.pull.delay
+		b.pull.mu.Unlock()
+		if delay.String() != want {
+			t.Errorf("backoff after this failure %s, want %s", delay, want)
+		}
+	}
+}
