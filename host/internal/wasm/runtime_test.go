@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -171,5 +173,36 @@ func TestDefaults(t *testing.T) {
 	}
 	if _, err := NewRuntime(context.Background(), Options{MemoryLimitPages: 65537}); !errors.Is(err, backend.ErrInvalid) {
 		t.Errorf("a memory limit past 4 GiB: %v, want ErrInvalid", err)
+	}
+}
+
+// TestCompilationCacheOnDisk: compiled code is kept in the cache
+// directory, so the next process loads a plugin without compiling it
+// again. (A hand-made module rather than a Go plugin: compiling one
+// cold takes some 20 s under the race detector.)
+func TestCompilationCacheOnDisk(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "wasm") // created by NewRuntime
+	r := newRuntime(t, Options{CacheDir: dir})
+	// wai_describe answers 1 without output: compiled, then refused.
+	name := "wai_describe"
+	wasm := append([]byte{}, wasmMagic...)
+	wasm = append(wasm, 1, 5, 1, 0x60, 0, 1, 0x7f) // type 0: () -> i32
+	wasm = append(wasm, 3, 2, 1, 0)                // func 0 of type 0
+	wasm = append(wasm, secExport, byte(len(name)+4), 1, byte(len(name)))
+	wasm = append(wasm, name...)
+	wasm = append(wasm, kindFunc, 0)
+	wasm = append(wasm, 10, 6, 1, 4, 0, 0x41, 1, 0x0b) // code: i32.const 1
+	if _, err := r.Load(context.Background(), Source{Bytes: wasm, Bundled: true}); err == nil || strings.Contains(err.Error(), "cannot compile") {
+		t.Fatalf("load = %v, want the module compiled and its describe refused", err)
+	}
+	files := 0
+	err := filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			files++
+		}
+		return err
+	})
+	if err != nil || files == 0 {
+		t.Fatalf("the compilation cache %s holds %d files after a compile (%v): compiled code is not kept on disk", dir, files, err)
 	}
 }
