@@ -170,6 +170,7 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 		c.fails("edit_file", P{"file_path": "m.py", "old_string": "1", "new_string": "3"}, "old_string must match exactly once unless replace_all is true: it occurs 2 times")
 		c.fails("edit_file", P{"file_path": "m.py", "old_string": "zzz", "new_string": "3"}, "old_string not found in the target file: /m.py")
 		c.fails("edit_file", P{"file_path": "m.py", "old_string": "", "new_string": "3"}, "old_string must not be empty.")
+		c.fails("edit_file", P{"file_path": "m.py", "old_string": "c = 2", "new_string": "c = 2"}, "old_string and new_string are identical: the edit would change nothing")
 		c.fails("edit_file", P{"file_path": "m.py", "old_string": "c", "new_string": strings.Repeat("c", 48001)}, "Replacement strings must be 48,000 characters or fewer.")
 		c.fails("edit_file", P{"file_path": "gone.py", "old_string": "a", "new_string": "b"}, "File does not exist in the filesystem: /gone.py")
 		if got := c.ok("edit_file", P{"file_path": "m.py", "old_string": "c = 2", "new_string": "c = 3"}); got != "Edited /m.py: 1 replacement." {

@@ -60,6 +60,8 @@ func editFile(_ *pdk.Call, p editParams) (pdk.Result, error) {
 	switch {
 	case p.OldString == "":
 		return pdk.Fail("old_string must not be empty."), nil
+	case p.OldString == p.NewString:
+		return pdk.Fail("old_string and new_string are identical: the edit would change nothing; give the new text as new_string."), nil
 	case utf8.RuneCountInString(p.OldString) > MaxWriteChars || utf8.RuneCountInString(p.NewString) > MaxWriteChars:
 		return pdk.Fail("Replacement strings must be 48,000 characters or fewer."), nil
 	}
