@@ -37,6 +37,7 @@ func TestEvaluatePython(t *testing.T) {
 			{"empty", `{"code":""}`, "code is empty"},
 			{"non-ASCII", `{"code":"print('é')"}`, "code is not ASCII"},
 			{"too long", `{"code":"` + strings.Repeat("1", 2001) + `"}`, "code is 2001 characters, over the limit of 2,000"},
+			{"NUL", `{"code":"print(1)\u0000"}`, "code contains a NUL byte"},
 			{"missing", `{}`, "code"},
 		} {
 			t.Run(c.name, func(t *testing.T) {

@@ -72,6 +72,8 @@ func validationCases(t *testing.T, e *tooltest.Env) {
 		{"long env name", `{"command":["true"],"env":{"` + strings.Repeat("K", 81) + `":"x"}}`, "is 81 characters, over the limit of 80"},
 		{"bad env name", `{"command":["true"],"env":{"1X":"x"}}`, "is not a valid variable name"},
 		{"non-ASCII env value", `{"command":["true"],"env":{"X":"é"}}`, "env value of X is not ASCII"},
+		{"NUL in an env value", `{"command":["true"],"env":{"X":"a\u0000b"}}`, "env value of X contains a NUL byte"},
+		{"NUL in an entry", `{"command":["echo","a\u0000b"]}`, "argv[1] contains a NUL byte"},
 		{"long env value", `{"command":["true"],"env":{"X":"` + strings.Repeat("v", 513) + `"}}`, "env value of X is 513 characters, over the limit of 512"},
 		{"env names collide upper-cased", `{"command":["true"],"env":{"x":"1","X":"2"}}`, `env names "X" twice`},
 		{"absolute cwd", `{"command":["true"],"cwd":"/etc"}`, `cwd "/etc" is absolute`},
