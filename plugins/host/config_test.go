@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -253,4 +255,61 @@ func TestClosed(t *testing.T) {
 	}
 	_, err = b.Open(bg, backend.WorkspaceSpec{Session: "e"})
 	wantKind(t, err, backend.ErrUnavailable, "closed")
+}
+
+// TestExampleConfigShowsEveryKey: wai.example.toml's commented
+// [backends.host] block names every key of Config with its default.
+func TestExampleConfigShowsEveryKey(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "wai.example.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The block's values are TOML scalars JSON reads the same ("…",
+	// false, {}), so the block becomes the backend's raw JSON config.
+	fields := map[string]json.RawMessage{}
+	in := false
+	for _, line := range strings.Split(string(data), "\n") {
+		body, commented := strings.CutPrefix(line, "#   ")
+		switch {
+		case commented && body == "[backends.host]":
+			in = true
+			continue
+		case !in:
+			continue
+		case !commented || strings.HasPrefix(body, "["):
+			in = false
+			continue
+		}
+		kv, _, _ := strings.Cut(body, "#")
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			t.Fatalf("wai.example.toml: %q in the [backends.host] block is not key = value", line)
+		}
+		fields[strings.TrimSpace(k)] = json.RawMessage(strings.TrimSpace(v))
+	}
+	raw, err := json.Marshal(fields)
+	if err != nil {
+		t.Fatalf("wai.example.toml's [backends.host] values are not plain scalars: %v", err)
+	}
+	typ := reflect.TypeFor[Config]()
+	for i := range typ.NumField() {
+		if key, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ","); fields[key] == nil {
+			t.Errorf("wai.example.toml's [backends.host] block lacks %s", key)
+		}
+	}
+	state := t.TempDir()
+	shown, err := parseConfig(backend.Options{StateDir: state, Config: raw})
+	if err != nil {
+		t.Fatalf("wai.example.toml's [backends.host] block %s: %v", raw, err)
+	}
+	defaults, err := parseConfig(backend.Options{StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shown.Env) == 0 && defaults.Env == nil {
+		shown.Env = nil // env = {} and no env mean the same
+	}
+	if !reflect.DeepEqual(shown, defaults) {
+		t.Errorf("wai.example.toml's [backends.host] block gives %+v, but the defaults are %+v", shown, defaults)
+	}
 }
