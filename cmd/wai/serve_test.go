@@ -123,13 +123,38 @@ func exercise(t *testing.T, ctx context.Context, cs *mcp.ClientSession) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	have := map[string]bool{}
+	have := map[string]*mcp.Tool{}
 	for _, tool := range lt.Tools {
-		have[tool.Name] = true
+		have[tool.Name] = tool
 	}
-	for _, want := range []string{"shell_execute", "read_file", "write_file", "edit_file"} {
-		if !have[want] {
-			t.Errorf("tools/list lacks %s", want)
+	// Each bundled tool arrives with a description, a schema and honest
+	// hints: a client that auto-approves read-only tools must never
+	// auto-approve a command or a write.
+	type hints struct{ readOnly, destructive, idempotent, openWorld bool }
+	for name, want := range map[string]hints{
+		"shell_execute": {readOnly: false, destructive: true, idempotent: false, openWorld: true},
+		"read_file":     {readOnly: true, destructive: false, idempotent: true, openWorld: false},
+		"write_file":    {readOnly: false, destructive: false, idempotent: false, openWorld: false},
+		"edit_file":     {readOnly: false, destructive: true, idempotent: false, openWorld: false},
+	} {
+		tool := have[name]
+		if tool == nil {
+			t.Errorf("tools/list lacks %s", name)
+			continue
+		}
+		if tool.Description == "" || tool.InputSchema == nil {
+			t.Errorf("%s: description %q, schema %v; want both", name, tool.Description, tool.InputSchema)
+		}
+		a := tool.Annotations
+		if a == nil {
+			t.Errorf("%s has no annotations", name)
+			continue
+		}
+		// Absent destructive and open-world hints mean true in MCP; the
+		// destructive hint means nothing for a read-only tool.
+		got := hints{a.ReadOnlyHint, !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint), a.IdempotentHint, a.OpenWorldHint == nil || *a.OpenWorldHint}
+		if got != want {
+			t.Errorf("%s annotations %+v, want %+v", name, got, want)
 		}
 	}
 	callOK := func(name string, args map[string]any) string {
