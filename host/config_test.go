@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	blockrules "github.com/wai-dev/wai/policies/blocklist/rules"
 )
 
 func TestExampleConfigIsTheDefaults(t *testing.T) {
@@ -192,5 +194,50 @@ func TestLoadConfigSearchPath(t *testing.T) {
 	}
 	if _, err = LoadConfig("bad.toml"); err == nil || !strings.Contains(err.Error(), "bad.toml") || !strings.Contains(err.Error(), "line 3") {
 		t.Fatalf("error must name the file and line: %v", err)
+	}
+}
+
+// TestExampleBlocklistSettingsAreTheDefaults: the commented blocklist
+// entry of wai.example.toml loads and gives the blocklist's defaults.
+func TestExampleBlocklistSettingsAreTheDefaults(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "wai.example.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The entry is the commented [[policies]] block naming the blocklist,
+	// up to the first line that is not an indented comment.
+	var entry []string
+	lines := strings.Split(string(data), "\n")
+	for i, line := range lines {
+		if line != "#   [[policies]]" || i+1 == len(lines) || lines[i+1] != `#   name = "blocklist"` {
+			continue
+		}
+		for _, l := range lines[i:] {
+			body, ok := strings.CutPrefix(l, "#   ")
+			if !ok || (len(entry) > 0 && strings.HasPrefix(body, "[")) {
+				break
+			}
+			entry = append(entry, body)
+		}
+		break
+	}
+	if len(entry) < 3 {
+		t.Fatalf("wai.example.toml shows no commented [[policies]] entry for the blocklist: %q", entry)
+	}
+	cfg, err := ParseConfig([]byte("default_policies = []\n" + strings.Join(entry, "\n")))
+	if err != nil {
+		t.Fatalf("wai.example.toml's blocklist entry does not load: %v", err)
+	}
+	raw, err := json.Marshal(cfg.Policies[0].Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := blockrules.ParseConfig(raw)
+	if err != nil {
+		t.Fatalf("wai.example.toml's blocklist config: %v", err)
+	}
+	want := blockrules.Config{Patterns: blockrules.DefaultPatterns, ExtraPatterns: []string{}, MaxCommandBytes: blockrules.DefaultMaxCommandBytes, DisableRules: []string{}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("wai.example.toml's blocklist config is %+v, the defaults are %+v", got, want)
 	}
 }
