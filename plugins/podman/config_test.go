@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/BurntSushi/toml"
 
 	"github.com/wai-dev/wai/host/backend"
 )
@@ -171,5 +175,71 @@ func TestStateFile(t *testing.T) {
 	}
 	if _, _, err := readState(p); err == nil {
 		t.Errorf("state file survived removeWorkspace")
+	}
+}
+
+// TestExampleConfigShowsEveryKey: wai.example.toml's commented
+// [backends.podman] block names every key, and every key of a host_mounts
+// entry, with values that give the defaults.
+func TestExampleConfigShowsEveryKey(t *testing.T) {
+	t.Setenv("CONTAINER_HOST", "")
+	data, err := os.ReadFile(filepath.Join("..", "..", "wai.example.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block []string
+	in := false
+	for _, line := range strings.Split(string(data), "\n") {
+		body, commented := strings.CutPrefix(line, "#   ")
+		switch {
+		case commented && body == "[backends.podman]":
+			in = true
+		case !in:
+			continue
+		case !commented || strings.HasPrefix(body, "["):
+			in = false
+			continue
+		}
+		block = append(block, body)
+	}
+	text := strings.Join(block, "\n")
+	var doc struct {
+		Backends struct {
+			Podman map[string]any `toml:"podman"`
+		} `toml:"backends"`
+	}
+	if _, err := toml.Decode(text, &doc); err != nil || len(doc.Backends.Podman) == 0 {
+		t.Fatalf("wai.example.toml has no loadable commented [backends.podman] block (%v):\n%s", err, text)
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[Config](), reflect.TypeFor[HostMount]()} {
+		for i := range typ.NumField() {
+			key, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			if key == "" {
+				continue // a parsed form, not a key
+			}
+			if _, ok := doc.Backends.Podman[key]; !ok && !strings.Contains(text, key+" =") {
+				t.Errorf("wai.example.toml's [backends.podman] block lacks %s", key)
+			}
+		}
+	}
+	raw, err := json.Marshal(doc.Backends.Podman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown, err := ParseConfig(raw, "/state")
+	if err != nil {
+		t.Fatalf("wai.example.toml's [backends.podman] block %s: %v", raw, err)
+	}
+	defaults, err := ParseConfig(nil, "/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// env = {} and [] lists mean what leaving them out means.
+	shown.Env, shown.HostMounts, shown.AllowedHostRoots = nil, nil, nil
+	if len(defaults.Env) != 0 || len(defaults.HostMounts) != 0 || len(defaults.AllowedHostRoots) != 0 {
+		t.Fatalf("the defaults now have env, host_mounts or allowed_host_roots: update this test and the example")
+	}
+	if !reflect.DeepEqual(shown, defaults) {
+		t.Errorf("wai.example.toml's [backends.podman] block gives\n%+v\nbut the defaults are\n%+v", shown, defaults)
 	}
 }
