@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -392,5 +393,34 @@ func TestHammer(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestGuestSeesNoHostSystem: WASI gives a plugin no preopened directory
+// and no environment, so the only way out is a granted host function.
+func TestGuestSeesNoHostSystem(t *testing.T) {
+	r := newRuntime(t, Options{})
+	p := loadEvil(t, r, nil)
+	res, err := callEvil(context.Background(), p, "escape", "")
+	if err != nil || !res.OK {
+		t.Fatalf("escape: %+v, %v", res, err)
+	}
+	var got map[string]string
+	if err := json.Unmarshal(res.Value, &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, attempt := range []string{"read /etc/passwd", "read /proc/self/environ", "read etc/passwd", "list /", "list .", "write /tmp/wai-evil-escape"} {
+		switch r, ok := got[attempt]; {
+		case !ok:
+			t.Errorf("%s: not attempted (%v)", attempt, got)
+		case r == "ok":
+			t.Errorf("%s: the guest reached the host's filesystem", attempt)
+		}
+	}
+	if got["environment"] != "empty" {
+		t.Errorf("the guest sees an environment: %s", got["environment"])
+	}
+	if _, err := os.Stat("/tmp/wai-evil-escape"); err == nil {
+		t.Errorf("the guest wrote /tmp/wai-evil-escape on the host")
 	}
 }

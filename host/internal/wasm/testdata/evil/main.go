@@ -27,7 +27,7 @@ func outputSet(offset, length uint64)
 //go:wasmimport extism:host/env alloc
 func alloc(n uint64) uint64
 
-var tools = []string{"work", "echo", "loop", "sleep", "membomb", "panic", "exit", "bigoutput", "lieoutput", "garbage", "errorset", "badptr", "shell"}
+var tools = []string{"work", "echo", "loop", "sleep", "membomb", "panic", "exit", "bigoutput", "lieoutput", "garbage", "errorset", "badptr", "shell", "escape"}
 
 func config(key, def string) string {
 	if v, ok := gopdk.GetConfig(key); ok {
@@ -138,11 +138,40 @@ func callTool() int32 {
 		return 1
 	case "badptr":
 		return out(map[string]any{"ok": true, "message": "bad pointers", "value": badPointers()})
+	case "escape":
+		return out(map[string]any{"ok": true, "message": "escape", "value": escape()})
 	case "shell":
 		req := gopdk.AllocateString(`{"argv":["echo","hi"]}`)
 		return out(map[string]any{"ok": true, "message": "shell", "value": json.RawMessage(response(waiShellExec(req.Offset())))})
 	}
 	return out(map[string]any{"error": map[string]any{"kind": "not_found", "message": "no tool " + c.Tool}})
+}
+
+// escape tries to reach the host system through WASI, and returns what
+// each attempt gave: "ok", or its error.
+func escape() map[string]string {
+	res := func(err error) string {
+		if err == nil {
+			return "ok"
+		}
+		return err.Error()
+	}
+	got := map[string]string{}
+	for _, path := range []string{"/etc/passwd", "/proc/self/environ", "etc/passwd"} {
+		_, err := os.ReadFile(path)
+		got["read "+path] = res(err)
+	}
+	for _, dir := range []string{"/", "."} {
+		_, err := os.ReadDir(dir)
+		got["list "+dir] = res(err)
+	}
+	got["write /tmp/wai-evil-escape"] = res(os.WriteFile("/tmp/wai-evil-escape", []byte("escaped"), 0o644))
+	if env := os.Environ(); len(env) > 0 {
+		got["environment"] = "ok: " + strings.Join(env, " ")
+	} else {
+		got["environment"] = "empty"
+	}
+	return got
 }
 
 // badPointers hands the host offsets that name no request, and returns
