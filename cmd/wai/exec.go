@@ -167,7 +167,13 @@ func execute(ctx context.Context, k *host.Kernel, session string, req backend.Ex
 		if res.Signal > 0 {
 			how = "killed by " + signalName(res.Signal)
 		}
-		fmt.Fprintf(std.err, "wai: timed out after %s: the command and every process it started were %s\n", limit, how)
+		if res.Sandboxed {
+			fmt.Fprintf(std.err, "wai: timed out after %s: the command and every process it started were %s\n", limit, how)
+		} else {
+			// Unsandboxed, a process can leave the command's process group
+			// (setsid) and outlive the kill: say what was killed.
+			fmt.Fprintf(std.err, "wai: timed out after %s: the command and every process in its process group were %s (a process that left the group with setsid is not; the podman backend stops those too)\n", limit, how)
+		}
 		return backend.TimeoutExitCode
 	}
 	return exitStatus(res)

@@ -61,6 +61,10 @@ func TestExecTimeoutKillsTheTree(t *testing.T) {
 	if !strings.Contains(r.stderr, "timed out after 1s") {
 		t.Errorf("stderr should say it timed out: %q", r.stderr)
 	}
+	// The host backend kills a process group; it must not claim more.
+	if !strings.Contains(r.stderr, "every process in its process group") {
+		t.Errorf("stderr should say the process group was killed, and no more, on the host backend: %q", r.stderr)
+	}
 	if left := waitGone(t, m, time.Second); len(left) > 0 {
 		t.Errorf("processes of the timed-out command are still running:\n%s", strings.Join(left, "\n"))
 	}
