@@ -144,6 +144,8 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 		c.fails("read_file", P{"file_path": "big.txt", "offset": -1}, "offset must be non-negative.")
 		c.fails("read_file", P{"file_path": "big.txt", "offset": 2500}, "offset 2500 is past the end of /big.txt, which has 2500 lines")
 		c.fails("read_file", P{"file_path": "nope.txt"}, "File does not exist in the filesystem: /nope.txt")
+		c.ok("write_file", P{"file_path": "blob.bin", "content": "ab\x00cd\n"})
+		c.fails("read_file", P{"file_path": "blob.bin"}, `Cannot read /blob.bin: it is a binary file (it contains NUL bytes); inspect it with shell_execute instead, e.g. ["od", "-c", "blob.bin"]`)
 		c.ok("write_file", P{"file_path": "dir/x", "content": ""})
 		c.fails("read_file", P{"file_path": "dir"}, "Cannot read /dir")
 		if got := c.ok("read_file", P{"file_path": "dir/x"}); got != "File /dir/x is empty." {

@@ -93,6 +93,13 @@ func readFile(_ *pdk.Call, p readParams) (pdk.Result, error) {
 	case err != nil:
 		return answer(err, "Cannot read %s", vfspath.Display(file))
 	}
+	// A NUL byte would reach the model raw, and a page of a binary file
+	// means nothing to it anyway: grep skips such files, read_file says so.
+	for _, line := range res.Lines {
+		if strings.IndexByte(line, 0) >= 0 {
+			return pdk.Fail("Cannot read %s: it is a binary file (it contains NUL bytes); inspect it with shell_execute instead, e.g. [\"od\", \"-c\", \"%s\"]", vfspath.Display(file), file), nil
+		}
+	}
 	if res.TotalLines > 0 && p.Offset >= res.TotalLines {
 		return pdk.Fail("offset %d is past the end of %s, which has %d lines", p.Offset, vfspath.Display(file), res.TotalLines), nil
 	}
