@@ -424,3 +424,19 @@ func TestGuestSeesNoHostSystem(t *testing.T) {
 		t.Errorf("the guest wrote /tmp/wai-evil-escape on the host")
 	}
 }
+
+// TestMemoryCap: a guest gets the default 64 MiB and not a page more.
+// (Without the cap a guest could grow to the 4 GiB Wasm allows.)
+func TestMemoryCap(t *testing.T) {
+	r := newRuntime(t, Options{})
+	p := loadEvil(t, r, nil)
+	res, err := callEvil(context.Background(), p, "membomb", `{"mb":16}`)
+	if err != nil || string(res.Value) != "16" {
+		t.Fatalf("16 MiB under a 64 MiB cap: %+v, %v", res, err)
+	}
+	_, err = callEvil(context.Background(), p, "membomb", `{"mb":96}`)
+	if !errors.Is(err, ErrTrap) || !strings.Contains(err.Error(), "out of memory") {
+		t.Fatalf("96 MiB under a 64 MiB cap: %v, want a trap for running out of memory", err)
+	}
+	stillServes(t, p)
+}

@@ -112,9 +112,17 @@ func callTool() int32 {
 		time.Sleep(time.Hour)
 		return out(map[string]any{"ok": true, "message": "slept"})
 	case "membomb":
-		for {
+		// {"mb": N} holds N MiB and answers; without it, it never stops.
+		var p struct {
+			MB int `json:"mb"`
+		}
+		json.Unmarshal(c.Params, &p)
+		for i := 0; p.MB == 0 || i < p.MB; i++ {
 			sink = append(sink, make([]byte, 1<<20))
 		}
+		n := len(sink)
+		sink = nil
+		return out(map[string]any{"ok": true, "message": "held", "value": n})
 	case "panic":
 		panic("boom: the tool exploded")
 	case "exit":
