@@ -4,7 +4,7 @@
 // streamable HTTP when -http is given.
 //
 //	go run ./examples/embed                     # run two commands and exit
-//	go run ./examples/embed -http 127.0.0.1:8765 # then serve MCP until ^C
+//	make plugins && go run ./examples/embed -http 127.0.0.1:8765 # then serve MCP until ^C
 package main
 
 import (
@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -32,7 +33,13 @@ func main() {
 	// The host backend is no sandbox; link plugins/podman and pick
 	// "podman" for one container per session.
 	cfg.Backend = "host"
-	cfg.BundledTools = nil // only the capabilities here; no plugins to find
+	cfg.BundledTools = nil // the two commands need only the capabilities
+	if *addr != "" {
+		// An MCP client sees the kernel's tools, which are plugins: without
+		// them it would be served nothing to call. `make plugins` builds
+		// them into build/plugins, where the kernel looks.
+		cfg.BundledTools = []string{"shell", "vfs"}
+	}
 	if err := run(ctx, os.Stdout, cfg, *addr); err != nil {
 		fmt.Fprintln(os.Stderr, "embed:", err)
 		os.Exit(1)
@@ -74,13 +81,18 @@ func run(ctx context.Context, w io.Writer, cfg host.Config, addr string) error {
 	if err := mcpserver.CheckListen(addr, ""); err != nil {
 		return err
 	}
-	hs := &http.Server{Addr: addr, Handler: srv.HTTPHandler("")}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv.HTTPHandler("")}
 	go func() {
 		<-ctx.Done()
 		hs.Close()
 	}()
-	fmt.Fprintf(w, "serving MCP on http://%s/\n", addr)
-	if err := hs.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+	// The bound address, so that port 0 prints the port it got.
+	fmt.Fprintf(w, "serving MCP on http://%s/\n", ln.Addr())
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
