@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/plugins/podman"
 )
 
 // podmanTags are the tags this file is built with; the wai binary the
@@ -56,5 +59,24 @@ func TestServeTypeScriptClientPodman(t *testing.T) {
 	}
 	if uid != "65534" {
 		t.Errorf("shell_execute id -u ran as %q, want 65534 (the container's nobody): not in the Podman sandbox", uid)
+	}
+
+	// The client has gone, and with it its MCP session: the wai session's
+	// container must be gone too, not left for gc.
+	cfg, err := host.LoadConfig(e.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lctx, lcancel := context.WithTimeout(context.Background(), time.Minute)
+	defer lcancel()
+	cs, err := podman.List(lctx, podmanConfig(t, cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if strings.HasPrefix(c.Name, prefix+"-") {
+			t.Errorf("container %s (session %s, %s) outlived the MCP client's session; removing it", c.Name, c.Session, c.State)
+			_ = exec.CommandContext(lctx, "podman", "rm", "-f", c.Name).Run()
+		}
 	}
 }
