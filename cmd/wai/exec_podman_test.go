@@ -95,6 +95,12 @@ func TestExecPodman(t *testing.T) {
 	if left := mine(); len(left) > 0 {
 		t.Errorf("the throwaway session's container outlived the command: %+v", left)
 	}
+	// One shell.exec event per exec, whoever else records it: the event
+	// stream and the audit file count commands by it.
+	r = inProcess(t, config, "exec", "-v", "--backend", "podman", "--", "true")
+	if n := strings.Count(r.stderr, "msg=shell.exec "); r.code != 0 || n != 1 {
+		t.Errorf("wai exec -v --backend podman -- true: %d shell.exec events, want 1; got %v", n, r)
+	}
 
 	const session = "t1"
 	t.Cleanup(func() { closeSession(t, config, session, mine) })

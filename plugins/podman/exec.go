@@ -356,13 +356,16 @@ func (b *Backend) oomKills(ctx context.Context, ctrID string) (int, bool) {
 	return 0, false
 }
 
-// log emits the shell.exec event.
+// log emits the backend's record of an exec, with what only the backend
+// knows (the signal, script or exec). It is not shell.exec: the kernel
+// emits that once per exec for every backend, and a second one from here
+// would count each command twice in the event stream and the audit file.
 func (w *Workspace) log(r execRun, res backend.ExecResult, ctx context.Context) {
 	cmd := strings.Join(r.shown, " ")
 	if len(cmd) > 200 {
 		cmd = cmd[:200] + "…"
 	}
-	w.b.log.LogAttrs(ctx, slog.LevelInfo, "shell.exec",
+	w.b.log.LogAttrs(ctx, slog.LevelDebug, "runtime.podman.exec",
 		slog.String("session", w.session), slog.String("op", r.op), slog.String("command", cmd),
 		slog.Int("exit", res.ExitCode), slog.Duration("duration", res.Duration),
 		slog.Bool("truncated", res.Truncated), slog.Bool("timed_out", res.TimedOut), slog.Int("signal", res.Signal))

@@ -97,7 +97,7 @@ func TestLifecycle(t *testing.T) {
 	if _, err := w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}}); err == nil {
 		t.Errorf("Execute after Close succeeded")
 	}
-	for _, e := range []string{"runtime.podman.created", "runtime.podman.started", "runtime.podman.removed", "shell.exec"} {
+	for _, e := range []string{"runtime.podman.created", "runtime.podman.started", "runtime.podman.removed", "runtime.podman.exec"} {
 		if rec.count(e) == 0 {
 			t.Errorf("no %s event (events: %s)", e, rec)
 		}
