@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,5 +205,31 @@ func TestCompilationCacheOnDisk(t *testing.T) {
 	})
 	if err != nil || files == 0 {
 		t.Fatalf("the compilation cache %s holds %d files after a compile (%v): compiled code is not kept on disk", dir, files, err)
+	}
+}
+
+// TestHostFunctionsDecodeStrictly: a field a host function does not know
+// is an invalid request, not silently dropped (docs/ABI.md §4) — a
+// misspelt "timeout_ms" must not run the command with the default.
+func TestHostFunctionsDecodeStrictly(t *testing.T) {
+	for name, h := range handlers {
+		env := &fakeEnv{}
+		// Without strict decoding, a handler would go on to the fake
+		// env's missing filesystem and panic: report that as the failure.
+		err := func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("served the request: %v", r)
+				}
+			}()
+			_, err = h(context.Background(), env, nil, []byte(`{"no_such_field":1}`))
+			return err
+		}()
+		if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "no_such_field") {
+			t.Errorf("%s with an unknown field: %v, want ErrInvalid naming it", name, err)
+		}
+		if len(env.execs) > 0 {
+			t.Errorf("%s ran %v despite the bad request", name, env.execs)
+		}
 	}
 }
