@@ -5,7 +5,8 @@
 #   1. install podman, runc, catatonit, mmdebstrap, uidmap (only if missing)
 #   2. containers.conf drop-in: exec cleanup delay; pin runc / clamp default
 #      rlimits (only if needed)
-#   3. build the test image localhost/wai-python:bookworm (only if missing)
+#   3. build the default image localhost/wai-python:bookworm from Debian
+#      packages (only if missing, or built from an older recipe)
 #   4. start a Podman API service on unix:///run/podman/podman.sock (only if
 #      nothing answers there)
 #   5. verify a hardened `podman run` end to end, locally and via the service
@@ -46,11 +47,15 @@ die() {
 # ------------------------------------------------------------- 1. packages
 # Needed: podman (pulls conmon, containers-common, CNI plugins), runc (crun
 # cannot run on cgroup v1/hybrid hosts, see step 2), catatonit (podman --init),
-# mmdebstrap + debian-archive-keyring (build the test image without a
-# registry), uidmap (newuidmap/newgidmap, for rootless use of the same host),
-# curl (health check of the API socket). Not needed: slirp4netns and
-# fuse-overlayfs — wai runs rootful with --network none on native overlayfs.
-PACKAGES=(podman runc catatonit mmdebstrap debian-archive-keyring uidmap curl)
+# mmdebstrap + debian-archive-keyring (build the image without a registry),
+# uidmap (newuidmap/newgidmap, for rootless use of the same host), curl
+# (health check of the API socket), crun (not used by wai here, but `wai
+# preflight` and its test check the advice given when podman picks crun on a
+# cgroup v1/hybrid host, so the test needs the real binary), e2fsprogs and
+# util-linux (mkfs.ext4 and losetup: size-limited workspaces). Not needed:
+# slirp4netns and fuse-overlayfs — wai runs rootful with --network none on
+# native overlayfs.
+PACKAGES=(podman runc crun catatonit mmdebstrap debian-archive-keyring uidmap curl e2fsprogs util-linux)
 
 pkg_installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
@@ -60,7 +65,7 @@ missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
 	for p in "${PACKAGES[@]}"; do pkg_installed "$p" || missing+=("$p"); done
 else
-	for b in podman runc catatonit mmdebstrap curl; do
+	for b in podman runc crun catatonit mmdebstrap curl mkfs.ext4 losetup; do
 		command -v "$b" >/dev/null 2>&1 || missing+=("$b")
 	done
 fi
@@ -81,7 +86,7 @@ if ((${#missing[@]})); then
 else
 	log "packages present"
 fi
-for b in podman runc conmon curl mmdebstrap; do
+for b in podman runc crun conmon curl mmdebstrap mkfs.ext4 losetup; do
 	command -v "$b" >/dev/null 2>&1 || die "$b not on PATH after install"
 done
 [[ -x /usr/libexec/podman/catatonit || -x /usr/bin/catatonit ]] ||
@@ -178,10 +183,21 @@ runtime="$(podman info --format '{{.Host.OCIRuntime.Name}}' 2>/dev/null)" ||
 	die "podman info failed" "run 'podman info' to see why"
 log "podman $(podman version --format '{{.Client.Version}}' 2>/dev/null), runtime $runtime, cgroups $cgroup_fs"
 
-# ------------------------------------------------------------- 3. test image
-# No image registry is reachable: build a minimal Debian with python3 via
-# mmdebstrap and import the rootfs tarball. procps (ps, pkill; ~1 MB) is
-# included for debugging process trees inside the container.
+# ---------------------------------------------------------- 3. default image
+# No image registry is reachable: build Debian with mmdebstrap from the
+# recipe in scripts/images/wai-python.packages and import the rootfs
+# tarball. The recipe's hash is the image's wai.recipe label, so an image
+# built from an older recipe is rebuilt (a test that needs pytest must not
+# pass or fail depending on when the machine last built its image).
+RECIPE="$(dirname "$0")/images/wai-python.packages"
+[[ -r "$RECIPE" ]] || die "image recipe $RECIPE not found" "run this script from a wai checkout"
+mapfile -t IMAGE_PACKAGES < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$RECIPE")
+((${#IMAGE_PACKAGES[@]})) || die "image recipe $RECIPE lists no packages"
+# The hash covers everything that shapes the image: suite, variant, packages
+# and the config set at import.
+IMPORT_CHANGES=('ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' 'ENV LANG=C.UTF-8' 'CMD ["/bin/sh"]')
+RECIPE_HASH="$(printf '%s\n' "$SUITE" minbase "${IMAGE_PACKAGES[@]}" "${IMPORT_CHANGES[@]}" | sha256sum | cut -c1-16)"
+
 debian_mirror() {
 	if [[ -n "${WAI_DEBIAN_MIRROR:-}" ]]; then
 		printf '%s' "$WAI_DEBIAN_MIRROR"
@@ -195,40 +211,57 @@ debian_mirror() {
 	printf '%s' "${m:-http://deb.debian.org/debian}"
 }
 
-if podman image exists "$IMAGE"; then
-	log "image $IMAGE present"
+image_recipe() { podman image inspect --format '{{index .Labels "wai.recipe"}}' "$IMAGE" 2>/dev/null || true; }
+
+# What the image must hold, checked once right after building it: the
+# commands wai itself runs (sh, sleep, setsid, kill, env) and the ones the
+# recipe promises an agent.
+IMAGE_CHECK='for b in sh sleep setsid kill grep env cat python3 pip3 pytest git sqlite3 jq make gawk diff patch ps file less tar gzip xz unzip; do
+	command -v $b >/dev/null || echo "missing $b"; done
+python3 -c "import json, unittest, sqlite3, venv, ensurepip, pytest" || echo "python3 modules missing"
+test -r /proc/self/stat && test -r /proc/1/cmdline || echo "cannot read /proc"
+echo ok'
+
+if [[ "$(image_recipe)" == "$RECIPE_HASH" ]]; then
+	log "image $IMAGE present (recipe $RECIPE_HASH)"
 else
+	if podman image exists "$IMAGE"; then
+		log "image $IMAGE was built from another recipe ($(image_recipe || true)): rebuilding"
+	fi
 	mirror="$(debian_mirror)"
-	log "building $IMAGE with mmdebstrap from $mirror (~30 s)"
+	include="$(IFS=,; printf '%s' "${IMAGE_PACKAGES[*]}")"
+	log "building $IMAGE (recipe $RECIPE_HASH: ${#IMAGE_PACKAGES[@]} packages) with mmdebstrap from $mirror (~1-2 min)"
 	tmpdir="$(mktemp -d /var/tmp/wai-image.XXXXXX)"
 	trap 'rm -rf "$tmpdir"' EXIT
 	# Write to a file first (not a pipe) so a failed mmdebstrap can never
-	# leave a truncated image behind.
-	if ! mmdebstrap --quiet --variant=minbase --include=python3-minimal,procps \
+	# leave a truncated image behind. Recommends stay out (minbase), and apt
+	# lists and caches are dropped: the image is for running code, and the
+	# sandbox has no network to install anything with.
+	if ! mmdebstrap --quiet --variant=minbase --include="$include" \
+		--aptopt='APT::Install-Recommends "false"' \
+		--customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*' \
 		"$SUITE" "$tmpdir/rootfs.tar" "$mirror" 2>"$tmpdir/mmdebstrap.log"; then
 		tail -n 20 "$tmpdir/mmdebstrap.log" >&2
 		die "mmdebstrap failed" "check that $mirror is reachable, or set WAI_DEBIAN_MIRROR=<debian mirror URL>"
 	fi
-	# An imported rootfs has no config: set PATH, a UTF-8 locale and a shell.
-	podman import \
-		--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-		--change 'ENV LANG=C.UTF-8' \
-		--change 'CMD ["/bin/sh"]' \
-		"$tmpdir/rootfs.tar" "$IMAGE" >/dev/null 2>"$tmpdir/import.log" || {
+	changes=()
+	for c in "${IMPORT_CHANGES[@]}" "LABEL wai.recipe=$RECIPE_HASH"; do changes+=(--change "$c"); done
+	podman import "${changes[@]}" "$tmpdir/rootfs.tar" "$IMAGE" >/dev/null 2>"$tmpdir/import.log" || {
 		cat "$tmpdir/import.log" >&2
 		die "podman import failed"
 	}
 	rm -rf "$tmpdir"
 	trap - EXIT
-	# Sanity-check the image contents once, right after building it.
 	out="$(podman run --rm --network none --ulimit "nofile=1024:1024" --ulimit "nproc=$max_nproc:$max_nproc" \
-		"$IMAGE" sh -c 'for b in sh sleep python3 setsid kill grep env cat; do command -v $b >/dev/null || echo "missing $b"; done
-			test -r /proc/self/stat && test -r /proc/1/cmdline || echo "cannot read /proc"; echo ok' 2>&1)" || true
+		"$IMAGE" sh -c "$IMAGE_CHECK" 2>&1)" || true
 	[[ "$out" == ok ]] || {
 		podman rmi -f "$IMAGE" >/dev/null 2>&1 || true
 		die "image $IMAGE failed its sanity check: $out"
 	}
+	[[ "$(image_recipe)" == "$RECIPE_HASH" ]] || die "image $IMAGE lacks its wai.recipe label after import"
 	log "built $IMAGE ($(podman image inspect --format '{{.Size}}' "$IMAGE") bytes)"
+	# Images of older recipes are now untagged: drop them (never one in use).
+	podman image prune -f --filter label=wai.recipe >/dev/null 2>&1 || true
 fi
 
 # ----------------------------------------------------------- 4. API service
