@@ -19,13 +19,20 @@ import (
 // sleepMarker returns a sleep duration no other process on the machine
 // uses, so that a scan of /proc can find the processes of one check.
 func sleepMarker() string {
-	return fmt.Sprintf("31.%09d", rand.IntN(1_000_000_000))
+	return fmt.Sprintf("91.%09d", rand.IntN(1_000_000_000))
 }
+
+// killSlack is how late a kill may come back and still count as prompt.
+// The commands these tests kill would run for 60 s or more, so a backend
+// that waits for them fails all the same; the slack only absorbs a loaded
+// machine (at load 40 a Podman kill took 8-19 s, and CI runs at load 4-20).
+// How fast a kill is belongs in the benchmarks, not here.
+const killSlack = 20 * time.Second
 
 // processesWith lists the processes whose command line contains marker,
 // scanning /proc through the workspace's own shell: that works on the host
 // and inside a container alike. The scan's own command line holds the
-// marker as a regexp ("31[.]…") that does not match itself.
+// marker as a regexp ("91[.]…") that does not match itself.
 func processesWith(t *T, w *ws, marker string) []string {
 	t.Helper()
 	res := w.exec(backend.ExecRequest{Argv: []string{"sh", "-c", scanScript(marker)}, Timeout: 20 * time.Second})
@@ -86,17 +93,17 @@ func wantTimedOut(t *T, what string, res backend.ExecResult, elapsed, limit time
 
 func checkTimeout(t *T, w *ws) {
 	start := time.Now()
-	res := w.exec(backend.ExecRequest{Argv: []string{"sleep", "10"}, Timeout: 500 * time.Millisecond, Cwd: w.p("")})
+	res := w.exec(backend.ExecRequest{Argv: []string{"sleep", "90"}, Timeout: 500 * time.Millisecond, Cwd: w.p("")})
 	elapsed := time.Since(start)
-	wantTimedOut(t, "sleep 10 with a 0.5 s timeout", res, elapsed, 2*time.Second)
+	wantTimedOut(t, "sleep 90 with a 0.5 s timeout", res, elapsed, killSlack)
 	if res.Duration < 400*time.Millisecond {
-		t.Errorf("sleep 10 with a 0.5 s timeout: result duration %s, want about the timeout", res.Duration)
+		t.Errorf("sleep 90 with a 0.5 s timeout: result duration %s, want about the timeout", res.Duration)
 	}
 }
 
 func checkTimeoutPartialOutput(t *T, w *ws) {
-	res := w.exec(backend.ExecRequest{Shell: "echo before; echo err-before >&2; sleep 10", Timeout: time.Second, Cwd: w.p("")})
-	wantTimedOut(t, "echo; sleep 10 with a 1 s timeout", res, 0, 3*time.Second)
+	res := w.exec(backend.ExecRequest{Shell: "echo before; echo err-before >&2; sleep 90", Timeout: time.Second, Cwd: w.p("")})
+	wantTimedOut(t, "echo; sleep 90 with a 1 s timeout", res, 0, killSlack)
 	if res.Stdout != "before\n" || res.Stderr != "err-before\n" {
 		t.Errorf("timed-out command lost its output: stdout %q stderr %q", res.Stdout, res.Stderr)
 	}
@@ -131,13 +138,13 @@ func checkTimeoutKillsTree(t *T, w *ws) {
 	for _, c := range cases {
 		start := time.Now()
 		res := w.exec(backend.ExecRequest{Shell: c.shell, Timeout: 500 * time.Millisecond, Cwd: w.p("")})
-		wantTimedOut(t, c.name, res, time.Since(start), 2*time.Second)
+		wantTimedOut(t, c.name, res, time.Since(start), killSlack)
 		noProcessesLeft(t, w, m, c.name+" ("+c.shell+")")
 	}
 	// A tree that ignores SIGTERM needs the SIGKILL that follows it.
 	start := time.Now()
 	res = w.exec(backend.ExecRequest{Shell: "trap '' TERM; sleep " + m + " & sleep " + m, Timeout: 500 * time.Millisecond, Cwd: w.p("")})
-	wantTimedOut(t, "tree ignoring SIGTERM", res, time.Since(start), 6*time.Second)
+	wantTimedOut(t, "tree ignoring SIGTERM", res, time.Since(start), 4*time.Second+killSlack)
 	noProcessesLeft(t, w, m, "tree ignoring SIGTERM")
 }
 
@@ -149,27 +156,27 @@ func checkScriptTimeoutKillsTree(t *T, w *ws) {
 	if err != nil {
 		t.Fatalf("ExecuteScript: %v", err)
 	}
-	wantTimedOut(t, "script with a backgrounded sleep", res, time.Since(start), 2*time.Second)
+	wantTimedOut(t, "script with a backgrounded sleep", res, time.Since(start), killSlack)
 	noProcessesLeft(t, w, m, "timed-out script")
 }
 
 func checkDefaultTimeout(t *T, w *ws) {
 	start := time.Now()
-	res := w.exec(backend.ExecRequest{Argv: []string{"sleep", "10"}})
-	wantTimedOut(t, "sleep 10 under a 1 s default timeout", res, time.Since(start), 3*time.Second)
+	res := w.exec(backend.ExecRequest{Argv: []string{"sleep", "90"}})
+	wantTimedOut(t, "sleep 90 under a 1 s default timeout", res, time.Since(start), killSlack)
 }
 
 func checkBackgroundChild(t *T, w *ws) {
 	m := sleepMarker()
 	start := time.Now()
-	res := w.exec(backend.ExecRequest{Shell: "sleep " + m + " & echo done", Timeout: 5 * time.Second, Cwd: w.p("")})
+	res := w.exec(backend.ExecRequest{Shell: "sleep " + m + " & echo done", Timeout: 80 * time.Second, Cwd: w.p("")})
 	elapsed := time.Since(start)
 	if res.TimedOut || res.ExitCode != 0 || !strings.Contains(res.Stdout, "done") {
 		t.Errorf("command that exits leaving a child on its stdout: timed_out %v exit %d stdout %q, "+
 			"want exit 0 and its output: the call must not wait for the child", res.TimedOut, res.ExitCode, res.Stdout)
 	}
-	if elapsed > 4*time.Second {
-		t.Errorf("command that exits leaving a child on its stdout: returned after %s, want well before its 5 s timeout", elapsed)
+	if elapsed > killSlack {
+		t.Errorf("command that exits leaving a child on its stdout: returned after %s, want well before its 80 s timeout", elapsed)
 	}
 	if procs := processesWith(t, w, m); len(procs) > 0 {
 		t.Logf("the backgrounded child outlived the call (allowed): %v", procs)
@@ -183,8 +190,8 @@ func checkContextCancel(t *T, w *ws) {
 	timer := time.AfterFunc(300*time.Millisecond, cancel)
 	defer timer.Stop()
 	start := time.Now()
-	res, err := w.Shell().Execute(ctx, backend.ExecRequest{Shell: "sleep " + m + " & sleep " + m, Timeout: 20 * time.Second, Cwd: w.p("")})
-	if elapsed := time.Since(start); elapsed > 3*time.Second {
+	res, err := w.Shell().Execute(ctx, backend.ExecRequest{Shell: "sleep " + m + " & sleep " + m, Timeout: 80 * time.Second, Cwd: w.p("")})
+	if elapsed := time.Since(start); elapsed > killSlack {
 		t.Errorf("context cancelled after 0.3 s: the call returned after %s, want promptly", elapsed)
 	}
 	if err == nil && res.ExitCode == 0 {
