@@ -146,8 +146,15 @@ func (p *Plugin) call(ctx context.Context, op, export string, env Env, input []b
 
 // describe runs wai_describe on the first instance, which then joins the
 // pool. Host functions refuse during it: there is no Env yet.
+//
+// It is bounded by the call timeout, not the policy check's: the first
+// call also instantiates the module and runs the guest's runtime start-up,
+// which on a loaded machine takes well over a policy check's second (the
+// suite failed there at load 40 with "describe: interrupted at the
+// deadline"). Loading is not on any request's hot path; a describe that
+// never returns is still cut off.
 func (p *Plugin) describe(ctx context.Context) (Description, error) {
-	ctx, cancel := context.WithTimeout(ctx, p.rt.opts.CheckTimeout)
+	ctx, cancel := context.WithTimeout(ctx, p.rt.opts.CallTimeout)
 	defer cancel()
 	out, err := p.call(ctx, "describe", exportDescribe, nil, []byte(fmt.Sprintf(`{"abi":%d}`, ABIVersion)))
 	if err != nil {
