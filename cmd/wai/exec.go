@@ -23,8 +23,18 @@ func init() {
 Runs CMD with ARGS directly (no shell), or a shell string with /bin/sh -c,
 in a session's workspace on the configured backend. Every limit and policy
 applies. The command's stdout and stderr go to wai's, and wai exits with
-the command's status: 124 when it timed out (its whole process tree is
-killed), 128+N when signal N ended it, 2 when wai could not run it at all.
+the command's status, so a script can tell wai's failures from the
+command's own:
+  0-123  the command's own exit status
+  124    the command timed out (its whole process tree is killed)
+  125    wai itself failed: a bad flag, the configuration, a refused
+         request (policy or limit), a backend that is unavailable
+  126    the command exists but cannot be executed
+  127    the command was not found
+  128+N  signal N ended the command (130: wai was interrupted)
+As with podman run and docker run, a command that exits 124-127 by itself
+is indistinguishable from these; wai's own failures always print "wai:" on
+stderr.
 
 Without --session the session is a throwaway: its workspace (and container)
 is removed when the command ends. With --session NAME the workspace is kept
@@ -36,7 +46,8 @@ any output. It never appears when stderr is not a terminal; -q (or
 WAI_PROGRESS=0) turns it off.
 
 Put flags before the command; use -- when the command starts with a dash.`,
-		flags: execFlags,
+		flags:       execFlags,
+		usageStatus: exitExecFailed,
 	})
 }
 
@@ -59,6 +70,11 @@ func (e envFlag) Set(s string) error {
 	e[k] = v
 	return nil
 }
+
+// exitExecFailed is `wai exec`'s status when wai could not run the command
+// at all. Not exitError (2): ls, grep and many others exit 2 themselves. 125
+// is what podman run and docker run use for their own failures.
+const exitExecFailed = 125
 
 func execFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 	var (
@@ -86,7 +102,7 @@ func execFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		case shell != "" && len(args) > 0:
 			fmt.Fprintf(std.err, "wai exec: give a command or -c 'shell string', not both (got -c and %q)\n", args[0])
 			fs.Usage()
-			return exitError
+			return exitExecFailed
 		case shell != "":
 			req.Shell = shell
 		case len(args) > 0:
@@ -94,7 +110,7 @@ func execFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		default:
 			fmt.Fprintf(std.err, "wai exec: no command: give CMD [ARGS…] or -c 'shell string'\n")
 			fs.Usage()
-			return exitError
+			return exitExecFailed
 		}
 		if len(env) > 0 {
 			req.Env = env
@@ -104,14 +120,14 @@ func execFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		st := newStatus(std.err, quiet, os.Getenv)
 		k, err := kf.open(ctx, st, false)
 		if err != nil {
-			return fail(ctx, std.err, err)
+			return failExec(ctx, std.err, err)
 		}
 		defer closeKernel(k, std.err)
 
 		if stdin {
 			in, err := readBounded(std.in, k.Config().Limits.MaxStdinBytes)
 			if err != nil {
-				return fail(ctx, std.err, err)
+				return failExec(ctx, std.err, err)
 			}
 			req.Stdin = in
 		}
@@ -133,12 +149,12 @@ func execute(ctx context.Context, k *host.Kernel, session string, req backend.Ex
 	s, err := k.Session(pctx, session, host.SessionOptions{Keep: session != ""})
 	if err != nil {
 		st.end()
-		return fail(ctx, std.err, err)
+		return failExec(ctx, std.err, err)
 	}
 	res, err := s.Shell().Execute(pctx, req)
 	st.end()
 	if err != nil {
-		return fail(ctx, std.err, err)
+		return failExec(ctx, std.err, err)
 	}
 	if want := k.Config().Backend; res.Backend != "" && res.Backend != want {
 		// The configured fallback ran it: say so every time, since the
@@ -177,6 +193,15 @@ func execute(ctx context.Context, k *host.Kernel, session string, req backend.Ex
 		return backend.TimeoutExitCode
 	}
 	return exitStatus(res)
+}
+
+// failExec reports err like fail, with exec's status for its own failures
+// (an interrupt keeps its own status).
+func failExec(ctx context.Context, stderr io.Writer, err error) int {
+	if code := fail(ctx, stderr, err); code != exitError {
+		return code
+	}
+	return exitExecFailed
 }
 
 // exitStatus maps a result to a process exit status the way a shell does:

@@ -83,7 +83,7 @@ func TestExecPodman(t *testing.T) {
 	}
 
 	r := inProcess(t, config, "exec", "--backend", "podman", "--", "id", "-u")
-	if r.code == exitError && strings.Contains(r.stderr, "hint: the backend cannot serve") {
+	if r.code == exitExecFailed && strings.Contains(r.stderr, "hint: the backend cannot serve") {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("Podman is required on CI (make test runs scripts/setup-podman.sh first): %v", r)
 		}

@@ -36,10 +36,15 @@ func TestExecStreamsAndStatus(t *testing.T) {
 		{[]string{"--", "echo", "$HOME;", "a  b"}, 0, "$HOME; a  b\n", ""},
 		// killed by a signal: 128+N, as a shell reports it.
 		{[]string{"-c", "kill -TERM $$"}, 128 + int(syscall.SIGTERM), "", ""},
+		// The command's own 2 is not wai's: wai's own failures are 125.
+		{[]string{"--", "sh", "-c", "echo no such file >&2; exit 2"}, 2, "", "no such file\n"},
+		// Not found and not executable: 127 and 126, as a shell says.
+		{[]string{"--", "wai-no-such-command"}, 127, "", "*"},
+		{[]string{"--", "/etc/passwd"}, 126, "", "*"},
 	}
 	for _, c := range cases {
 		r := e.run(append([]string{"exec"}, c.args...)...)
-		if r.code != c.code || r.stdout != c.stdout || r.stderr != c.stderr {
+		if r.code != c.code || r.stdout != c.stdout || (c.stderr != "*" && r.stderr != c.stderr) {
 			t.Errorf("wai exec %q: want exit %d, stdout %q, stderr %q; got %v", c.args, c.code, c.stdout, c.stderr, r)
 		}
 	}
@@ -152,13 +157,14 @@ func TestExecStdin(t *testing.T) {
 	}
 	e.stdin = strings.Repeat("x", 17)
 	r := e.run("exec", "--stdin", "--", "cat")
-	if r.code != exitError || !strings.Contains(r.stderr, "max_stdin_bytes") || r.stdout != "" {
-		t.Errorf("input over max_stdin_bytes: want exit 2 naming the limit; got %v", r)
+	if r.code != exitExecFailed || !strings.Contains(r.stderr, "max_stdin_bytes") || r.stdout != "" {
+		t.Errorf("input over max_stdin_bytes: want exit %d naming the limit; got %v", exitExecFailed, r)
 	}
 }
 
-// Every way wai can refuse before running anything: exit 2, a message that
-// says what is wrong, nothing on stdout.
+// Every way wai can refuse before running anything: exit 125 (never a
+// status the command itself commonly uses), a message that says what is
+// wrong, nothing on stdout.
 func TestExecRefusals(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, "")
@@ -190,8 +196,8 @@ func TestExecRefusals(t *testing.T) {
 
 func checkRefusal(t *testing.T, r result, want []string) {
 	t.Helper()
-	if r.code != exitError || r.stdout != "" {
-		t.Errorf("want exit %d and nothing on stdout; got %v", exitError, r)
+	if r.code != exitExecFailed || r.stdout != "" {
+		t.Errorf("want exit %d and nothing on stdout; got %v", exitExecFailed, r)
 	}
 	for _, w := range want {
 		if !strings.Contains(r.stderr, w) {

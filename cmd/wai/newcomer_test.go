@@ -39,8 +39,12 @@ func runInProcess(t *testing.T, args ...string) result {
 func checkNewcomer(t *testing.T, c newcomerCase) {
 	t.Helper()
 	r := runInProcess(t, c.args...)
-	if r.code != exitError {
-		t.Errorf("wai %q: want exit %d; got %v", c.args, exitError, r)
+	want := exitError
+	if c.args[0] == "exec" {
+		want = exitExecFailed
+	}
+	if r.code != want {
+		t.Errorf("wai %q: want exit %d; got %v", c.args, want, r)
 	}
 	for _, w := range c.wrong {
 		if !strings.Contains(r.stderr, w) {
