@@ -35,6 +35,10 @@ type command struct {
 	// text is the longer explanation `wai help NAME` and `wai NAME -h`
 	// show above the flags; optional.
 	text string
+	// usageStatus is the exit status of a flag mistake; 0 means exitError.
+	// `wai exec` sets its own so wai's failures never look like the
+	// command's status.
+	usageStatus int
 	// flags declares the subcommand's flags on fs and returns the function
 	// that runs it with the arguments left after them.
 	flags func(fs *flag.FlagSet) func(ctx context.Context, std stdio, args []string) int
@@ -56,11 +60,15 @@ func run(ctx context.Context, args []string, std stdio) int {
 	}
 	name, rest := args[0], args[1:]
 	switch name {
+	case "--version", "-version", "-V":
+		name, rest = "version", nil
+	}
+	switch name {
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 && name == "help" {
 			c, ok := commands[rest[0]]
 			if !ok {
-				fmt.Fprintf(std.err, "wai: no subcommand %q\n\n", rest[0])
+				fmt.Fprintf(std.err, "wai: no subcommand %q%s\n\n", rest[0], subcommandSuggestion(rest[0]))
 				usage(std.err)
 				return exitError
 			}
@@ -73,7 +81,7 @@ func run(ctx context.Context, args []string, std stdio) int {
 	}
 	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(std.err, "wai: unknown subcommand %q\n\n", name)
+		fmt.Fprintf(std.err, "wai: unknown subcommand %q%s\n\n", name, subcommandSuggestion(name))
 		usage(std.err)
 		return exitError
 	}
@@ -86,13 +94,24 @@ func run(ctx context.Context, args []string, std stdio) int {
 			c.help(std.out, fs)
 			return exitOK
 		}
-		// flag has printed the error itself.
+		// flag has printed the error itself; add what it cannot know.
+		if s := flagSuggestion(fs, err); s != "" {
+			fmt.Fprintf(std.err, "wai %s: %s\n", c.name, s)
+		}
 		c.shortUsage(std.err)
-		return exitError
+		return c.errStatus()
 	}
 	// A subcommand that refuses its arguments calls fs.Usage.
 	fs.Usage = func() { c.shortUsage(std.err) }
 	return runFn(ctx, std, fs.Args())
+}
+
+// errStatus is the status of a mistake in the subcommand's flags.
+func (c *command) errStatus() int {
+	if c.usageStatus != 0 {
+		return c.usageStatus
+	}
+	return exitError
 }
 
 // flagSet declares the subcommand's flags, printing errors to w.

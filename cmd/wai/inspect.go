@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -20,7 +21,11 @@ func init() {
 describe itself and prints its name, version, kind, sha256 (for the sha256
 pin of its [[plugins]] entry), the capabilities it declares (what grants it
 needs), the wai host functions it imports, and its tools with their input
-schemas. Only wai_describe runs; no tool is called.`,
+schemas. Only wai_describe runs; no tool is called.
+
+Flags may go before or after "inspect": ` + "`wai plugin inspect --json FILE.wasm`" + `
+prints the same description as JSON (path, sha256, abi, name, version,
+kind, capabilities, actions, imports, tools with input schemas).`,
 		flags: pluginFlags,
 	})
 }
@@ -51,7 +56,18 @@ func pluginFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			fs.Usage()
 			return exitError
 		}
+		// The flags may come after "inspect" too: parse them here, where
+		// -h is a request for help like anywhere else.
+		fs.SetOutput(std.err)
 		if err := fs.Parse(args[1:]); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				c := commands["plugin"]
+				c.help(std.out, fs)
+				return exitOK
+			}
+			if s := flagSuggestion(fs, err); s != "" {
+				fmt.Fprintf(std.err, "wai plugin inspect: %s\n", s)
+			}
 			fs.Usage()
 			return exitError
 		}

@@ -45,7 +45,7 @@ func (k *kernelFlags) open(ctx context.Context, stderr io.Writer, withTools bool
 	if !withTools {
 		cfg.BundledTools, cfg.Plugins = nil, nil
 	}
-	var opts []host.Option
+	opts := []host.Option{host.WithBundledPlugins(bundledPlugins())}
 	if k.verbose {
 		opts = append(opts, host.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
@@ -78,7 +78,7 @@ func fail(ctx context.Context, stderr io.Writer, err error) int {
 		fmt.Fprintf(stderr, "wai: interrupted\n")
 		return exitInterrupted
 	}
-	fmt.Fprintf(stderr, "wai: %v\n", err)
+	fmt.Fprintf(stderr, "wai: %s\n", printable(err.Error()))
 	if h := hint(err); h != "" {
 		fmt.Fprintf(stderr, "wai: hint: %s\n", h)
 	}
