@@ -50,11 +50,23 @@ help: ## list the targets
 	@echo "variables: GOTAGS='$(GOTAGS)' TEST_TIMEOUT=$(TEST_TIMEOUT) FUZZTIME=$(FUZZTIME) TESTFLAGS=..."
 
 .PHONY: build
-build: $(BIN) plugins ## build bin/wai and every bundled plugin
+build: $(BIN) ## build every bundled plugin, and bin/wai carrying them
+
+# bin/wai carries the bundled plugins: a build overlay places each
+# build/plugins/NAME.wasm in cmd/wai/bundled/, which cmd/wai embeds
+# (cmd/wai/bundled/README.md), so nothing generated enters the tree and a
+# copied binary works anywhere.
+EMBED_OVERLAY := build/embed-overlay.json
 
 .PHONY: $(BIN)
-$(BIN):
-	$(GO) build -tags "$(GOTAGS)" -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/wai
+$(BIN): plugins
+	@shopt -s nullglob; first=1; \
+	{ printf '{"Replace":{'; \
+	for f in $(PLUGINDIR)/*.wasm; do \
+		[[ $$first == 1 ]] || printf ','; first=0; \
+		printf '"%s":"%s"' "$(CURDIR)/cmd/wai/bundled/$${f##*/}" "$(CURDIR)/$$f"; \
+	done; printf '}}\n'; } > $(EMBED_OVERLAY)
+	$(GO) build -tags "$(GOTAGS)" -trimpath -ldflags "$(LDFLAGS)" -overlay $(EMBED_OVERLAY) -o $(BIN) ./cmd/wai
 
 .PHONY: plugins
 plugins: ## build every bundled plugin into build/plugins/NAME.wasm

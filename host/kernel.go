@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -52,6 +53,7 @@ type options struct {
 	backend  backend.Backend
 	policies []Policy
 	tools    []injectedTool
+	bundled  fs.FS // plugins built into the program (WithBundledPlugins)
 }
 
 // injectedTool is a tool plugin handed in by a test instead of loaded.
@@ -153,7 +155,7 @@ func (k *Kernel) load(ctx context.Context, o options) error {
 		return err
 	}
 	k.chain = &policyChain{policies: append(policies, o.policies...), timeout: k.cfg.PolicyTimeout, log: k.log}
-	return k.loadTools(ctx, o.tools)
+	return k.loadTools(ctx, o.tools, o.bundled)
 }
 
 // Config returns the configuration the kernel runs with.

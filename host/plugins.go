@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"slices"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -28,18 +27,22 @@ func needsRuntime(cfg Config) bool {
 
 // loadTools loads the bundled tool plugins, then the configured ones, and
 // registers their tools.
-func (k *Kernel) loadTools(ctx context.Context, extra []injectedTool) error {
+func (k *Kernel) loadTools(ctx context.Context, extra []injectedTool, embedded fs.FS) error {
 	for _, name := range k.cfg.BundledTools {
-		path, err := findBundled(k.cfg, name)
+		src, err := findBundled(k.cfg, embedded, name)
 		if err != nil {
 			return err
 		}
-		p, err := k.rt.Load(ctx, wasm.Source{Path: path, Bundled: true, Name: name})
+		p, err := k.rt.Load(ctx, src)
 		if err != nil {
 			return fmt.Errorf("bundled tool plugin %s: %w", name, err)
 		}
 		k.plugins = append(k.plugins, p)
-		if err := k.registerTools(p, nil, path); err != nil {
+		where := src.Path
+		if where == "" {
+			where = name + ".wasm (built in)"
+		}
+		if err := k.registerTools(p, nil, where); err != nil {
 			return err
 		}
 	}
@@ -67,19 +70,6 @@ func (k *Kernel) loadTools(ctx context.Context, extra []injectedTool) error {
 		}
 	}
 	return nil
-}
-
-// findBundled looks for NAME.wasm in the plugin directories.
-func findBundled(cfg Config, name string) (string, error) {
-	dirs := cfg.PluginDirs()
-	for _, d := range dirs {
-		p := filepath.Join(d, name+".wasm")
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	return "", backend.Errorf(backend.ErrUnavailable, "config", "",
-		"bundled plugin %s.wasm is not in %v: run `make plugins` (or set plugin_dir, or $WAI_PLUGIN_DIR), or remove %q from bundled_tools", name, dirs, name)
 }
 
 // pluginConfig turns a TOML table into Extism's string config: strings

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io/fs"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -19,6 +20,12 @@ func init() {
 	register(&command{
 		name:    "version",
 		summary: "print wai's version, Go version and the backends built in",
+		text: `
+Prints wai's version (the git revision it was built from when no release
+tag names it), the Go version and platform it was built with, the backends
+compiled in (podman needs the Makefile's build tags), and where the bundled
+plugins come from (embedded in the binary, or looked up on disk).
+` + "`wai --version`" + ` and ` + "`wai -V`" + ` print the same.`,
 		flags: func(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			return func(_ context.Context, std stdio, args []string) int {
 				if len(args) > 0 {
@@ -27,10 +34,25 @@ func init() {
 				}
 				fmt.Fprintf(std.out, "wai %s (%s %s/%s)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 				fmt.Fprintf(std.out, "backends: %s\n", strings.Join(backend.Registered(), ", "))
+				fmt.Fprintf(std.out, "bundled plugins: %s\n", bundledSummary())
 				return exitOK
 			}
 		},
 	})
+}
+
+// bundledSummary names the plugins built into this binary, or says they
+// are looked up on disk.
+func bundledSummary() string {
+	fsys := bundledPlugins()
+	if fsys == nil {
+		return "none built in (a plain go build): looked up in plugin_dir, $WAI_PLUGIN_DIR, <exe dir>/plugins, ./build/plugins"
+	}
+	names, _ := fs.Glob(fsys, "*.wasm")
+	for i, n := range names {
+		names[i] = strings.TrimSuffix(n, ".wasm")
+	}
+	return "built in: " + strings.Join(names, ", ")
 }
 
 // versionString prefers the version stamped by the build; a plain `go
