@@ -2,9 +2,18 @@ package shellparse
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
+
+// parsers are reused: a new parser costs more than a typical parse. A
+// parser may be reused once Parse returns; the tree it returned is not
+// touched again.
+var parsers = [...]sync.Pool{
+	POSIX: {New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangPOSIX)) }},
+	Bash:  {New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }},
+}
 
 // shell parses src in dialect d and analyzes every command in it.
 func (z *analyzer) shell(src string, d Dialect, depth int) {
@@ -17,11 +26,9 @@ func (z *analyzer) shell(src string, d Dialect, depth int) {
 		return
 	}
 	z.a.Scripts = append(z.a.Scripts, src)
-	lang := syntax.LangPOSIX
-	if d == Bash {
-		lang = syntax.LangBash
-	}
-	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(src), "")
+	parser := parsers[d].Get().(*syntax.Parser)
+	f, err := parser.Parse(strings.NewReader(src), "")
+	parsers[d].Put(parser)
 	if err != nil {
 		reason := "cannot parse the command as " + d.String() + " would: " + err.Error()
 		if strings.Contains(err.Error(), "&>") {
