@@ -160,7 +160,7 @@ const MaxDepth = 16
 
 // AnalyzeShell analyzes a shell string read in dialect d.
 func AnalyzeShell(src string, d Dialect) *Analysis {
-	z := &analyzer{a: &Analysis{}}
+	z := &analyzer{a: &Analysis{Commands: make([]Command, 0, 4), Runs: make([]Run, 0, 4)}}
 	z.shell(src, d, 0)
 	return z.a
 }

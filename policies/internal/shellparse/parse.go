@@ -38,7 +38,7 @@ func (z *analyzer) shell(src string, d Dialect, depth int) {
 		z.problem(Unreadable, "%s", reason)
 		return
 	}
-	w := &walker{z: z, src: src, d: d, depth: depth, stages: map[*syntax.Stmt]Stage{}, calls: map[*syntax.CallExpr]int{}}
+	w := &walker{z: z, src: src, d: d, depth: depth, stack: make([]syntax.Node, 0, 32)}
 	syntax.Walk(f, w.visit)
 }
 
@@ -64,6 +64,9 @@ func (w *walker) visit(n syntax.Node) bool {
 	case *syntax.BinaryCmd:
 		if isPipe(n) && !w.continuesPipeline() {
 			w.z.pipelines++
+			if w.stages == nil {
+				w.stages = map[*syntax.Stmt]Stage{}
+			}
 			for i, st := range pipeStages(n) {
 				w.stages[st] = Stage{Pipeline: w.z.pipelines, Index: i}
 			}
@@ -146,6 +149,9 @@ func (w *walker) command(call *syntax.CallExpr, words []Word) {
 	idx := len(w.z.a.Commands)
 	w.z.a.Commands = append(w.z.a.Commands, c)
 	if call != nil {
+		if w.calls == nil {
+			w.calls = map[*syntax.CallExpr]int{}
+		}
 		w.calls[call] = idx
 	}
 	w.z.run(idx, words, "", w.d, w.depth)
