@@ -116,7 +116,7 @@ func (a *Allowlist) Check(req Request) (allow bool, reason string) {
 				d = sd
 			}
 		}
-		return a.judge(shellparse.AnalyzeShell(req.Shell, d))
+		return a.judge(shellparse.AnalyzeShell(req.Shell, d, req.EnvKeys...))
 	default:
 		return a.judge(shellparse.AnalyzeArgv(req.Command))
 	}
@@ -153,7 +153,7 @@ func (a *Allowlist) checkScript(req Request) (bool, string) {
 	if !ok {
 		return false, fmt.Sprintf("the allowlist reads sh and bash scripts only, not %s", last.Name())
 	}
-	return a.judge(shellparse.AnalyzeShell(req.Script, d))
+	return a.judge(shellparse.AnalyzeShell(req.Script, d, req.EnvKeys...))
 }
 
 // judge allows an analysis when it found nothing it could not judge and

@@ -55,6 +55,9 @@ type Word struct {
 	// Split is true when the word may become zero or several words when
 	// it runs: an unquoted expansion, a glob or a brace expansion.
 	Split bool
+	// Tilde is true when the word starts with an unquoted ~, which the
+	// shell replaces with a home directory.
+	Tilde bool
 }
 
 // Lit returns literal words.
@@ -158,9 +161,14 @@ type Analysis struct {
 // MaxDepth bounds nested scripts (sh -c 'sh -c …') and wrappers.
 const MaxDepth = 16
 
-// AnalyzeShell analyzes a shell string read in dialect d.
-func AnalyzeShell(src string, d Dialect) *Analysis {
+// AnalyzeShell analyzes a shell string read in dialect d. env names the
+// variables the request itself sets: they start in SetVars, so what
+// depends on them (~ depends on HOME) is not taken as known.
+func AnalyzeShell(src string, d Dialect, env ...string) *Analysis {
 	z := &analyzer{a: &Analysis{Commands: make([]Command, 0, 4), Runs: make([]Run, 0, 4)}}
+	for _, name := range env {
+		z.setVar(name)
+	}
 	z.shell(src, d, 0)
 	return z.a
 }

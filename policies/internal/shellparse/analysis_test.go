@@ -112,6 +112,8 @@ func TestAnalyzeShell(t *testing.T) {
 		{"find . -name \"$p\"", "find", nil},
 		{"find . -name $p", "find", []ProblemKind{A}},
 		{"find $d -name x", "find", []ProblemKind{A}},
+		{"find ~ ~/src -name x", "find", nil},
+		{"HOME=-exec; find ~ a \\;", "find", []ProblemKind{A}},
 		{"a=-exec; find . $a b \\;", "find", []ProblemKind{A}},
 		{"find . -exec {} \\;", "find {}<find -exec", []ProblemKind{C}},
 		{"find . -exec sh -c 'a {}' \\;", "find sh<find -exec", []ProblemKind{C}},
@@ -157,7 +159,7 @@ func TestWords(t *testing.T) {
 		{Value: "a b", Literal: true},
 		{Value: "c $x d"},
 		{Value: "e f", Literal: true},
-		{Value: "~/g"},
+		{Value: "~/g", Tilde: true},
 		{Value: "*.go", Split: true},
 		{Value: "$y"},
 		{Value: "$z", Split: true},
@@ -187,6 +189,15 @@ func TestStagesAndParents(t *testing.T) {
 	}
 	if sh, e := a.Commands[4], a.Commands[5]; sh.Words[0].Value != "sh" || e.Parent != 4 {
 		t.Fatalf("e's parent: %+v", e)
+	}
+}
+
+func TestHomeFromTheRequest(t *testing.T) {
+	if a := AnalyzeShell("find ~ -name x", POSIX, "HOME"); len(a.Problems) == 0 {
+		t.Fatal("~ was taken as a path although the request sets HOME (HOME=-exec makes it an action)")
+	}
+	if a := AnalyzeShell("find ~ -name x", POSIX, "LANG"); len(a.Problems) != 0 {
+		t.Fatalf("problems: %v", a.Problems)
 	}
 }
 

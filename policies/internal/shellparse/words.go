@@ -40,7 +40,7 @@ func (w *walker) part(sb *strings.Builder, out *Word, part syntax.WordPart, quot
 		}
 		if first && strings.HasPrefix(p.Value, "~") {
 			// Tilde expansion: the value is a home directory.
-			out.Literal = false
+			out.Literal, out.Tilde = false, true
 		}
 		if hasGlob(p.Value) || w.d == Bash && hasBraceExpansion(p.Value) {
 			out.Literal, out.Split = false, true

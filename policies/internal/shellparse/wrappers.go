@@ -523,8 +523,12 @@ func (z *analyzer) find(cmd int, args []Word, d Dialect, depth int) {
 	}
 	for i < len(args) {
 		a := args[i]
+		if a.Tilde && !a.Split && !z.sets("HOME") && isPlainTilde(a.Value) {
+			i++ // ~ or ~/dir: a home directory, not an action
+			continue
+		}
 		if !a.Literal {
-			z.problem(DynamicArgs, "find gets the word %s where it reads a path or an expression, known only when it runs: it could be -exec", a.Value)
+			z.problem(DynamicArgs, "find gets the word %s where it reads a path or an expression, known only when it runs: it could be -exec (write the path literally)", a.Value)
 			return
 		}
 		w := a.Value
@@ -557,6 +561,21 @@ func (z *analyzer) find(cmd int, args []Word, d Dialect, depth int) {
 			}
 		}
 	}
+}
+
+// sets reports whether the commands seen so far set the variable.
+func (z *analyzer) sets(name string) bool {
+	for _, n := range z.a.SetVars {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// isPlainTilde reports whether w is ~ or ~/… with no other expansion.
+func isPlainTilde(w string) bool {
+	return (w == "~" || strings.HasPrefix(w, "~/")) && !strings.ContainsAny(w, "$`")
 }
 
 // Describe renders a run for messages.
