@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -251,23 +252,85 @@ func FuzzAgainstDash(f *testing.F) {
 		if len(s) > 300 {
 			return
 		}
-		a := AnalyzeShell(s, POSIX)
-		if len(a.Problems) > 0 {
-			return // refused: always acceptable
-		}
-		said := map[string]bool{}
-		for _, r := range a.Runs {
-			if r.Opaque != "" {
-				return // a policy refuses code it cannot see
-			}
-			said[r.Name()] = true
-		}
-		for _, ran := range sb.run(t, s) {
-			if !said[ran] {
-				t.Fatalf("dash ran %q for %q, which the front end did not report (it reported %v)", ran, s, keys(said))
-			}
-		}
+		checkAgainstDash(t, sb, s)
 	})
+}
+
+// fragments are the pieces FuzzAgainstDashFragments builds strings from:
+// the words, quotes, operators and keywords where readers disagree.
+var fragments = []string{
+	" ", " ", "\t", "\n", ";", "&", "|", "&&", "||", "#", "\\", "'", "\"", "`",
+	"$(", ")", "(", "{", "}", "$((", "))", "${x:-", "${x#", "}", "$x", "$'", "=",
+	"<", ">", ">>", "&>", "2>&1", "<<E\n", "<<'E'\n", "<<-E\n", "\nE\n", "\\\n",
+	"whoami", "a", "b", "id", "ls", "x=", "-exec", "\\;", "+", "{}", "--",
+	"find . -maxdepth 0", "echo q | xargs", "xargs -i", "xargs -e", "xargs -l", "xargs -I x",
+	"env", "env -i", "env -u", "nice -n 1", "nice -1", "timeout 5", "timeout -k 1 5", "nohup",
+	"sh -c", "eval", "command", "exec", "trap", "EXIT", "alias a=", "f()",
+	"case x in", "x)", ";;", "esac", "if", "then", "else", "fi", "for i in", "do", "done",
+	"while", "until", "!", "\u00a0", "*", "?", "[", "]", "~",
+}
+
+// FuzzAgainstDashFragments is FuzzAgainstDash on strings built from
+// fragments: each input byte picks one, so mutations explore how shell
+// constructs combine rather than single characters.
+func FuzzAgainstDashFragments(f *testing.F) {
+	sb := newDashSandbox(f)
+	for _, seed := range [][]string{
+		{"a", ";", "whoami"},
+		{"echo q | xargs", " ", "xargs -i", "whoami", " ", "a"},
+		{"find . -maxdepth 0", " ", "-exec", " ", "whoami", " ", "\\;"},
+		{"a", " ", "$(", "a", " ", "#", ")", "\n", "whoami", "\n", ")"},
+		{"a", "<<E\n", "$(", "whoami", ")", "\nE\n"},
+		{"env -u", " ", "a", " ", "whoami"},
+		{"case x in", " ", "x)", " ", "whoami", ";;", " ", "esac"},
+	} {
+		f.Add(pick(f, seed...))
+	}
+	f.Fuzz(func(t *testing.T, picks []byte) {
+		if len(picks) > 40 {
+			return
+		}
+		var sb2 strings.Builder
+		for _, p := range picks {
+			sb2.WriteString(fragments[int(p)%len(fragments)])
+		}
+		checkAgainstDash(t, sb, sb2.String())
+	})
+}
+
+// pick returns the input bytes that build the given fragments.
+func pick(t testing.TB, parts ...string) []byte {
+	var out []byte
+	for _, p := range parts {
+		i := slices.Index(fragments, p)
+		if i < 0 {
+			t.Fatalf("%q is not a fragment", p)
+		}
+		out = append(out, byte(i))
+	}
+	return out
+}
+
+// checkAgainstDash fails when dash runs a program for s that the front
+// end did not report, unless the front end refused to judge s.
+func checkAgainstDash(t *testing.T, sb *dashSandbox, s string) {
+	t.Helper()
+	a := AnalyzeShell(s, POSIX)
+	if len(a.Problems) > 0 {
+		return // refused: always acceptable
+	}
+	said := map[string]bool{}
+	for _, r := range a.Runs {
+		if r.Opaque != "" {
+			return // a policy refuses code it cannot see
+		}
+		said[r.Name()] = true
+	}
+	for _, ran := range sb.run(t, s) {
+		if !said[ran] {
+			t.Fatalf("dash ran %q for %q, which the front end did not report (it reported %v)", ran, s, keys(said))
+		}
+	}
 }
 
 func keys(m map[string]bool) []string {
