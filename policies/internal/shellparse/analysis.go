@@ -58,13 +58,17 @@ type Word struct {
 	// Tilde is true when the word starts with an unquoted ~, which the
 	// shell replaces with a home directory.
 	Tilde bool
+	// Fixed counts the bytes of the value that are literal text: a
+	// word that is not Literal but has Fixed > 1 cannot be a one-byte
+	// operator word such as ";" when it runs.
+	Fixed int
 }
 
 // Lit returns literal words.
 func Lit(words ...string) []Word {
 	out := make([]Word, len(words))
 	for i, w := range words {
-		out[i] = Word{Value: w, Literal: true}
+		out[i] = Word{Value: w, Literal: true, Fixed: len(w)}
 	}
 	return out
 }

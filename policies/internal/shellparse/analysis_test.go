@@ -118,6 +118,12 @@ func TestAnalyzeShell(t *testing.T) {
 		{"find . -exec {} \\;", "find {}<find -exec", []ProblemKind{C}},
 		{"find . -exec sh -c 'a {}' \\;", "find sh<find -exec", []ProblemKind{C}},
 		{"find . -exec sh -c 'a \"$1\"' _ {} \\;", "find sh<find -exec a", nil},
+		{"t=';'; find . -exec a \"$t\" -exec b \\;", "find", []ProblemKind{A}},
+		{"find . -exec a \"x$t\" {} +", "find", []ProblemKind{A}},
+		{"find . -exec a \"--$t\" {} +", "find a<find -exec", nil},
+		{"find . -newermt \"$d\" -delete", "find", nil},
+		{"sudo A=1 b", "sudo b<sudo", nil},
+		{"flock -c \"$x\" /l", "flock", []ProblemKind{C}},
 	} {
 		runs, problems := summary(AnalyzeShell(tc.in, POSIX))
 		if got := strings.Join(runs, " "); got != tc.runs || !reflect.DeepEqual(problems, tc.problems) {
@@ -155,15 +161,15 @@ func TestBash(t *testing.T) {
 func TestWords(t *testing.T) {
 	a := AnalyzeShell(`e 'a b' "c $x d" e\ f ~/g *.go "$y" $z "\$q" $(h)`, POSIX)
 	want := []Word{
-		{Value: "e", Literal: true},
-		{Value: "a b", Literal: true},
-		{Value: "c $x d"},
-		{Value: "e f", Literal: true},
-		{Value: "~/g", Tilde: true},
-		{Value: "*.go", Split: true},
+		{Value: "e", Literal: true, Fixed: 1},
+		{Value: "a b", Literal: true, Fixed: 3},
+		{Value: "c $x d", Fixed: 4},
+		{Value: "e f", Literal: true, Fixed: 3},
+		{Value: "~/g", Tilde: true, Fixed: 3},
+		{Value: "*.go", Split: true, Fixed: 4},
 		{Value: "$y"},
 		{Value: "$z", Split: true},
-		{Value: "$q", Literal: true},
+		{Value: "$q", Literal: true, Fixed: 2},
 		{Value: "$(h)", Split: true},
 	}
 	if got := a.Commands[0].Words; !reflect.DeepEqual(got, want) {

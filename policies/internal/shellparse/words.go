@@ -20,6 +20,9 @@ func (w *walker) word(x *syntax.Word) Word {
 		w.part(&sb, &out, part, false, i == 0)
 	}
 	out.Value = sb.String()
+	if out.Literal {
+		out.Fixed = len(out.Value)
+	}
 	return out
 }
 
@@ -35,7 +38,9 @@ func (w *walker) part(sb *strings.Builder, out *Word, part syntax.WordPart, quot
 	switch p := part.(type) {
 	case *syntax.Lit:
 		if quoted {
-			sb.WriteString(unescapeDouble(p.Value))
+			v := unescapeDouble(p.Value)
+			out.Fixed += len(v)
+			sb.WriteString(v)
 			return
 		}
 		if first && strings.HasPrefix(p.Value, "~") {
@@ -45,10 +50,13 @@ func (w *walker) part(sb *strings.Builder, out *Word, part syntax.WordPart, quot
 		if hasGlob(p.Value) || w.d == Bash && hasBraceExpansion(p.Value) {
 			out.Literal, out.Split = false, true
 		}
-		sb.WriteString(unescapeBare(p.Value))
+		v := unescapeBare(p.Value)
+		out.Fixed += len(v)
+		sb.WriteString(v)
 	case *syntax.SglQuoted:
 		switch {
 		case !p.Dollar:
+			out.Fixed += len(p.Value)
 			sb.WriteString(p.Value)
 		case w.d == POSIX:
 			// dash has no $'…': it is a "$" followed by a quoted string.

@@ -31,7 +31,7 @@ var help = []string{"--help", "--version"}
 func longs(names ...string) []string { return append(names, help...) }
 
 var wrappers = map[string]grammar{
-	"sudo": {noArg: "AbEeHiKklnPSsVv", arg: "CDghpRrTtUu",
+	"sudo": {noArg: "AbEeHiKklnPSsVv", arg: "CDghpRrTtUu", assigns: true,
 		longNoArg:  longs("--askpass", "--background", "--edit", "--set-home", "--login", "--remove-timestamp", "--reset-timestamp", "--list", "--non-interactive", "--preserve-groups", "--stdin", "--shell", "--validate"),
 		longArg:    []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--type", "--command-timeout", "--other-user", "--user"},
 		longOptArg: []string{"--preserve-env"}},
@@ -183,6 +183,10 @@ options:
 					}
 					o.short[c] = val
 					if c == g.shellArg {
+						if !args[i-1].Literal {
+							z.problem(DynamicCommand, "%s -%c runs %s, known only when it runs", name, c, args[i-1].Value)
+							return o, false
+						}
 						o.shell = val
 					}
 					continue options
@@ -533,7 +537,11 @@ func (z *analyzer) find(cmd int, args []Word, d Dialect, depth int) {
 		}
 		w := a.Value
 		i++
-		if n, ok := findArgs[w]; ok {
+		n, ok := findArgs[w]
+		if !ok && len(w) == len("-newerXY") && strings.HasPrefix(w, "-newer") {
+			n, ok = 1, true // -newermt DATE and the like
+		}
+		if ok {
 			for k := 0; k < n && i < len(args); k++ {
 				if args[i].Split {
 					z.problem(DynamicArgs, "the value of find %s (%s) may become several words when it runs", w, args[i].Value)
@@ -550,6 +558,10 @@ func (z *analyzer) find(cmd int, args []Word, d Dialect, depth int) {
 				v := args[i]
 				if v.Literal && (v.Value == ";" || v.Value == "+" && i > start && args[i-1].Literal && args[i-1].Value == "{}") {
 					break
+				}
+				if !v.Literal && (v.Split || v.Fixed < 2) {
+					z.problem(DynamicArgs, "find %s gets the word %s, known only when it runs: it could be ; and end the command, so what find reads after it is not known (write it literally)", w, v.Value)
+					return
 				}
 				i++
 			}
