@@ -59,10 +59,16 @@ func TestAnalyzeShell(t *testing.T) {
 		{"ls\x00x", "", []ProblemKind{U}},
 		{"ls \xff", "", []ProblemKind{U}},
 		{"echo 'open", "", []ProblemKind{U}},
+		{"ls #\\\nwhoami", "", []ProblemKind{U}}, // dash runs whoami; mvdan saw a comment
+		{"ls \\\n-la # x\nid", "ls id", nil},
 		{"cat <(a)", "", []ProblemKind{U}},
 		{"$CMD x", "$CMD", []ProblemKind{C}},
 		{"[w]hoami", "[w]hoami", []ProblemKind{C}},
-		{"$'a'", "$a", nil}, // dash has no $'…'
+		{"$'a'", "$a", nil},     // dash has no $'…'
+		{"$\"a\"", "$a", nil},   // nor $"…"
+		{"sh +c a", "sh!", nil}, // +c: a is a script file
+		{"hash -p /bin/a b; b", "hash b", []ProblemKind{S}},
+		{"hash -r", "hash", nil},
 		{"alias ls=x\nls", "alias ls", []ProblemKind{S}},
 		{"alias", "alias", nil},
 		{"sudo -u root env -i A=1 nice -n 5 timeout -s KILL 5 stdbuf -oL ls", "sudo env<sudo nice<env timeout<nice stdbuf<timeout ls<stdbuf", nil},

@@ -238,6 +238,7 @@ var dashSeeds = []string{
 	"echo ${x:-`whoami`}",
 	"echo \"${x:-\"$(whoami)\"}\"",
 	"echo $(( $(id) + ${x:-$(whoami)} ))",
+	"a #\\\n whoami", // found by fuzzing: mvdan continued the comment
 }
 
 // FuzzAgainstDash checks the front end against dash: every program dash

@@ -25,6 +25,10 @@ func (z *analyzer) shell(src string, d Dialect, depth int) {
 		z.problem(Unreadable, "%s", r)
 		return
 	}
+	if r := commentContinued(src); r != "" {
+		z.problem(Unreadable, "%s", r)
+		return
+	}
 	z.a.Scripts = append(z.a.Scripts, src)
 	parser := parsers[d].Get().(*syntax.Parser)
 	f, err := parser.Parse(strings.NewReader(src), "")

@@ -70,6 +70,11 @@ func (w *walker) part(sb *strings.Builder, out *Word, part syntax.WordPart, quot
 			sb.WriteString(s)
 		}
 	case *syntax.DblQuoted:
+		if p.Dollar && w.d == POSIX {
+			// dash has no $"…": it is a "$" followed by a quoted string.
+			sb.WriteByte('$')
+			out.Fixed++
+		}
 		for _, q := range p.Parts {
 			w.part(sb, out, q, true, false)
 		}

@@ -309,6 +309,14 @@ func (z *analyzer) follow(ri int, name string, args []Word, d Dialect, depth int
 			z.problem(Unsupported, "alias definitions change what later command names run: call the command itself")
 		}
 		return nil, ""
+	case name == "hash":
+		for _, a := range args[1:] {
+			if !a.Literal || strings.HasPrefix(a.Value, "-") && strings.Contains(a.Value, "p") {
+				z.problem(Unsupported, "hash -p changes what a command name runs: call the program by its path")
+				break
+			}
+		}
+		return nil, ""
 	}
 	g, ok := wrappers[name]
 	if !ok {
@@ -390,7 +398,9 @@ func (z *analyzer) shellCommand(ri int, name string, args []Word, depth int) {
 		for j := 1; j < len(w); j++ {
 			switch w[j] {
 			case 'c':
-				cmode = true
+				// +c does not read a command string: the operand is
+				// a script file.
+				cmode = cmode || w[0] == '-'
 			case 'o', 'O':
 				i++ // -o NAME
 			}
