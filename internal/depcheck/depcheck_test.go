@@ -81,7 +81,7 @@ func TestRules(t *testing.T) {
 				pkg("tools/shell", "+pdk", "+tools/shell/text", "strings"),
 				pkg("tools/shell/text", "strings"),
 				pkg("policies/blocklist", "+pdk", "+policies/internal/shellparse"),
-				pkg("policies/internal/shellparse", "strings"),
+				pkg("policies/internal/shellparse", "strings", "mvdan.cc/sh/v3/syntax"),
 				pkg("sdk-tests", "+host/backend", "testing"),
 				pkg("sdk-tests/abitest", "+host", "+host/backend", "+internal/plugbuild"),
 				pkg("cmd/wai", "+host", "+plugins/host", "+plugins/mock", "+plugins/podman"),
@@ -135,7 +135,7 @@ func TestRules(t *testing.T) {
 		{
 			name: "a Wasm plugin importing past the pdk",
 			pkgs: []Package{
-				pkg("tools/vfs", "+pdk", "+tools/shell/text", "github.com/extism/go-pdk", "+policies/internal/shellparse"),
+				pkg("tools/vfs", "+pdk", "+tools/shell/text", "github.com/extism/go-pdk", "+policies/internal/shellparse", "mvdan.cc/sh/v3/syntax"),
 				pkg("policies/internal/shellparse"),
 				pkg("tools/shell/text"),
 				pkg("policies/allowlist", "+host/backend", "+policies/allowlist/rules"),
@@ -148,6 +148,7 @@ func TestRules(t *testing.T) {
 				{"tools/vfs", "github.com/extism/go-pdk"},
 				{"tools/vfs", mod + "/policies/internal/shellparse"},
 				{"tools/vfs", mod + "/tools/shell/text"},
+				{"tools/vfs", "mvdan.cc/sh/v3/syntax"},
 			},
 		},
 		{

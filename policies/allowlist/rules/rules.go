@@ -87,6 +87,13 @@ var binDirs = map[string]bool{
 	"/sbin": true, "/usr/sbin": true, "/usr/local/sbin": true,
 }
 
+// SensitiveVars decide what a command name or a shell runs: a command
+// that sets one is denied.
+var SensitiveVars = map[string]bool{
+	"PATH": true, "BASH_ENV": true, "ENV": true, "SHELLOPTS": true, "BASHOPTS": true,
+	"PS4": true, "PROMPT_COMMAND": true, "LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true,
+}
+
 // Check returns whether the request may run and, when not, why.
 func (a *Allowlist) Check(req Request) (allow bool, reason string) {
 	switch req.Action {
@@ -95,137 +102,85 @@ func (a *Allowlist) Check(req Request) (allow bool, reason string) {
 		return true, "" // the allowlist is about commands
 	}
 	for _, k := range req.EnvKeys {
-		if k == "PATH" {
-			return false, "the request sets PATH, which decides what a command name runs"
+		if SensitiveVars[k] {
+			return false, fmt.Sprintf("the request sets %s, which decides what a command runs", k)
 		}
 	}
-	if req.Action == "shell.script" {
-		if len(req.Command) == 0 {
-			return false, "script without an interpreter"
-		}
-		interp := strings.Fields(req.Command[0])
-		if len(interp) == 0 {
-			return false, "script without an interpreter"
-		}
-		// The interpreter runs the script, which is checked below, so
-		// only its names are: not the rule against a shell without -c.
-		at, ok := shellparse.Unwrap(interp)
-		for _, i := range at {
-			if r := a.checkName(interp[i]); r != "" {
-				return false, r
-			}
-		}
-		if !ok {
-			return false, fmt.Sprintf("cannot tell which interpreter %q runs", req.Command[0])
-		}
-		if shellparse.Shells[shellparse.Base(interp[at[len(at)-1]])] {
-			if r := a.checkShell(req.Script, 0); r != "" {
-				return false, r
-			}
-		}
-		return true, ""
-	}
-	if req.Shell != "" {
-		if r := a.checkShell(req.Shell, 0); r != "" {
-			return false, r
-		}
-		return true, ""
-	}
-	if r := a.checkWords(req.Command, allLiteral(len(req.Command)), 0); r != "" {
-		return false, r
-	}
-	return true, ""
-}
-
-func allLiteral(n int) []bool {
-	l := make([]bool, n)
-	for i := range l {
-		l[i] = true
-	}
-	return l
-}
-
-func (a *Allowlist) checkShell(s string, depth int) string {
-	if depth > shellparse.MaxDepth {
-		return "commands nested too deeply to check"
-	}
-	sc := shellparse.Parse(s)
-	if len(sc.Complex) > 0 {
-		return fmt.Sprintf("the shell string uses %s, which the allowlist cannot follow: run simple commands", sc.Complex[0])
-	}
-	for _, c := range sc.Commands {
-		for _, w := range c.Args {
-			if shellparse.IsAssignment(w) && strings.HasPrefix(w, "PATH=") {
-				return "the command sets PATH, which decides what a command name runs"
-			}
-			if !shellparse.IsAssignment(w) {
-				break
-			}
-		}
-		words, lits := c.Words()
-		if len(words) == 0 {
-			continue // assignments or redirections only
-		}
-		if r := a.checkWords(words, lits, depth); r != "" {
-			return r
-		}
-	}
-	return ""
-}
-
-// checkWords checks one simple command: its name, the commands its
-// wrappers run, and what find -exec and sh -c run.
-func (a *Allowlist) checkWords(words []string, lits []bool, depth int) string {
-	if len(words) == 0 {
-		return ""
-	}
-	at, ok := shellparse.Unwrap(words)
-	for _, i := range at {
-		if !lits[i] {
-			return fmt.Sprintf("command name %q is not literal: the allowlist cannot tell what it runs", words[i])
-		}
-		if r := a.checkName(words[i]); r != "" {
-			return r
-		}
-	}
-	last := at[len(at)-1]
-	if !ok {
-		return fmt.Sprintf("cannot tell which command %s runs", shellparse.Base(words[last]))
-	}
-	cmd := words[last:]
-	name := shellparse.Base(cmd[0])
 	switch {
-	case shellparse.Shells[name]:
-		script, ok := shellparse.InlineScript(cmd[1:])
-		if !ok {
+	case req.Action == "shell.script":
+		return a.checkScript(req)
+	case req.Shell != "":
+		d := shellparse.POSIX
+		if len(req.Command) > 0 {
+			if sd, ok := shellparse.DialectOf(req.Command[0]); ok {
+				d = sd
+			}
+		}
+		return a.judge(shellparse.AnalyzeShell(req.Shell, d, req.EnvKeys...))
+	default:
+		return a.judge(shellparse.AnalyzeArgv(req.Command))
+	}
+}
+
+// checkScript checks a script's interpreter line and, when the
+// interpreter is a shell, the script's commands.
+func (a *Allowlist) checkScript(req Request) (bool, string) {
+	if len(req.Command) == 0 || len(strings.Fields(req.Command[0])) == 0 {
+		return false, "script without an interpreter"
+	}
+	interp := shellparse.AnalyzeArgv(strings.Fields(req.Command[0]))
+	last := interp.Runs[len(interp.Runs)-1]
+	// The interpreter runs the script, which is checked below rather
+	// than refused as a shell without -c.
+	interp.Runs[len(interp.Runs)-1].Opaque = ""
+	if ok, reason := a.judge(interp); !ok {
+		return false, reason
+	}
+	if !shellparse.Shells[last.Name()] {
+		if shellparse.IsWrapper(last.Name()) {
+			return false, fmt.Sprintf("cannot tell what interpreter %q runs the script with", req.Command[0])
+		}
+		return true, ""
+	}
+	for _, w := range last.Args[1:] {
+		// Shell options such as -e or -x; not -c, -s, -o, which change
+		// where the commands come from or take a value.
+		if len(w.Value) < 2 || w.Value[0] != '-' || strings.ContainsAny(w.Value[1:], "csoO-") {
+			return false, fmt.Sprintf("cannot tell what interpreter %q runs the script with", req.Command[0])
+		}
+	}
+	d, ok := shellparse.DialectOf(last.Name())
+	if !ok {
+		return false, fmt.Sprintf("the allowlist reads sh and bash scripts only, not %s", last.Name())
+	}
+	return a.judge(shellparse.AnalyzeShell(req.Script, d, req.EnvKeys...))
+}
+
+// judge allows an analysis when it found nothing it could not judge and
+// every command that would run is listed.
+func (a *Allowlist) judge(an *shellparse.Analysis) (bool, string) {
+	if len(an.Problems) > 0 {
+		return false, "the allowlist cannot judge this command: " + an.Problems[0].Reason
+	}
+	for _, v := range an.SetVars {
+		if SensitiveVars[v] {
+			return false, fmt.Sprintf("the command sets %s, which decides what a command runs", v)
+		}
+	}
+	for _, r := range an.Runs {
+		if reason := a.checkName(r.Args[0].Value); reason != "" {
+			if r.Via != "" {
+				reason += " (run by " + r.Via + ")"
+			}
+			return false, reason
+		}
+		if r.Opaque != "" {
 			// Its commands come from a file or its input, which the
 			// allowlist cannot read: allowing it would allow anything.
-			return fmt.Sprintf("%s without -c runs commands the allowlist cannot see (a file or its input): give them as %s -c '…'", name, name)
-		}
-		return a.checkShell(script, depth+1)
-	case name == "eval":
-		return a.checkShell(strings.Join(cmd[1:], " "), depth+1)
-	case name == "find":
-		for j := 1; j < len(cmd); j++ {
-			switch cmd[j] {
-			case "-exec", "-execdir", "-ok", "-okdir":
-				var inner []string
-				for _, w := range cmd[j+1:] {
-					if w == ";" || w == "+" {
-						break
-					}
-					inner = append(inner, w)
-				}
-				if len(inner) == 0 {
-					return "find " + cmd[j] + " without a command"
-				}
-				if r := a.checkWords(inner, allLiteral(len(inner)), depth+1); r != "" {
-					return r
-				}
-			}
+			return false, fmt.Sprintf("%s, which the allowlist cannot see: give them as %s -c '…'", r.Opaque, r.Name())
 		}
 	}
-	return ""
+	return true, ""
 }
 
 // checkName checks one command word.

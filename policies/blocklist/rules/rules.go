@@ -175,36 +175,40 @@ func (b *Blocklist) Check(req Request) (allow bool, reason string) {
 		if !b.off[RuleLength] && len(text) > b.maxBytes {
 			return false, fmt.Sprintf("command is %d bytes, over the blocklist limit of %d", len(text), b.maxBytes)
 		}
-		if r := b.matchPatterns(text); r != "" {
+		if r := b.checkText(text); r != "" {
 			return false, r
 		}
-		if !b.off[RuleForkBomb] && forkBomb(text) {
-			return false, "fork bomb"
-		}
-		var cmds []shellparse.Command
+		var an *shellparse.Analysis
 		if req.Shell != "" {
-			cmds = shellparse.Parse(req.Shell).Commands
+			d := shellparse.POSIX
+			if len(req.Command) > 0 {
+				if sd, ok := shellparse.DialectOf(req.Command[0]); ok {
+					d = sd
+				}
+			}
+			an = shellparse.AnalyzeShell(req.Shell, d)
 		} else {
-			cmds = []shellparse.Command{argvCommand(req.Command)}
+			an = shellparse.AnalyzeArgv(req.Command)
 		}
-		if r := b.checkCommands(cmds, 0); r != "" {
+		if r := b.judge(an); r != "" {
 			return false, r
 		}
 	case "shell.script":
-		if r := b.matchPatterns(req.Script); r != "" {
+		if r := b.checkText(req.Script); r != "" {
 			return false, r
-		}
-		if !b.off[RuleForkBomb] && forkBomb(req.Script) {
-			return false, "fork bomb"
 		}
 		interp := ""
 		if len(req.Command) > 0 {
 			if f := strings.Fields(req.Command[0]); len(f) > 0 {
-				interp = shellparse.Base(f[0])
+				interp = f[0]
 			}
 		}
-		if interp == "" || shellparse.Shells[interp] {
-			if r := b.checkCommands(shellparse.Parse(req.Script).Commands, 0); r != "" {
+		if interp == "" || shellparse.Shells[shellparse.Base(interp)] {
+			d, ok := shellparse.DialectOf(interp)
+			if interp != "" && !ok {
+				return true, "" // a shell whose language the blocklist does not read: the patterns above still apply
+			}
+			if r := b.judge(shellparse.AnalyzeShell(req.Script, d)); r != "" {
 				return false, r
 			}
 		}
@@ -212,12 +216,15 @@ func (b *Blocklist) Check(req Request) (allow bool, reason string) {
 	return true, ""
 }
 
-func argvCommand(argv []string) shellparse.Command {
-	lit := make([]bool, len(argv))
-	for i := range lit {
-		lit[i] = true
+// checkText applies the patterns and the fork-bomb rule to text.
+func (b *Blocklist) checkText(text string) string {
+	if r := b.matchPatterns(text); r != "" {
+		return r
 	}
-	return shellparse.Command{Args: argv, Literal: lit, Parent: -1}
+	if !b.off[RuleForkBomb] && forkBomb(text) {
+		return "fork bomb"
+	}
+	return ""
 }
 
 // matchPatterns returns a reason when text contains a blocked pattern.

@@ -8,30 +8,45 @@ import (
 	"github.com/wai-dev/wai/policies/internal/shellparse"
 )
 
-// checkCommands applies the structural rules to parsed commands, following
-// sh -c and eval into the scripts they run.
-func (b *Blocklist) checkCommands(cmds []shellparse.Command, depth int) string {
-	if depth > shellparse.MaxDepth {
-		return "commands nested too deeply to check"
+// judge applies the structural rules to everything a command line would
+// run, including the scripts of sh -c, eval and the like. It refuses what
+// the parser could not judge, except a command name known only when it
+// runs ($CMD, eval "$x"): the blocklist is a seatbelt that cannot be
+// complete, and refusing those would refuse ordinary scripts.
+func (b *Blocklist) judge(an *shellparse.Analysis) string {
+	for _, p := range an.Problems {
+		if p.Kind != shellparse.DynamicCommand {
+			return "the blocklist cannot judge this command: " + p.Reason
+		}
 	}
-	for _, c := range cmds {
-		words, _ := c.Words()
-		if r := b.checkWords(words, depth); r != "" {
+	for _, text := range an.Scripts[min(1, len(an.Scripts)):] {
+		if r := b.checkText(text); r != "" {
 			return r
 		}
-		if !b.off[RuleDisk] {
+	}
+	for _, r := range an.Runs {
+		words := make([]string, len(r.Args))
+		for i, w := range r.Args {
+			words[i] = w.Value
+		}
+		if reason := b.checkWords(words); reason != "" {
+			return reason
+		}
+	}
+	if !b.off[RuleDisk] {
+		for _, c := range an.Commands {
 			for _, rd := range c.Redirects {
 				switch rd.Op {
 				case ">", ">>", ">|", "&>", "&>>", "<>", ">&":
-					if isBlockDevice(rd.Target) {
-						return fmt.Sprintf("writes to disk device %s", rd.Target)
+					if isBlockDevice(rd.Target.Value) {
+						return fmt.Sprintf("writes to disk device %s", rd.Target.Value)
 					}
 				}
 			}
 		}
 	}
 	if !b.off[RulePipeSh] {
-		if r := downloadToShell(cmds); r != "" {
+		if r := downloadToShell(an); r != "" {
 			return r
 		}
 	}
@@ -42,7 +57,7 @@ func (b *Blocklist) checkCommands(cmds []shellparse.Command, depth int) string {
 // the first: wrappers (sudo, env, xargs, timeout, ...) put the real
 // command further along, and denying `echo rm -rf /` too is what the
 // substring patterns do anyway.
-func (b *Blocklist) checkWords(words []string, depth int) string {
+func (b *Blocklist) checkWords(words []string) string {
 	for i, w := range words {
 		name := shellparse.Base(w)
 		args := words[i+1:]
@@ -65,28 +80,12 @@ func (b *Blocklist) checkWords(words []string, depth int) string {
 			}
 		case name == "find" && !b.off[RuleFind]:
 			r = findCheck(args)
-		case shellparse.Shells[name]:
-			if script, ok := shellparse.InlineScript(args); ok {
-				r = b.checkScript(script, depth)
-			}
-		case name == "eval":
-			r = b.checkScript(strings.Join(args, " "), depth)
 		}
 		if r != "" {
 			return r
 		}
 	}
 	return ""
-}
-
-func (b *Blocklist) checkScript(script string, depth int) string {
-	if r := b.matchPatterns(script); r != "" {
-		return r
-	}
-	if !b.off[RuleForkBomb] && forkBomb(script) {
-		return "fork bomb"
-	}
-	return b.checkCommands(shellparse.Parse(script).Commands, depth+1)
 }
 
 // rmRoot denies a recursive rm of a dangerous target, or any recursive rm
@@ -214,7 +213,7 @@ func isVarRef(s string) bool {
 	} else {
 		return false
 	}
-	return shellparse.IsAssignment(s + "=")
+	return shellparse.IsName(s)
 }
 
 func isMkfs(name string) bool {
@@ -298,34 +297,40 @@ var downloaders = map[string]bool{"curl": true, "wget": true, "fetch": true}
 // downloadToShell denies a download fed to a shell: piped into it
 // (curl x | sh), or substituted into its arguments (sh -c "$(curl x)",
 // bash <(curl x), eval "$(wget -O- x)").
-func downloadToShell(cmds []shellparse.Command) string {
-	names := make([][]string, len(cmds))
-	for i, c := range cmds {
-		words, _ := c.Words()
-		at, _ := shellparse.Unwrap(words)
-		for _, j := range at {
-			names[i] = append(names[i], shellparse.Base(words[j]))
-		}
+func downloadToShell(an *shellparse.Analysis) string {
+	names := make([][]string, len(an.Commands))
+	for _, r := range an.Runs {
+		names[r.Command] = append(names[r.Command], r.Name())
 	}
-	for i, c := range cmds {
+	for i, c := range an.Commands {
 		dl := firstIn(names[i], downloaders)
 		if dl == "" {
 			continue
 		}
-		for j, d := range cmds {
-			if d.Pipeline == c.Pipeline && d.Stage > c.Stage {
-				if sh := firstIn(names[j], Interpreters); sh != "" {
-					return fmt.Sprintf("a download (%s) piped into a shell (%s)", dl, sh)
-				}
+		for j, d := range an.Commands {
+			if sh := firstIn(names[j], Interpreters); sh != "" && laterStage(c, d) {
+				return fmt.Sprintf("a download (%s) piped into a shell (%s)", dl, sh)
 			}
 		}
-		if p := c.Parent; p >= 0 && p < len(cmds) {
+		if p := c.Parent; p >= 0 && p < len(an.Commands) {
 			if sh := firstIn(names[p], Interpreters); sh != "" {
 				return fmt.Sprintf("a download (%s) run by a shell (%s)", dl, sh)
 			}
 		}
 	}
 	return ""
+}
+
+// laterStage reports whether d is in a later stage of a pipeline c is in.
+func laterStage(c, d shellparse.Command) bool {
+	for _, sc := range c.Stages {
+		for _, sd := range d.Stages {
+			if sc.Pipeline == sd.Pipeline && sd.Index > sc.Index {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Interpreters run what they are fed as shell code.

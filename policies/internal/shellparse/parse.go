@@ -1,317 +1,291 @@
-// Package shellparse reads a POSIX shell string well enough for a policy to
-// see which commands it runs: simple commands with their words (quotes
-// removed), redirections, pipelines, and the commands inside $(…), `…`,
-// <(…) and >(…).
-//
-// It is deliberately not a shell. Constructs it does not follow exactly
-// (control flow, functions, here-documents, arithmetic, unterminated
-// quotes) are recorded in Script.Complex, and the parse carries on as best
-// it can: a blocklist still scans everything it found, while an allowlist
-// refuses a script it could not read simply. Both directions fail closed.
 package shellparse
 
 import (
 	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
-// Command is one simple command.
-type Command struct {
-	// Args are the words, quotes and escapes removed. Leading assignments
-	// (NAME=value) are kept; see Words.
-	Args []string
-	// Literal[i] is false when Args[i] holds an expansion ($VAR, $(…),
-	// `…`) or an unquoted glob, so its value is not known before running.
-	Literal   []bool
-	Redirects []Redirect
-	// Pipeline identifies the pipeline (commands joined by |); Stage is
-	// the position in it, 0 first.
-	Pipeline int
-	Stage    int
-	// Parent is the index of the command one of whose words contains this
-	// one as a substitution, or -1.
-	Parent int
+// parsers are reused: a new parser costs more than a typical parse. A
+// parser may be reused once Parse returns; the tree it returned is not
+// touched again.
+var parsers = [...]sync.Pool{
+	POSIX: {New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangPOSIX)) }},
+	Bash:  {New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }},
 }
 
-// Redirect is one redirection, such as "> /dev/sda" or "2>&1".
-type Redirect struct {
-	Op     string // ">", ">>", "<", "<<", "<<<", "<>", ">|", ">&", "<&", "&>", "&>>"
-	Target string
+// shell parses src in dialect d and analyzes every command in it.
+func (z *analyzer) shell(src string, d Dialect, depth int) {
+	if depth > MaxDepth {
+		z.problem(Unreadable, "commands nested more than %d deep", MaxDepth)
+		return
+	}
+	if r := badChars(src); r != "" {
+		z.problem(Unreadable, "%s", r)
+		return
+	}
+	if r := commentContinued(src); r != "" {
+		z.problem(Unreadable, "%s", r)
+		return
+	}
+	z.a.Scripts = append(z.a.Scripts, src)
+	parser := parsers[d].Get().(*syntax.Parser)
+	f, err := parser.Parse(strings.NewReader(src), "")
+	parsers[d].Put(parser)
+	if err != nil {
+		reason := "cannot parse the command as " + d.String() + " would: " + err.Error()
+		if strings.Contains(err.Error(), "&>") {
+			// dash reads "a &>f b" as "a &" then ">f b": b runs.
+			reason += " (sh reads & then a redirection there; write >FILE 2>&1)"
+		}
+		z.problem(Unreadable, "%s", reason)
+		return
+	}
+	w := &walker{z: z, src: src, d: d, depth: depth, stack: make([]syntax.Node, 0, 32)}
+	syntax.Walk(f, w.visit)
 }
 
-// Script is a parsed shell string.
-type Script struct {
-	Commands []Command
-	// Complex lists the constructs that a simple reading cannot follow,
-	// once each, in the order met.
-	Complex []string
+// walker visits a syntax tree, keeping the path from the root so a
+// command knows its pipelines and the command it is substituted into.
+type walker struct {
+	z      *analyzer
+	src    string
+	d      Dialect
+	depth  int
+	stack  []syntax.Node
+	stages map[*syntax.Stmt]Stage
+	calls  map[*syntax.CallExpr]int // command index of each call
 }
 
-// MaxDepth bounds nested substitutions.
-const MaxDepth = 16
+func (w *walker) visit(n syntax.Node) bool {
+	if n == nil {
+		w.stack = w.stack[:len(w.stack)-1]
+		return true
+	}
+	w.stack = append(w.stack, n)
+	switch n := n.(type) {
+	case *syntax.BinaryCmd:
+		if isPipe(n) && !w.continuesPipeline() {
+			w.z.pipelines++
+			if w.stages == nil {
+				w.stages = map[*syntax.Stmt]Stage{}
+			}
+			for i, st := range pipeStages(n) {
+				w.stages[st] = Stage{Pipeline: w.z.pipelines, Index: i}
+			}
+		}
+	case *syntax.CallExpr:
+		if len(n.Args) > 0 {
+			words := make([]Word, len(n.Args))
+			for i, a := range n.Args {
+				words[i] = w.word(a)
+			}
+			w.command(n, words)
+		}
+	case *syntax.DeclClause:
+		// bash's declare, local, export, readonly, typeset, nameref.
+		words := []Word{{Value: n.Variant.Value, Literal: true}}
+		for _, as := range n.Args {
+			words = append(words, w.assignWord(as))
+		}
+		w.command(nil, words)
+	case *syntax.LetClause:
+		words := []Word{{Value: "let", Literal: true}}
+		for _, x := range n.Exprs {
+			w.arithm(x)
+		}
+		w.command(nil, words)
+	case *syntax.Assign:
+		if n.Name != nil {
+			w.z.setVar(n.Name.Value)
+		}
+		if n.Index != nil {
+			w.arithm(n.Index)
+		}
+	case *syntax.WordIter:
+		w.z.setVar(n.Name.Value)
+	case *syntax.ArithmExp:
+		w.arithm(n.X)
+	case *syntax.ArithmCmd:
+		w.arithm(n.X)
+	case *syntax.CStyleLoop:
+		w.arithm(n.Init)
+		w.arithm(n.Cond)
+		w.arithm(n.Post)
+	case *syntax.ParamExp:
+		w.paramExp(n)
+	case *syntax.BinaryTest:
+		if w.d == Bash && arithmTestOp(n.Op) {
+			for _, x := range []syntax.TestExpr{n.X, n.Y} {
+				if word, ok := x.(*syntax.Word); ok {
+					w.arithm(word)
+				}
+			}
+		}
+	case *syntax.ExtGlob, *syntax.BraceExp:
+		// Words holding them are marked Split by word().
+	}
+	return true
+}
 
-// Parse reads s. It never fails: what it cannot follow goes to Complex.
-func Parse(s string) Script {
-	var out Script
-	p := &parser{out: &out}
-	p.parse(s, -1, 0)
+// command records a simple command and follows what it runs.
+func (w *walker) command(call *syntax.CallExpr, words []Word) {
+	c := Command{Words: words, Parent: w.parent()}
+	var stmt *syntax.Stmt
+	for i := len(w.stack) - 1; i >= 0; i-- {
+		st, ok := w.stack[i].(*syntax.Stmt)
+		if !ok {
+			continue
+		}
+		if stmt == nil {
+			stmt = st
+		}
+		if s, ok := w.stages[st]; ok {
+			c.Stages = append(c.Stages, s)
+		}
+	}
+	if stmt != nil {
+		for _, r := range stmt.Redirs {
+			c.Redirects = append(c.Redirects, Redirect{Op: r.Op.String(), Target: w.word(r.Word)})
+		}
+	}
+	idx := len(w.z.a.Commands)
+	w.z.a.Commands = append(w.z.a.Commands, c)
+	if call != nil {
+		if w.calls == nil {
+			w.calls = map[*syntax.CallExpr]int{}
+		}
+		w.calls[call] = idx
+	}
+	w.z.run(idx, words, "", w.d, w.depth)
+}
+
+// parent finds the command whose word or redirection holds the node on
+// top of the stack in a substitution: below the innermost substitution,
+// the nearest statement's command.
+func (w *walker) parent() int {
+	i := len(w.stack) - 1
+	for ; i >= 0; i-- {
+		switch w.stack[i].(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			goto outer
+		}
+	}
+	return -1
+outer:
+	for ; i >= 0; i-- {
+		if st, ok := w.stack[i].(*syntax.Stmt); ok {
+			if call, ok := st.Cmd.(*syntax.CallExpr); ok {
+				if idx, ok := w.calls[call]; ok {
+					return idx
+				}
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+func isPipe(b *syntax.BinaryCmd) bool {
+	return b.Op == syntax.Pipe || b.Op == syntax.PipeAll
+}
+
+// continuesPipeline reports whether the pipe on top of the stack is part
+// of a longer pipeline already numbered (a | b | c nests binary pipes).
+func (w *walker) continuesPipeline() bool {
+	n := len(w.stack)
+	if n < 3 {
+		return false
+	}
+	_, isStmt := w.stack[n-2].(*syntax.Stmt)
+	b, isBin := w.stack[n-3].(*syntax.BinaryCmd)
+	return isStmt && isBin && isPipe(b)
+}
+
+func pipeStages(b *syntax.BinaryCmd) []*syntax.Stmt {
+	var out []*syntax.Stmt
+	for _, st := range []*syntax.Stmt{b.X, b.Y} {
+		if inner, ok := st.Cmd.(*syntax.BinaryCmd); ok && isPipe(inner) {
+			out = append(out, pipeStages(inner)...)
+		} else {
+			out = append(out, st)
+		}
+	}
 	return out
 }
 
-type parser struct {
-	out       *Script
-	pipelines int
-}
-
-func (p *parser) complex(what string) {
-	for _, c := range p.out.Complex {
-		if c == what {
-			return
-		}
-	}
-	p.out.Complex = append(p.out.Complex, what)
-}
-
-// keywords that start or end compound commands. At command position they
-// make a script complex; the parse skips them so the commands they
-// surround are still seen.
-var keywords = map[string]bool{
-	"if": true, "then": true, "else": true, "elif": true, "fi": true,
-	"for": true, "while": true, "until": true, "do": true, "done": true,
-	"case": true, "esac": true, "select": true, "function": true,
-	"[[": true, "]]": true, "coproc": true,
-}
-
-// cmdState accumulates one simple command.
-type cmdState struct {
-	args     []string
-	literal  []bool
-	redirs   []Redirect
-	subs     []string // substitution bodies met in this command's words
-	word     strings.Builder
-	inWord   bool
-	wordLit  bool
-	redirOp  string // pending redirection waiting for its target
-	pipeline int
-	stage    int
-}
-
-func (c *cmdState) startWord() {
-	if !c.inWord {
-		c.inWord, c.wordLit = true, true
-	}
-}
-
-func (p *parser) parse(s string, parent, depth int) {
-	if depth > MaxDepth {
-		p.complex("substitutions nested too deeply")
+// arithm refuses bash arithmetic that reads a variable: bash evaluates
+// the variable's value as an expression, and an array subscript in it
+// (a[$(cmd)]) runs a command the text does not show. dash does not.
+func (w *walker) arithm(x syntax.ArithmExpr) {
+	if w.d != Bash || x == nil {
 		return
 	}
-	c := &cmdState{pipeline: p.newPipeline()}
-	endWord := func() {
-		if !c.inWord {
-			return
-		}
-		w := c.word.String()
-		c.word.Reset()
-		c.inWord = false
-		if c.redirOp != "" {
-			c.redirs = append(c.redirs, Redirect{Op: c.redirOp, Target: w})
-			c.redirOp = ""
-			return
-		}
-		if len(c.args) == 0 && c.wordLit {
-			switch {
-			case keywords[w]:
-				p.complex("shell keyword " + w)
-				return
-			case w == "{" || w == "}" || w == "!":
-				return // grouping and negation change no command
+	bad := false
+	syntax.Walk(x, func(n syntax.Node) bool {
+		if word, ok := n.(*syntax.Word); ok {
+			if lit := word.Lit(); lit == "" || !isNumber(lit) {
+				bad = true
 			}
+			return false
 		}
-		c.args = append(c.args, w)
-		c.literal = append(c.literal, c.wordLit)
+		return true
+	})
+	if bad {
+		w.z.problem(Unsupported, "bash arithmetic on a variable evaluates its value as code (a[$(cmd)] runs cmd): use sh, or literal numbers")
 	}
-	endCommand := func(newPipeline bool) {
-		endWord()
-		if c.redirOp != "" {
-			p.complex("redirection without a target")
-			c.redirOp = ""
-		}
-		idx := parent
-		if len(c.args) > 0 || len(c.redirs) > 0 {
-			idx = len(p.out.Commands)
-			p.out.Commands = append(p.out.Commands, Command{
-				Args: c.args, Literal: c.literal, Redirects: c.redirs,
-				Pipeline: c.pipeline, Stage: c.stage, Parent: parent,
-			})
-		}
-		subs := c.subs
-		c.args, c.literal, c.redirs, c.subs = nil, nil, nil, nil
-		if newPipeline {
-			c.pipeline, c.stage = p.newPipeline(), 0
-		} else {
-			c.stage++
-		}
-		for _, sub := range subs {
-			p.parse(sub, idx, depth+1)
-		}
-	}
+}
 
+func isNumber(s string) bool {
 	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case ch == ' ' || ch == '\t' || ch == '\r':
-			endWord()
-		case ch == '\n' || ch == ';':
-			if ch == ';' && i+1 < len(s) && s[i+1] == ';' {
-				i++ // ";;" ends a case arm
-			}
-			endCommand(true)
-		case ch == '&':
-			switch {
-			case i+1 < len(s) && s[i+1] == '&':
-				i++
-				endCommand(true)
-			case i+1 < len(s) && s[i+1] == '>':
-				endWord()
-				i++
-				op := "&>"
-				if i+1 < len(s) && s[i+1] == '>' {
-					i++
-					op = "&>>"
-				}
-				c.redirOp = op
-			default:
-				endCommand(true)
-			}
-		case ch == '|':
-			switch {
-			case i+1 < len(s) && s[i+1] == '|':
-				i++
-				endCommand(true)
-			case i+1 < len(s) && s[i+1] == '&':
-				i++
-				endCommand(false)
-			default:
-				endCommand(false)
-			}
-		case ch == '(' && !c.inWord:
-			if i+1 < len(s) && s[i+1] == ')' {
-				p.complex("function definition")
-				i++
-			}
-			endCommand(true)
-		case ch == '(':
-			// "name(" inside a word: a function definition such as f(){…}.
-			if i+1 < len(s) && s[i+1] == ')' {
-				p.complex("function definition")
-				endWord()
-				i++
-				endCommand(true)
-				continue
-			}
-			c.startWord()
-			c.word.WriteByte(ch)
-			c.wordLit = false
-		case ch == ')':
-			endCommand(true)
-		case ch == '<' || ch == '>':
-			if i+1 < len(s) && s[i+1] == '(' { // process substitution
-				body, n, ok := matchParen(s, i+2)
-				if !ok {
-					p.complex("unterminated process substitution")
-				}
-				c.startWord()
-				c.word.WriteString(s[i:min(i+3+n, len(s))])
-				c.wordLit = false
-				c.subs = append(c.subs, body)
-				i += 1 + n
-				if ok {
-					i++
-				}
-				continue
-			}
-			// A word of digits right before the operator is its fd.
-			fd := c.inWord && c.wordLit && isDigits(c.word.String())
-			if fd {
-				c.word.Reset()
-				c.inWord = false
-			} else {
-				endWord()
-			}
-			op, n := redirOp(s[i:])
-			if op == "<<" || op == "<<-" {
-				p.complex("here-document")
-			}
-			c.redirOp = op
-			i += n - 1
-		case ch == '#' && !c.inWord:
-			for i < len(s) && s[i] != '\n' {
-				i++
-			}
-			i-- // let the newline end the command
-		case ch == '\\':
-			c.startWord()
-			if i+1 < len(s) {
-				i++
-				if s[i] != '\n' { // backslash-newline joins lines
-					c.word.WriteByte(s[i])
-				}
-			}
-		case ch == '\'':
-			c.startWord()
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				p.complex("unterminated quote")
-				c.word.WriteString(s[i+1:])
-				i = len(s)
-				continue
-			}
-			c.word.WriteString(s[i+1 : i+1+j])
-			i += 1 + j
-		case ch == '"':
-			c.startWord()
-			i = p.doubleQuoted(s, i+1, c) - 1
-		case ch == '$' || ch == '`':
-			c.startWord()
-			i = p.expansion(s, i, c, false) - 1
-		default:
-			c.startWord()
-			if ch == '*' || ch == '?' || ch == '[' {
-				c.wordLit = false
-			}
-			c.word.WriteByte(ch)
-		}
-	}
-	endCommand(true)
-}
-
-func (p *parser) newPipeline() int {
-	p.pipelines++
-	return p.pipelines
-}
-
-// Words returns the command's words without its leading NAME=value
-// assignments, and whether each is literal.
-func (c Command) Words() ([]string, []bool) {
-	i := 0
-	for i < len(c.Args) && IsAssignment(c.Args[i]) {
-		i++
-	}
-	return c.Args[i:], c.Literal[i:]
-}
-
-// IsAssignment reports whether w has the form NAME=value.
-func IsAssignment(w string) bool {
-	eq := strings.IndexByte(w, '=')
-	if eq <= 0 {
-		return false
-	}
-	for i := 0; i < eq; i++ {
-		ch := w[i]
-		if !(ch == '_' || ch >= 'A' && ch <= 'Z' || ch >= 'a' && ch <= 'z' || i > 0 && ch >= '0' && ch <= '9') {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c == 'x' || c == 'X' || c == '#' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
 			return false
 		}
 	}
-	return true
+	return s != "" && s[0] >= '0' && s[0] <= '9'
+}
+
+func arithmTestOp(op syntax.BinTestOperator) bool {
+	switch op {
+	case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+		return true
+	}
+	return false
+}
+
+// paramExp refuses bash's expansions that evaluate code or arithmetic.
+func (w *walker) paramExp(p *syntax.ParamExp) {
+	if w.d != Bash {
+		return
+	}
+	if p.Exp != nil && p.Exp.Op == syntax.OtherParamOps {
+		w.z.problem(Unsupported, "bash ${x@…} transformations (${x@P} runs the command substitutions in x): not allowed")
+	}
+	if p.Slice != nil {
+		w.arithm(p.Slice.Offset)
+		w.arithm(p.Slice.Length)
+	}
+	if p.Index != nil {
+		w.arithm(p.Index)
+	}
+}
+
+// assignWord renders a declare/export argument as one word.
+func (w *walker) assignWord(as *syntax.Assign) Word {
+	var out Word
+	switch {
+	case as.Naked && as.Name != nil:
+		out = Word{Value: as.Name.Value, Literal: true}
+	case as.Naked:
+		out = w.word(as.Value)
+	default:
+		out = Word{Value: w.src[as.Pos().Offset():as.End().Offset()], Literal: false}
+		if as.Value != nil && as.Index == nil && as.Array == nil {
+			v := w.word(as.Value)
+			out = Word{Value: as.Name.Value + "=" + v.Value, Literal: v.Literal}
+		}
+	}
+	return out
 }

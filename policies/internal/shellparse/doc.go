@@ -1,0 +1,19 @@
+// Package shellparse tells a policy every command a command line would
+// run, as the shell that runs it would read it.
+//
+// Parsing is mvdan.cc/sh/v3/syntax: its POSIX variant for /bin/sh (dash
+// on Debian) and its bash variant for bash. On top of the syntax tree this
+// package finds every simple command the shell could run — in pipelines,
+// lists, subshells, brace groups, control flow, function bodies, command
+// and process substitutions (wherever they sit: arguments, assignments,
+// redirection targets, here-documents, parameter defaults, arithmetic,
+// case patterns) — and follows the commands that run other commands with
+// their real option grammars: sudo, env, nice, timeout, xargs, find
+// -exec, sh -c, eval, trap, watch, flock and others (see wrappers.go).
+//
+// What it cannot judge it reports as a Problem rather than guessing:
+// control characters, text the shell would not parse, command names and
+// wrapper options that are only known when the command runs, alias
+// definitions, and shells whose syntax it does not read. A policy decides
+// which problems it refuses; the allowlist refuses them all.
+package shellparse

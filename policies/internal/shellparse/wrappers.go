@@ -1,0 +1,610 @@
+package shellparse
+
+import (
+	"fmt"
+	"strings"
+)
+
+// grammar is a wrapper's real command line: which options take a value,
+// and what comes before the command it runs. Wrappers stop reading
+// options at the first operand (GNU getopt's "+" mode), so the command is
+// the first word after the options and positional operands.
+type grammar struct {
+	noArg  string // short options without a value
+	arg    string // short options with a value, attached or the next word
+	optArg string // short options with an optional value, attached only (xargs -i, -e, -l)
+	// shellArg is a short option whose value is a shell command line
+	// (flock -c); splitArg one whose value env splits into a command
+	// line (env -S), which is refused.
+	shellArg, splitArg byte
+	longNoArg          []string
+	longArg            []string
+	longOptArg         []string // --name or --name=value, never the next word
+	longSplit          []string
+	positional         int  // operands before the command (timeout DURATION)
+	assigns            bool // NAME=value words before the command (env)
+	legacyNumeric      bool // nice -5
+}
+
+var help = []string{"--help", "--version"}
+
+func longs(names ...string) []string { return append(names, help...) }
+
+var wrappers = map[string]grammar{
+	"sudo": {noArg: "AbEeHiKklnPSsVv", arg: "CDghpRrTtUu", assigns: true,
+		longNoArg:  longs("--askpass", "--background", "--edit", "--set-home", "--login", "--remove-timestamp", "--reset-timestamp", "--list", "--non-interactive", "--preserve-groups", "--stdin", "--shell", "--validate"),
+		longArg:    []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--type", "--command-timeout", "--other-user", "--user"},
+		longOptArg: []string{"--preserve-env"}},
+	"doas": {noArg: "nsL", arg: "uC"},
+	"env": {noArg: "i0v", arg: "uC", splitArg: 'S', assigns: true,
+		longNoArg:  longs("--ignore-environment", "--null", "--debug", "--list-signal-handling"),
+		longArg:    []string{"--unset", "--chdir"},
+		longOptArg: []string{"--block-signal", "--default-signal", "--ignore-signal"},
+		longSplit:  []string{"--split-string"}},
+	"nice":    {arg: "n", longArg: []string{"--adjustment"}, longNoArg: longs(), legacyNumeric: true},
+	"nohup":   {longNoArg: longs()},
+	"timeout": {noArg: "fpv", arg: "ks", longNoArg: longs("--foreground", "--preserve-status", "--verbose"), longArg: []string{"--kill-after", "--signal"}, positional: 1},
+	"stdbuf":  {arg: "ioe", longArg: []string{"--input", "--output", "--error"}, longNoArg: longs()},
+	"setsid":  {noArg: "cfw", longNoArg: longs("--ctty", "--fork", "--wait")},
+	"ionice":  {noArg: "t", arg: "cnpPu", longNoArg: longs("--ignore"), longArg: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}},
+	"taskset": {noArg: "acp", longNoArg: longs("--all-tasks", "--pid", "--cpu-list"), positional: 1},
+	"chrt":    {noArg: "abdfiorpRvem", arg: "TPD", longNoArg: longs("--all-tasks", "--batch", "--deadline", "--fifo", "--idle", "--other", "--rr", "--pid", "--reset-on-fork", "--verbose", "--max", "--ext"), longArg: []string{"--sched-runtime", "--sched-period", "--sched-deadline"}, positional: 1},
+	"time":    {noArg: "apqvV", arg: "fo", longNoArg: longs("--append", "--portability", "--quiet", "--verbose"), longArg: []string{"--format", "--output"}},
+	"chroot":  {longNoArg: longs("--skip-chdir"), longArg: []string{"--userspec", "--groups"}, positional: 1},
+	"exec":    {noArg: "cl", arg: "a"},
+	"builtin": {},
+	"command": {noArg: "pvV"},
+	"busybox": {},
+	"xargs": {noArg: "0oprtx", arg: "aEILnPsd", optArg: "eil",
+		longNoArg:  longs("--null", "--open-tty", "--interactive", "--no-run-if-empty", "--verbose", "--exit", "--show-limits"),
+		longArg:    []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"},
+		longOptArg: []string{"--eof", "--replace", "--max-lines"}},
+	"flock": {noArg: "sexunoFhV", arg: "wE", shellArg: 'c',
+		longNoArg: longs("--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close", "--no-fork", "--verbose"),
+		longArg:   []string{"--wait", "--timeout", "--conflict-exit-code"}, positional: 1},
+	"watch": {noArg: "bcCeghprtwx", arg: "nq", optArg: "d",
+		longNoArg:  longs("--beep", "--color", "--no-color", "--errexit", "--chgexit", "--precise", "--no-rerun", "--no-title", "--no-wrap", "--exec"),
+		longArg:    []string{"--interval", "--equexit"},
+		longOptArg: []string{"--differences"}},
+}
+
+// setsVars are builtins whose name arguments are variables they set.
+var setsVars = map[string]bool{
+	"export": true, "readonly": true, "local": true, "declare": true, "typeset": true,
+	"read": true, "getopts": true, "printf": true, "mapfile": true, "readarray": true, "unset": true,
+}
+
+// IsWrapper reports whether a command name runs another command given in
+// its arguments.
+func IsWrapper(name string) bool {
+	_, ok := wrappers[name]
+	return ok || name == "find" || Shells[name] || name == "eval" || name == "trap"
+}
+
+// options is what a wrapper's command line said.
+type options struct {
+	rest  int             // index in args of the first word after options and operands
+	short map[byte]string // short options seen, with their values
+	long  map[string]string
+	shell string // the value of a shellArg option, if any
+	// incomplete: operands the wrapper needs are missing, so it fails.
+	incomplete bool
+}
+
+// parseOptions reads a wrapper's options from args (args[0] is the
+// wrapper). It reports a problem and returns ok=false when it cannot
+// tell where the command starts.
+func (z *analyzer) parseOptions(name string, g grammar, args []Word) (o options, ok bool) {
+	o.short, o.long = map[byte]string{}, map[string]string{}
+	i := 1
+	value := func(opt string) (Word, bool) {
+		if i >= len(args) {
+			z.problem(Unsupported, "%s %s needs a value", name, opt)
+			return Word{}, false
+		}
+		v := args[i]
+		i++
+		if v.Split {
+			z.problem(DynamicArgs, "the value of %s %s (%s) may become several words when it runs, so what %s runs is not known", name, opt, v.Value, name)
+			return v, false
+		}
+		return v, true
+	}
+options:
+	for i < len(args) {
+		a := args[i]
+		if !a.Literal {
+			if g.assigns && !a.Split && strings.Contains(a.Value, "=") && IsName(a.Value[:strings.IndexByte(a.Value, '=')]) {
+				z.setVar(a.Value[:strings.IndexByte(a.Value, '=')])
+				i++
+				continue
+			}
+			z.problem(DynamicArgs, "%s gets the word %s, known only when it runs: it could be an option that changes which command %s runs", name, a.Value, name)
+			return o, false
+		}
+		switch w := a.Value; {
+		case w == "--":
+			i++
+			break options
+		case g.assigns && w == "-":
+			i++
+		case g.assigns && IsAssignment(w):
+			z.setVar(w[:strings.IndexByte(w, '=')])
+			i++
+		case g.legacyNumeric && i == 1 && isLegacyNumeric(w):
+			i++
+		case strings.HasPrefix(w, "--"):
+			i++
+			full, val, hasVal := strings.Cut(w, "=")
+			opt, kind := g.long(full)
+			switch kind {
+			case "":
+				z.problem(Unsupported, "%s: unknown or ambiguous option %s, so what it runs is not known", name, full)
+				return o, false
+			case "split":
+				z.problem(Unsupported, "%s %s splits a string into a command line, which policies do not follow: give the command as separate words", name, full)
+				return o, false
+			case "arg":
+				if !hasVal {
+					v, good := value(opt)
+					if !good {
+						return o, false
+					}
+					val = v.Value
+				}
+			case "noarg":
+				if hasVal {
+					z.problem(Unsupported, "%s: option %s takes no value", name, opt)
+					return o, false
+				}
+			}
+			o.long[opt] = val
+		case len(w) > 1 && w[0] == '-':
+			i++
+			for j := 1; j < len(w); j++ {
+				c := w[j]
+				switch {
+				case strings.IndexByte(g.noArg, c) >= 0:
+					o.short[c] = ""
+				case strings.IndexByte(g.optArg, c) >= 0:
+					o.short[c] = w[j+1:]
+					continue options
+				case c == g.splitArg && c != 0:
+					z.problem(Unsupported, "%s -%c splits a string into a command line, which policies do not follow: give the command as separate words", name, c)
+					return o, false
+				case strings.IndexByte(g.arg, c) >= 0 || c == g.shellArg && c != 0:
+					val := w[j+1:]
+					if val == "" {
+						v, good := value("-" + string(c))
+						if !good {
+							return o, false
+						}
+						val = v.Value
+					}
+					o.short[c] = val
+					if c == g.shellArg {
+						if !args[i-1].Literal {
+							z.problem(DynamicCommand, "%s -%c runs %s, known only when it runs", name, c, args[i-1].Value)
+							return o, false
+						}
+						o.shell = val
+					}
+					continue options
+				default:
+					z.problem(Unsupported, "%s: unknown option -%c, so what it runs is not known", name, c)
+					return o, false
+				}
+			}
+		default:
+			break options
+		}
+	}
+	for n := 0; n < g.positional; n++ {
+		if i >= len(args) {
+			o.rest, o.incomplete = len(args), true
+			return o, true // nothing to run: the wrapper fails
+		}
+		if args[i].Split {
+			z.problem(DynamicArgs, "%s gets the word %s, which may become several words when it runs, so what %s runs is not known", name, args[i].Value, name)
+			return o, false
+		}
+		i++
+	}
+	o.rest = i
+	return o, true
+}
+
+// long resolves a long option name, allowing unambiguous abbreviations
+// as GNU getopt does. kind is "noarg", "arg", "optarg", "split" or "".
+func (g grammar) long(name string) (full, kind string) {
+	sets := []struct {
+		names []string
+		kind  string
+	}{{g.longNoArg, "noarg"}, {g.longArg, "arg"}, {g.longOptArg, "optarg"}, {g.longSplit, "split"}}
+	matches := 0
+	for _, s := range sets {
+		for _, n := range s.names {
+			if n == name {
+				return n, s.kind
+			}
+			if strings.HasPrefix(n, name) && len(name) > 2 {
+				matches++
+				full, kind = n, s.kind
+			}
+		}
+	}
+	if matches != 1 {
+		return "", ""
+	}
+	return full, kind
+}
+
+func isLegacyNumeric(w string) bool {
+	s := strings.TrimLeft(w[1:], "+-")
+	if s == "" || len(w)-len(s) > 2 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// run records args as a command that runs, then follows the commands it
+// runs in turn.
+func (z *analyzer) run(cmd int, args []Word, via string, d Dialect, depth int) {
+	for len(args) > 0 {
+		if depth > MaxDepth {
+			z.problem(Unreadable, "commands nested more than %d deep", MaxDepth)
+			return
+		}
+		depth++
+		z.a.Runs = append(z.a.Runs, Run{Args: args, Command: cmd, Via: via})
+		ri := len(z.a.Runs) - 1
+		name := args[0]
+		if !name.Literal {
+			z.problem(DynamicCommand, "the command name %s is not literal: what it runs is known only when it runs", name.Value)
+			return
+		}
+		base := Base(name.Value)
+		next, nextVia := z.follow(ri, base, args, d, depth)
+		if next == nil {
+			return
+		}
+		args, via = next, nextVia
+	}
+}
+
+// follow returns the command a run runs directly (nil if none), after
+// analyzing the scripts and commands it runs indirectly.
+func (z *analyzer) follow(ri int, name string, args []Word, d Dialect, depth int) ([]Word, string) {
+	cmd := z.a.Runs[ri].Command
+	switch {
+	case Shells[name]:
+		z.shellCommand(ri, name, args, depth)
+		return nil, ""
+	case name == "eval":
+		z.evalText(name, args[1:], d, depth)
+		return nil, ""
+	case name == "trap":
+		z.trap(args[1:], d, depth)
+		return nil, ""
+	case name == "find":
+		z.find(cmd, args, d, depth)
+		return nil, ""
+	case name == "." || name == "source":
+		z.a.Runs[ri].Opaque = name + " runs the commands of a file"
+		return nil, ""
+	case setsVars[name]:
+		for _, a := range args[1:] {
+			if n, _, _ := strings.Cut(a.Value, "="); a.Literal && IsName(n) {
+				z.setVar(n)
+			}
+		}
+		return nil, ""
+	case name == "alias":
+		if len(args) > 1 {
+			z.problem(Unsupported, "alias definitions change what later command names run: call the command itself")
+		}
+		return nil, ""
+	case name == "hash":
+		for _, a := range args[1:] {
+			if !a.Literal || strings.HasPrefix(a.Value, "-") && strings.Contains(a.Value, "p") {
+				z.problem(Unsupported, "hash -p changes what a command name runs: call the program by its path")
+				break
+			}
+		}
+		return nil, ""
+	}
+	g, ok := wrappers[name]
+	if !ok {
+		return nil, ""
+	}
+	o, ok := z.parseOptions(name, g, args)
+	if !ok {
+		return nil, ""
+	}
+	rest := args[o.rest:]
+	switch name {
+	case "command":
+		_, v := o.short['v']
+		_, V := o.short['V']
+		if v || V {
+			return nil, "" // command -v NAME only says what NAME is
+		}
+	case "xargs":
+		return z.xargs(o, rest), "xargs"
+	case "flock":
+		if o.shell == "" && len(rest) >= 2 && rest[0].Literal && (rest[0].Value == "-c" || rest[0].Value == "--command") {
+			if !rest[1].Literal {
+				z.problem(DynamicCommand, "flock -c runs %s, known only when it runs", rest[1].Value)
+				return nil, ""
+			}
+			o.shell = rest[1].Value
+		}
+		if o.shell != "" {
+			z.shell(o.shell, POSIX, depth)
+			return nil, ""
+		}
+	case "watch":
+		if _, exec := o.short['x']; !exec {
+			if _, exec = o.long["--exec"]; !exec {
+				z.evalText(name, rest, POSIX, depth) // watch runs sh -c "ARGS…"
+				return nil, ""
+			}
+		}
+	case "chroot":
+		if len(rest) == 0 && !o.incomplete {
+			z.a.Runs[ri].Opaque = "chroot without a command runs an interactive shell"
+		}
+	case "busybox":
+		if len(rest) > 0 && strings.HasPrefix(rest[0].Value, "-") {
+			return nil, ""
+		}
+	}
+	return rest, name
+}
+
+// shellCommand follows sh/bash -c SCRIPT; any other way of running a
+// shell runs code from a file or its input.
+func (z *analyzer) shellCommand(ri int, name string, args []Word, depth int) {
+	cmode := false
+	i := 1
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !a.Literal && cmode && !a.Split {
+			break // the script, checked below
+		}
+		if !a.Literal {
+			z.problem(DynamicArgs, "%s gets the word %s, known only when it runs: it could be an option or the script", name, a.Value)
+			return
+		}
+		w := a.Value
+		if w == "-" || w == "--" {
+			i++
+			break
+		}
+		if len(w) < 2 || w[0] != '-' && w[0] != '+' {
+			break
+		}
+		if strings.HasPrefix(w, "--") {
+			if w == "--rcfile" || w == "--init-file" {
+				i++
+			}
+			continue
+		}
+		for j := 1; j < len(w); j++ {
+			switch w[j] {
+			case 'c':
+				// +c does not read a command string: the operand is
+				// a script file.
+				cmode = cmode || w[0] == '-'
+			case 'o', 'O':
+				i++ // -o NAME
+			}
+		}
+	}
+	if !cmode {
+		what := "commands from its input"
+		if i < len(args) {
+			what = "the script file " + args[i].Value
+		}
+		z.a.Runs[ri].Opaque = name + " without -c runs " + what
+		return
+	}
+	if i >= len(args) {
+		return // sh -c without a script: an error, nothing runs
+	}
+	if !args[i].Literal {
+		z.problem(DynamicCommand, "%s -c runs %s, known only when it runs", name, args[i].Value)
+		return
+	}
+	d, ok := DialectOf(name)
+	if !ok {
+		z.problem(Unreadable, "%s -c: policies read sh and bash scripts only", name)
+		return
+	}
+	z.shell(args[i].Value, d, depth)
+}
+
+// evalText follows text that a command joins with spaces and runs as
+// shell code (eval, watch).
+func (z *analyzer) evalText(name string, args []Word, d Dialect, depth int) {
+	parts := make([]string, 0, len(args))
+	for _, a := range args {
+		if !a.Literal {
+			z.problem(DynamicCommand, "%s runs %s, known only when it runs", name, a.Value)
+			return
+		}
+		parts = append(parts, a.Value)
+	}
+	if len(parts) > 0 {
+		z.shell(strings.Join(parts, " "), d, depth)
+	}
+}
+
+// trap follows a trap's action, shell code run on a signal or at exit.
+func (z *analyzer) trap(args []Word, d Dialect, depth int) {
+	if len(args) > 0 && args[0].Literal && args[0].Value == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 || args[0].Literal && (args[0].Value == "-" || args[0].Value == "-l" || args[0].Value == "-p" || args[0].Value == "") {
+		return
+	}
+	if !args[0].Literal {
+		z.problem(DynamicCommand, "trap runs %s, known only when it runs", args[0].Value)
+		return
+	}
+	z.shell(args[0].Value, d, depth)
+}
+
+// xargs returns the command xargs runs (echo when none is given). The
+// words it reads from its input are appended to that command, or replace
+// the -I string in its words: they arrive as words known only when it
+// runs, so a command that would read them as options or code is refused
+// where it reads them.
+func (z *analyzer) xargs(o options, rest []Word) []Word {
+	if len(rest) == 0 {
+		rest = Lit("echo")
+	}
+	replace := ""
+	if v, ok := o.short['I']; ok {
+		replace = v
+	}
+	for _, v := range []string{o.short['i'], o.long["--replace"]} {
+		if v != "" {
+			replace = v
+		}
+	}
+	if _, ok := o.short['i']; ok && replace == "" {
+		replace = "{}"
+	}
+	if _, ok := o.long["--replace"]; ok && replace == "" {
+		replace = "{}"
+	}
+	if replace != "" {
+		return fromInput(rest, replace, false)
+	}
+	return append(append([]Word{}, rest...), Word{Value: "<words read by xargs>", Split: true})
+}
+
+// fromInput marks the words holding a placeholder that a command replaces
+// with input it reads (xargs -I, find's {}): known only when it runs.
+// split says a bare placeholder becomes several words (find -exec … +).
+func fromInput(words []Word, placeholder string, split bool) []Word {
+	out := make([]Word, len(words))
+	for i, w := range words {
+		out[i] = w
+		if strings.Contains(w.Value, placeholder) {
+			out[i].Literal = false
+			out[i].Split = out[i].Split || split && w.Value == placeholder
+		}
+	}
+	return out
+}
+
+// findArgs are find's primaries that take one value (-fprintf takes two).
+var findArgs = map[string]int{
+	"-amin": 1, "-anewer": 1, "-atime": 1, "-cmin": 1, "-cnewer": 1, "-ctime": 1,
+	"-fstype": 1, "-gid": 1, "-group": 1, "-ilname": 1, "-iname": 1, "-inum": 1,
+	"-ipath": 1, "-iregex": 1, "-iwholename": 1, "-links": 1, "-lname": 1,
+	"-mmin": 1, "-mtime": 1, "-name": 1, "-newer": 1, "-path": 1, "-perm": 1,
+	"-regex": 1, "-samefile": 1, "-size": 1, "-type": 1, "-uid": 1, "-used": 1,
+	"-user": 1, "-wholename": 1, "-xtype": 1, "-context": 1, "-maxdepth": 1,
+	"-mindepth": 1, "-regextype": 1, "-files0-from": 1, "-fls": 1, "-fprint": 1,
+	"-fprint0": 1, "-printf": 1, "-fprintf": 2,
+}
+
+// find follows find's -exec, -execdir, -ok and -okdir commands. A word
+// known only when it runs, where find reads a start path, an operator or
+// an action, could be -exec itself: refused.
+func (z *analyzer) find(cmd int, args []Word, d Dialect, depth int) {
+	i := 1
+	// Leading options: -H -L -P, -D LIST, -O LEVEL.
+	for i < len(args) && args[i].Literal {
+		w := args[i].Value
+		if w == "-H" || w == "-L" || w == "-P" || strings.HasPrefix(w, "-O") {
+			i++
+			continue
+		}
+		if w == "-D" {
+			i += 2
+			continue
+		}
+		break
+	}
+	for i < len(args) {
+		a := args[i]
+		if a.Tilde && !a.Split && !z.sets("HOME") && isPlainTilde(a.Value) {
+			i++ // ~ or ~/dir: a home directory, not an action
+			continue
+		}
+		if !a.Literal {
+			z.problem(DynamicArgs, "find gets the word %s where it reads a path or an expression, known only when it runs: it could be -exec (write the path literally)", a.Value)
+			return
+		}
+		w := a.Value
+		i++
+		n, ok := findArgs[w]
+		if !ok && len(w) == len("-newerXY") && strings.HasPrefix(w, "-newer") {
+			n, ok = 1, true // -newermt DATE and the like
+		}
+		if ok {
+			for k := 0; k < n && i < len(args); k++ {
+				if args[i].Split {
+					z.problem(DynamicArgs, "the value of find %s (%s) may become several words when it runs", w, args[i].Value)
+					return
+				}
+				i++
+			}
+			continue
+		}
+		switch w {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			start := i
+			for i < len(args) {
+				v := args[i]
+				if v.Literal && (v.Value == ";" || v.Value == "+" && i > start && args[i-1].Literal && args[i-1].Value == "{}") {
+					break
+				}
+				if !v.Literal && (v.Split || v.Fixed < 2) {
+					z.problem(DynamicArgs, "find %s gets the word %s, known only when it runs: it could be ; and end the command, so what find reads after it is not known (write it literally)", w, v.Value)
+					return
+				}
+				i++
+			}
+			plus := i < len(args) && args[i].Value == "+"
+			inner := fromInput(args[start:i], "{}", plus)
+			i++ // the terminator
+			if len(inner) > 0 {
+				z.run(cmd, inner, "find "+w, d, depth+1)
+			}
+		}
+	}
+}
+
+// sets reports whether the commands seen so far set the variable.
+func (z *analyzer) sets(name string) bool {
+	for _, n := range z.a.SetVars {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// isPlainTilde reports whether w is ~ or ~/… with no other expansion.
+func isPlainTilde(w string) bool {
+	return (w == "~" || strings.HasPrefix(w, "~/")) && !strings.ContainsAny(w, "$`")
+}
+
+// Describe renders a run for messages.
+func (r Run) Describe() string {
+	s := r.Name()
+	if r.Via != "" {
+		s = fmt.Sprintf("%s (run by %s)", s, r.Via)
+	}
+	return s
+}
