@@ -130,7 +130,7 @@ func (f *FS) Close() error {
 // it with its release function.
 func (f *FS) acquire(ctx context.Context, op, p string) (int, func(), error) {
 	if err := ctx.Err(); err != nil {
-		return -1, nil, fmt.Errorf("%s %s: %w", op, p, err)
+		return -1, nil, stopped(op, p, err)
 	}
 	f.mu.RLock()
 	if f.fd < 0 {

@@ -67,8 +67,8 @@ func (f *FS) Write(ctx context.Context, req backend.WriteRequest) (backend.Write
 		return backend.WriteResult{}, mapErr(op, req.Path, err)
 	}
 	defer file.Close()
-	if _, err := io.WriteString(file, req.Content); err != nil {
-		return backend.WriteResult{}, mapErr(op, req.Path, err)
+	if err := writeAll(ctx, file, req.Content); err != nil {
+		return backend.WriteResult{}, failed(ctx, op, req.Path, err)
 	}
 	if err := file.Close(); err != nil {
 		return backend.WriteResult{}, mapErr(op, req.Path, err)
@@ -177,16 +177,16 @@ func (f *FS) Edit(ctx context.Context, req backend.EditRequest) (backend.EditRes
 		return backend.EditResult{}, backend.Errorf(backend.ErrInvalid, op, req.Path,
 			"the file is %d bytes, over the %d bytes edit can load: change it with a shell command", st.Size, maxEditBytes)
 	}
-	data, err := io.ReadAll(io.LimitReader(file, maxEditBytes+1))
+	data, err := io.ReadAll(io.LimitReader(&ctxReader{ctx: ctx, r: file}, maxEditBytes+1))
 	if err != nil {
-		return backend.EditResult{}, mapErr(op, req.Path, err)
+		return backend.EditResult{}, failed(ctx, op, req.Path, err)
 	}
 	if len(data) > maxEditBytes { // it grew since the fstat
 		return backend.EditResult{}, backend.Errorf(backend.ErrInvalid, op, req.Path,
 			"the file is over the %d bytes edit can load: change it with a shell command", maxEditBytes)
 	}
 	if err := ctx.Err(); err != nil {
-		return backend.EditResult{}, err
+		return backend.EditResult{}, stopped(op, req.Path, err)
 	}
 	text := string(data)
 	n := strings.Count(text, req.Old)
@@ -201,9 +201,15 @@ func (f *FS) Edit(ctx context.Context, req backend.EditRequest) (backend.EditRes
 	if !req.ReplaceAll {
 		n = 1
 	}
+	// Bound the result before building it: replacing every "a" of a
+	// 64 MiB file with 48000 characters would ask for terabytes.
+	if size := int64(len(text)) + int64(n)*(int64(len(req.New))-int64(len(req.Old))); size > maxEditBytes {
+		return backend.EditResult{}, backend.Errorf(backend.ErrInvalid, op, req.Path,
+			"the edited file would be %d bytes, over the %d bytes edit can write: replace fewer occurrences, or use a shell command", size, maxEditBytes)
+	}
 	out := strings.Replace(text, req.Old, req.New, n)
-	if err := f.replaceFile(dfd, name, out, &st); err != nil {
-		return backend.EditResult{}, mapErr(op, req.Path, err)
+	if err := f.replaceFile(ctx, dfd, name, out, &st); err != nil {
+		return backend.EditResult{}, failed(ctx, op, req.Path, err)
 	}
 	return backend.EditResult{Path: rel, Replacements: n}, nil
 }
@@ -217,7 +223,7 @@ func (f *FS) editErr(op, p string, err error) error {
 
 // replaceFile atomically replaces name in dfd with content, keeping the
 // permissions of old and, when this process may, its owner.
-func (f *FS) replaceFile(dfd int, name, content string, old *syscall.Stat_t) error {
+func (f *FS) replaceFile(ctx context.Context, dfd int, name, content string, old *syscall.Stat_t) error {
 	var suffix [8]byte
 	_, _ = rand.Read(suffix[:])
 	tmp := ".wai-edit-" + hex.EncodeToString(suffix[:])
@@ -232,7 +238,7 @@ func (f *FS) replaceFile(dfd int, name, content string, old *syscall.Stat_t) err
 			_ = unlinkat(dfd, tmp, 0)
 		}
 	}()
-	_, err = io.WriteString(file, content)
+	err = writeAll(ctx, file, content)
 	if err == nil {
 		err = syscall.Fchmod(fd, old.Mode&0o7777)
 	}
@@ -297,10 +303,7 @@ func (f *FS) Remove(ctx context.Context, req backend.RemoveRequest) (backend.Rem
 	}
 	n, err := removeTree(ctx, dfd, name, 0)
 	if err != nil {
-		if ctx.Err() != nil {
-			return backend.RemoveResult{Removed: n}, err
-		}
-		return backend.RemoveResult{Removed: n}, mapErr(op, req.Path, err)
+		return backend.RemoveResult{Removed: n}, failed(ctx, op, req.Path, err)
 	}
 	return backend.RemoveResult{Removed: n}, nil
 }
@@ -349,6 +352,9 @@ func removeEntries(ctx context.Context, dir *os.File, depth int) (int, error) {
 		}
 		names, err := dir.Readdirnames(1024)
 		for _, child := range names {
+			if err := ctx.Err(); err != nil {
+				return removed, err
+			}
 			var st syscall.Stat_t
 			if err := lstatat(dfd, child, &st); err != nil {
 				if err == syscall.ENOENT {
