@@ -66,6 +66,7 @@ func fsChecks() []check {
 		{name: "RemoveNeverRoot", fn: checkRemoveRoot},
 		{name: "RemoveMissing", fn: checkRemoveMissing},
 		{name: "CancelledContext", fn: checkFSCancelled},
+		{name: "SparseFileStopsAtDeadline", needs: needPlant, fn: checkSparseDeadline},
 
 		// Escapes: nothing resolves outside the root.
 		{name: "DotDotStaysInside", fn: checkDotDot},
