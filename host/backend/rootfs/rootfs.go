@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -165,19 +163,11 @@ func (f *FS) Resolve(p string) (string, error) {
 		return "", mapErr(op, p, err)
 	}
 	defer closeFD(fd)
-	// The kernel knows where the descriptor ended up; asking it avoids
-	// re-resolving symlinks by hand in user space.
-	host, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	real, err := f.fdPath(op, p, fd)
 	if err != nil {
-		return "", backend.Errorf(backend.ErrUnavailable, op, p, "cannot read /proc/self/fd (is /proc mounted?): %v", err)
+		return "", err
 	}
-	if host != f.root && !strings.HasPrefix(host, f.root+"/") {
-		// Only possible if the root itself was moved or is reachable
-		// through another mount; refuse rather than hand out a path
-		// outside it.
-		return "", backend.Errorf(backend.ErrInvalid, op, p, "resolves to %s, outside the workspace root %s", host, f.root)
-	}
-	return host, nil
+	return path.Join(f.root, real), nil
 }
 
 // cleanPath turns a request path into its root-relative form: no leading
