@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -98,14 +99,21 @@ func TestDeadlineEndlessLine(t *testing.T) {
 		_, err := w.fs.Read(ctx, backend.ReadRequest{Path: "nul"})
 		return err
 	})
-	// The line is cut to the read limit however long it is.
-	w.sparse(t, "long", "y", 4<<20)
+	// The line is cut to the read limit however long it is, and what is
+	// allocated does not grow with it.
+	w.sparse(t, "long", "y", 32<<20)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	res, err := w.fs.Read(ctx, backend.ReadRequest{Path: "long"})
+	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Lines) != 1 || len(res.Lines[0]) > 64<<10 || !res.Truncated {
-		t.Fatalf("a 4 MiB line read with a 64 KiB limit: %d lines, first %d bytes, truncated %v", len(res.Lines), len(res.Lines[0]), res.Truncated)
+		t.Fatalf("a 32 MiB line read with a 64 KiB limit: %d lines, first %d bytes, truncated %v", len(res.Lines), len(res.Lines[0]), res.Truncated)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+		t.Fatalf("reading a 32 MiB line with a 64 KiB limit allocated %d bytes: the line is accumulated", alloc)
 	}
 }
 
