@@ -190,6 +190,9 @@ func (f *FS) ResolvePath(ctx context.Context, p string, followLast bool) (string
 	dir, name := splitRel(rel)
 	if followLast {
 		dfd, last, at, err := f.resolveFinal(root, rel, lookup{dry: true})
+		if err == syscall.EISDIR && at == "." {
+			return ".", nil // a symlink to the root: writes to it fail as writes to "/" do
+		}
 		if err != nil {
 			return "", mapErr(op, p, err)
 		}

@@ -23,6 +23,7 @@ func TestResolvePath(t *testing.T) {
 	w.symlink(t, "protected/f", "flink")
 	w.symlink(t, "/protected/deep/new", "dangling")
 	w.symlink(t, "p", "p2") // a chain: p2 -> p -> protected
+	w.symlink(t, "../../..", "rootlink")
 	for _, c := range []struct {
 		path       string
 		followLast bool
@@ -44,6 +45,9 @@ func TestResolvePath(t *testing.T) {
 		{"plain/../p/x", true, "protected/x"},
 		{"plain/g", true, "plain/g"},
 		{"", true, "."},
+		{"rootlink", true, "."}, // a link to the root, clamped chroot-style
+		{"rootlink", false, "rootlink"},
+		{"rootlink/x", true, "x"},
 	} {
 		got, err := w.fs.ResolvePath(ctx, c.path, c.followLast)
 		if err != nil || got != c.want {
@@ -55,7 +59,10 @@ func TestResolvePath(t *testing.T) {
 			t.Errorf("ResolvePath created %s: %v", p, err)
 		}
 	}
-	_, err := w.fs.ResolvePath(ctx, "../x", true)
+	// Writing through a link to the root is writing to a directory.
+	_, err := w.fs.Write(ctx, backend.WriteRequest{Path: "rootlink", Content: "x", Mode: backend.WriteOverwrite})
+	wantKind(t, err, backend.ErrInvalid, "directory")
+	_, err = w.fs.ResolvePath(ctx, "../x", true)
 	wantKind(t, err, backend.ErrInvalid, "climbs above")
 	_, err = w.fs.ResolvePath(ctx, "protected/f/x", true)
 	wantKind(t, err, backend.ErrInvalid, "not a directory")

@@ -193,7 +193,10 @@ func symlinkTarget(dir, target string) string {
 	if !strings.HasPrefix(target, "/") {
 		target = path.Join("/", dir, target)
 	}
-	return strings.TrimPrefix(path.Clean("/"+target), "/")
+	if rel := strings.TrimPrefix(path.Clean("/"+target), "/"); rel != "" {
+		return rel
+	}
+	return "." // a link to the root (or above it, clamped)
 }
 
 // joinRel joins root-relative paths, keeping "." for the root.
