@@ -22,7 +22,7 @@ func TestPoliciesSeeTheResolvedPath(t *testing.T) {
 	cfg.Backend = "host"
 	cfg.BundledTools = []string{}
 	cfg.ReadBeforeWrite = false
-	cfg.PolicyTimeout = 10 * time.Second // generous: two busy cores, -race
+	cfg.PolicyTimeout = 30 * time.Second // generous: wai_describe shares it, on two busy cores under -race
 	cfg.Plugins = []host.PluginConfig{{Path: pluginFile(t, "tools/vfs"), Grants: []string{"fs.read", "fs.write"}}}
 	cfg.Policies = []host.PolicyConfig{{Path: pluginFile(t, "host/testdata/denypath"), Config: map[string]any{"prefix": "protected"}}}
 	ctx := context.Background()
