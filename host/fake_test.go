@@ -21,6 +21,9 @@ type fakeBackend struct {
 	name      string
 	sandboxed bool
 	openErr   error
+	// noResolver hides fakeFS.ResolvePath: a filesystem that cannot say
+	// which entry a mutation changes.
+	noResolver bool
 
 	opens  atomic.Int64
 	closes atomic.Int64
@@ -75,8 +78,13 @@ type fakeWorkspace struct {
 	closed  atomic.Bool
 }
 
-func (w *fakeWorkspace) Shell() backend.Shell   { return fakeShell{w} }
-func (w *fakeWorkspace) FS() backend.Filesystem { return fakeFS{w} }
+func (w *fakeWorkspace) Shell() backend.Shell { return fakeShell{w} }
+func (w *fakeWorkspace) FS() backend.Filesystem {
+	if w.b.noResolver {
+		return struct{ backend.Filesystem }{fakeFS{w}}
+	}
+	return fakeFS{w}
+}
 func (w *fakeWorkspace) Close(context.Context) error {
 	if w.closed.Swap(true) {
 		return errors.New("workspace closed twice")
@@ -125,6 +133,11 @@ func clean(p string) string {
 }
 
 func (f fakeFS) files() map[string]string { return f.w.b.files[f.w.session] }
+
+// ResolvePath: the fake has no symlinks, so the entry is the clean path.
+func (f fakeFS) ResolvePath(ctx context.Context, p string, followLast bool) (string, error) {
+	return clean(p), nil
+}
 
 func (f fakeFS) Stat(ctx context.Context, p string) (backend.FileInfo, error) {
 	f.w.b.mu.Lock()

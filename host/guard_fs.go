@@ -24,9 +24,9 @@ func checkPath(op, p string) error {
 	return nil
 }
 
-// enter runs the common prologue of a call and returns the workspace's
+// enter runs the common prologue of a read and returns the workspace's
 // filesystem.
-func (g *guardedFS) enter(ctx context.Context, op, path string, check *CheckRequest) (backend.Filesystem, func(), error) {
+func (g *guardedFS) enter(ctx context.Context, op, path string) (backend.Filesystem, func(), error) {
 	s := g.s
 	done, err := s.begin()
 	if err != nil {
@@ -36,12 +36,6 @@ func (g *guardedFS) enter(ctx context.Context, op, path string, check *CheckRequ
 		done()
 		return nil, nil, err
 	}
-	if check != nil {
-		if err := s.k.chain.check(ctx, s.checkRequest(ctx, *check)); err != nil {
-			done()
-			return nil, nil, err
-		}
-	}
 	ws, _, err := s.workspace(ctx)
 	if err != nil {
 		done()
@@ -50,8 +44,42 @@ func (g *guardedFS) enter(ctx context.Context, op, path string, check *CheckRequ
 	return ws.FS(), done, nil
 }
 
+// enterMutation runs the prologue of a write, edit or remove: the
+// workspace, then the path resolved in it, then the policies, which judge
+// the requested path and the resolved one. It returns the resolved path
+// for the mutation to act on (backend.WriteRequest.Resolved and its
+// siblings): walked there without following a symlink, the change lands on
+// the entry the policies judged or fails, however the sandbox rearranges
+// symlinks between the check and the change.
+func (g *guardedFS) enterMutation(ctx context.Context, op, action, path string, followLast bool) (backend.Filesystem, string, func(), error) {
+	fs, done, err := g.enter(ctx, op, path)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	s := g.s
+	resolved := ""
+	if r, ok := fs.(backend.PathResolver); ok {
+		if resolved, err = r.ResolvePath(ctx, path, followLast); err != nil {
+			done()
+			return nil, "", nil, err
+		}
+	} else if s.k.chain.judges(action) {
+		// Without the resolved path a policy about "protected/" passes a
+		// write through "p -> protected": refuse rather than guess.
+		done()
+		return nil, "", nil, backend.Errorf(backend.ErrUnavailable, op, path,
+			"the backend's filesystem cannot resolve paths (backend.PathResolver), which the policies judging %s need: use a backend that does (host, podman, mock)", action)
+	}
+	check := CheckRequest{Action: action, Path: path, ResolvedPath: resolved}
+	if err := s.k.chain.check(ctx, s.checkRequest(ctx, check)); err != nil {
+		done()
+		return nil, "", nil, err
+	}
+	return fs, resolved, done, nil
+}
+
 func (g *guardedFS) Stat(ctx context.Context, path string) (backend.FileInfo, error) {
-	fs, done, err := g.enter(ctx, "fs.stat", path, nil)
+	fs, done, err := g.enter(ctx, "fs.stat", path)
 	if err != nil {
 		return backend.FileInfo{}, err
 	}
@@ -60,7 +88,7 @@ func (g *guardedFS) Stat(ctx context.Context, path string) (backend.FileInfo, er
 }
 
 func (g *guardedFS) List(ctx context.Context, path string) (backend.ListResult, error) {
-	fs, done, err := g.enter(ctx, "fs.list", path, nil)
+	fs, done, err := g.enter(ctx, "fs.list", path)
 	if err != nil {
 		return backend.ListResult{}, err
 	}
@@ -72,7 +100,7 @@ func (g *guardedFS) Read(ctx context.Context, req backend.ReadRequest) (backend.
 	if _, err := g.s.k.cfg.Limits.ReadLimit(req); err != nil {
 		return backend.ReadResult{}, err
 	}
-	fs, done, err := g.enter(ctx, "fs.read", req.Path, nil)
+	fs, done, err := g.enter(ctx, "fs.read", req.Path)
 	if err != nil {
 		return backend.ReadResult{}, err
 	}
@@ -98,11 +126,12 @@ func (g *guardedFS) Write(ctx context.Context, req backend.WriteRequest) (backen
 	if err := g.s.k.cfg.Limits.CheckWrite(op, req.Path, req.Content); err != nil {
 		return backend.WriteResult{}, err
 	}
-	fs, done, err := g.enter(ctx, op, req.Path, &CheckRequest{Action: ActionFSWrite, Path: req.Path})
+	fs, resolved, done, err := g.enterMutation(ctx, op, ActionFSWrite, req.Path, true)
 	if err != nil {
 		return backend.WriteResult{}, err
 	}
 	defer done()
+	req.Resolved = resolved
 	if req.Mode == backend.WriteOverwrite || req.Mode == backend.WriteAppend {
 		if err := g.readBeforeWrite(ctx, fs, op, req.Path); err != nil {
 			return backend.WriteResult{}, err
@@ -126,11 +155,12 @@ func (g *guardedFS) Edit(ctx context.Context, req backend.EditRequest) (backend.
 	if err := g.s.k.cfg.Limits.CheckWrite(op, req.Path, req.New); err != nil {
 		return backend.EditResult{}, err
 	}
-	fs, done, err := g.enter(ctx, op, req.Path, &CheckRequest{Action: ActionFSEdit, Path: req.Path})
+	fs, resolved, done, err := g.enterMutation(ctx, op, ActionFSEdit, req.Path, true)
 	if err != nil {
 		return backend.EditResult{}, err
 	}
 	defer done()
+	req.Resolved = resolved
 	if err := g.readBeforeWrite(ctx, fs, op, req.Path); err != nil {
 		return backend.EditResult{}, err
 	}
@@ -147,7 +177,7 @@ func (g *guardedFS) Glob(ctx context.Context, req backend.GlobRequest) (backend.
 	if err := checkPath("fs.glob", req.Pattern); err != nil {
 		return backend.GlobResult{}, err
 	}
-	fs, done, err := g.enter(ctx, "fs.glob", req.Path, nil)
+	fs, done, err := g.enter(ctx, "fs.glob", req.Path)
 	if err != nil {
 		return backend.GlobResult{}, err
 	}
@@ -159,7 +189,7 @@ func (g *guardedFS) Grep(ctx context.Context, req backend.GrepRequest) (backend.
 	if err := checkPath("fs.grep", req.Glob); err != nil {
 		return backend.GrepResult{}, err
 	}
-	fs, done, err := g.enter(ctx, "fs.grep", req.Path, nil)
+	fs, done, err := g.enter(ctx, "fs.grep", req.Path)
 	if err != nil {
 		return backend.GrepResult{}, err
 	}
@@ -169,11 +199,12 @@ func (g *guardedFS) Grep(ctx context.Context, req backend.GrepRequest) (backend.
 
 func (g *guardedFS) Remove(ctx context.Context, req backend.RemoveRequest) (backend.RemoveResult, error) {
 	const op = "fs.remove"
-	fs, done, err := g.enter(ctx, op, req.Path, &CheckRequest{Action: ActionFSRemove, Path: req.Path})
+	fs, resolved, done, err := g.enterMutation(ctx, op, ActionFSRemove, req.Path, false)
 	if err != nil {
 		return backend.RemoveResult{}, err
 	}
 	defer done()
+	req.Resolved = resolved
 	var known string
 	if fi, err := fs.Stat(ctx, req.Path); err == nil {
 		known = fi.Path

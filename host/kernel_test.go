@@ -199,7 +199,7 @@ func TestPoliciesSeeEveryMutationAndNoRead(t *testing.T) {
 	var seen []string
 	rec := &scriptedPolicy{name: "rec", check: func(_ context.Context, req CheckRequest) (Decision, error) {
 		mu.Lock()
-		seen = append(seen, req.Action+" "+subject(req)+" @"+req.Session)
+		seen = append(seen, req.Action+" "+subject(req)+" ("+req.ResolvedPath+") @"+req.Session)
 		mu.Unlock()
 		return Decision{Allow: true}, nil
 	}}
@@ -221,9 +221,41 @@ func TestPoliciesSeeEveryMutationAndNoRead(t *testing.T) {
 		_, err := s.Shell().ExecuteScript(ctx, backend.ScriptRequest{Script: "ls"})
 		return err
 	})
-	want := []string{"fs.write a.txt @seen", "fs.edit a.txt @seen", "fs.remove a.txt @seen", "shell.script script @seen"}
+	want := []string{"fs.write a.txt (a.txt) @seen", "fs.edit a.txt (a.txt) @seen", "fs.remove a.txt (a.txt) @seen", "shell.script script () @seen"}
 	if strings.Join(seen, "|") != strings.Join(want, "|") {
 		t.Fatalf("policy saw %q, want %q", seen, want)
+	}
+}
+
+// A filesystem that cannot resolve paths gets no mutation a policy would
+// judge: the policy could not see what it changes. With no policy judging
+// the action, nothing is lost and the mutation runs.
+func TestMutationsFailClosedWithoutResolvedPath(t *testing.T) {
+	allow := &scriptedPolicy{name: "allow", check: func(context.Context, CheckRequest) (Decision, error) {
+		return Decision{Allow: true}, nil
+	}}
+	ctx := context.Background()
+	for _, judged := range []bool{true, false} {
+		var opts []Option
+		if judged {
+			opts = append(opts, WithPolicy(allow))
+		}
+		cfg := testConfig(t)
+		cfg.ReadBeforeWrite = false
+		cfg.DefaultPolicies = nil // the bundled blocklist judges every action
+		k, fb := newKernel(t, cfg, opts...)
+		fb.noResolver = true
+		fs := session(t, k, "unresolved").FS()
+		_, werr := fs.Write(ctx, backend.WriteRequest{Path: "a.txt", Content: "x"})
+		_, rerr := fs.Remove(ctx, backend.RemoveRequest{Path: "a.txt"})
+		switch {
+		case judged && (!errors.Is(werr, backend.ErrUnavailable) || !strings.Contains(werr.Error(), "PathResolver") || !errors.Is(rerr, backend.ErrUnavailable)):
+			t.Errorf("judged mutations on a filesystem without ResolvePath: %v, %v; want ErrUnavailable naming PathResolver", werr, rerr)
+		case judged && (fb.writeCount() != 0 || allow.calls != 0):
+			t.Errorf("a refused mutation reached the policy (%d calls) or the backend (%d writes)", allow.calls, fb.writeCount())
+		case !judged && (werr != nil || rerr != nil):
+			t.Errorf("unjudged mutations on a filesystem without ResolvePath: %v, %v; want them to run", werr, rerr)
+		}
 	}
 }
 

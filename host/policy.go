@@ -35,8 +35,17 @@ type CheckRequest struct {
 	Cwd     string   `json:"cwd,omitempty"`
 	EnvKeys []string `json:"env_keys,omitempty"`
 	Path    string   `json:"path,omitempty"`
-	Tool    string   `json:"tool,omitempty"`
-	Session string   `json:"session,omitempty"`
+	// ResolvedPath is, for fs.write, fs.edit and fs.remove, the entry the
+	// mutation changes: Path with every symlink followed as the
+	// workspace's commands would follow it (the last element too, except
+	// for fs.remove), relative to the workspace root. A policy about a
+	// directory must judge both: "p/new" with p -> protected is
+	// "protected/new". The mutation then acts on this path without
+	// following any symlink, so it changes what the policy judged or
+	// nothing.
+	ResolvedPath string `json:"resolved_path,omitempty"`
+	Tool         string `json:"tool,omitempty"`
+	Session      string `json:"session,omitempty"`
 }
 
 // Decision is a policy's answer.
@@ -90,6 +99,16 @@ func (c *policyChain) check(ctx context.Context, req CheckRequest) error {
 	return nil
 }
 
+// judges reports whether some policy of the chain judges action.
+func (c *policyChain) judges(action string) bool {
+	for _, p := range c.policies {
+		if j, ok := p.(interface{ judges(string) bool }); !ok || j.judges(action) {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *policyChain) ask(ctx context.Context, p Policy, req CheckRequest) (d Decision, err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
@@ -118,11 +137,14 @@ func (c *policyChain) event(ctx context.Context, level slog.Level, policy string
 	if d.Allow {
 		decision = "allow"
 	}
-	c.log.LogAttrs(ctx, level, "policy.decision",
-		slog.String("policy", policy), slog.String("action", req.Action),
+	attrs := []slog.Attr{slog.String("policy", policy), slog.String("action", req.Action),
 		slog.String("subject", subject(req)), slog.String("decision", decision),
 		slog.String("reason", d.Reason), slog.String("session", req.Session),
-		slog.String("tool", req.Tool), slog.Duration("duration", dur))
+		slog.String("tool", req.Tool), slog.Duration("duration", dur)}
+	if req.ResolvedPath != "" {
+		attrs = append(attrs, slog.String("resolved_path", req.ResolvedPath))
+	}
+	c.log.LogAttrs(ctx, level, "policy.decision", attrs...)
 }
 
 // subject is what an action is about, for messages and events.

@@ -134,9 +134,15 @@ type CheckRequest struct {
 	Script  string   `json:"script,omitempty"`  // shell.script: the script text
 	Cwd     string   `json:"cwd,omitempty"`
 	EnvKeys []string `json:"env_keys,omitempty"`
-	Path    string   `json:"path,omitempty"` // fs.*: the path concerned
-	Tool    string   `json:"tool,omitempty"` // the tool whose call caused it, if any
-	Session string   `json:"session,omitempty"`
+	Path    string   `json:"path,omitempty"` // fs.*: the path concerned, as requested
+	// ResolvedPath (fs.write, fs.edit, fs.remove): the entry the mutation
+	// changes, relative to the workspace root: Path with every symlink
+	// followed as the workspace's commands would (the last element too,
+	// except for fs.remove). Judge both: with "p -> protected", Path is
+	// "p/new" and ResolvedPath "protected/new".
+	ResolvedPath string `json:"resolved_path,omitempty"`
+	Tool         string `json:"tool,omitempty"` // the tool whose call caused it, if any
+	Session      string `json:"session,omitempty"`
 }
 
 // Decision is a policy's answer.

@@ -66,6 +66,10 @@ func fsChecks() []check {
 		{name: "RemoveNeverRoot", fn: checkRemoveRoot},
 		{name: "RemoveMissing", fn: checkRemoveMissing},
 		{name: "CancelledContext", fn: checkFSCancelled},
+		{name: "SparseFileStopsAtDeadline", needs: needPlant, fn: checkSparseDeadline},
+		{name: "ResolvePathPlain", fn: checkResolvePlain},
+		{name: "ResolvePathSymlinks", needs: needPlant, fn: checkResolveSymlinks},
+		{name: "ResolvedWriteFollowsNoSymlink", needs: needPlant, fn: checkResolvedWriteUnfollowed},
 
 		// Escapes: nothing resolves outside the root.
 		{name: "DotDotStaysInside", fn: checkDotDot},

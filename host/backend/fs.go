@@ -87,6 +87,11 @@ type WriteRequest struct {
 	Path    string
 	Content string
 	Mode    WriteMode // empty means WriteCreate
+	// Resolved, when set, is what PathResolver.ResolvePath returned for
+	// Path (and a policy judged): the write lands there, following no
+	// symlink, or fails with ErrInvalid if one appeared on it meanwhile.
+	// Path still names the file in results and messages.
+	Resolved string
 }
 
 // WriteResult reports a write.
@@ -103,6 +108,8 @@ type EditRequest struct {
 	Old        string
 	New        string
 	ReplaceAll bool
+	// Resolved: as in WriteRequest.
+	Resolved string
 }
 
 // EditResult reports an edit.
@@ -153,6 +160,24 @@ type GrepResult struct {
 type RemoveRequest struct {
 	Path      string
 	Recursive bool
+	// Resolved: as in WriteRequest (ResolvePath with followLast false).
+	Resolved string
+}
+
+// PathResolver is implemented by a Filesystem that can name the entry a
+// mutation would change. Policies judging fs.write, fs.edit and fs.remove
+// see that name next to the requested path, so that a symlink ("p ->
+// protected") cannot carry a write past a rule about "protected/"; the
+// kernel then passes it back in the request's Resolved field so the
+// mutation changes exactly what the policy judged.
+type PathResolver interface {
+	// ResolvePath returns the root-relative path, with no symlink in it,
+	// of the entry a write or edit (followLast) or a remove (!followLast:
+	// the last element is never followed) of path would change, with
+	// symlinks followed as the workspace's commands would follow them
+	// (chroot-style). Missing parents are appended as named; nothing is
+	// created.
+	ResolvePath(ctx context.Context, path string, followLast bool) (string, error)
 }
 
 // RemoveResult reports how many entries were removed.

@@ -90,6 +90,25 @@ func (f *FS) begin(ctx context.Context, op, p string) (string, error) {
 	return clean(op, p)
 }
 
+// ResolvePath returns the entry a mutation of p would change. The mock has
+// no symlinks, so that is p made clean.
+func (f *FS) ResolvePath(ctx context.Context, p string, followLast bool) (string, error) {
+	return f.begin(ctx, "fs.resolve", p)
+}
+
+// beginMutation is begin for a mutation: a resolved path from the kernel
+// must be the one ResolvePath gives (with no symlinks, the clean path).
+func (f *FS) beginMutation(ctx context.Context, op, p, resolved string) (string, error) {
+	c, err := f.begin(ctx, op, p)
+	if err != nil || resolved == "" {
+		return c, err
+	}
+	if r, err := clean(op, resolved); err != nil || r != c {
+		return "", backend.Errorf(backend.ErrInvalid, op, p, "the resolved path %q is not where %q leads: pass what ResolvePath returned", resolved, p)
+	}
+	return c, nil
+}
+
 // dir resolves a command's cwd: an existing directory, or ErrInvalid.
 func (f *FS) dir(op, cwd string) (string, error) {
 	p, err := clean(op, cwd)
@@ -225,7 +244,7 @@ func cutUTF8(s string, n int) string {
 // Write creates, replaces or appends to a file, creating its parents.
 func (f *FS) Write(ctx context.Context, req backend.WriteRequest) (backend.WriteResult, error) {
 	const op = "fs.write"
-	c, err := f.begin(ctx, op, req.Path)
+	c, err := f.beginMutation(ctx, op, req.Path, req.Resolved)
 	if err != nil {
 		return backend.WriteResult{}, err
 	}
@@ -292,7 +311,7 @@ func (f *FS) mkdirs(op string, segs []string) (*node, error) {
 // Edit replaces an exact string in a file.
 func (f *FS) Edit(ctx context.Context, req backend.EditRequest) (backend.EditResult, error) {
 	const op = "fs.edit"
-	c, err := f.begin(ctx, op, req.Path)
+	c, err := f.beginMutation(ctx, op, req.Path, req.Resolved)
 	if err != nil {
 		return backend.EditResult{}, err
 	}
@@ -332,7 +351,7 @@ func (f *FS) Edit(ctx context.Context, req backend.EditRequest) (backend.EditRes
 // the root.
 func (f *FS) Remove(ctx context.Context, req backend.RemoveRequest) (backend.RemoveResult, error) {
 	const op = "fs.remove"
-	c, err := f.begin(ctx, op, req.Path)
+	c, err := f.beginMutation(ctx, op, req.Path, req.Resolved)
 	if err != nil {
 		return backend.RemoveResult{}, err
 	}
@@ -362,4 +381,7 @@ func count(n *node) int {
 }
 
 // Interface guards
-var _ backend.Filesystem = (*FS)(nil)
+var (
+	_ backend.Filesystem   = (*FS)(nil)
+	_ backend.PathResolver = (*FS)(nil)
+)

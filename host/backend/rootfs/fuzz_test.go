@@ -4,6 +4,7 @@ package rootfs
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,6 +66,20 @@ func FuzzPaths(f *testing.F) {
 		check("Write", err)
 		_, err = w.fs.Edit(ctx, backend.EditRequest{Path: p, Old: "SECRET", New: "x"})
 		check("Edit", err)
+		for _, followLast := range []bool{true, false} {
+			r, err := w.fs.ResolvePath(ctx, p, followLast)
+			check("ResolvePath", err)
+			if err != nil {
+				continue
+			}
+			if r != "." && (r != path.Clean(r) || strings.HasPrefix(r, "/") || r == ".." || strings.HasPrefix(r, "../")) {
+				t.Fatalf("ResolvePath(%q, %v) = %q: not a clean root-relative path", p, followLast, r)
+			}
+			if followLast {
+				_, err = w.fs.Write(ctx, backend.WriteRequest{Path: p, Resolved: r, Content: "fuzz", Mode: backend.WriteAppend})
+				check("Write(resolved)", err)
+			}
+		}
 		_, err = w.fs.Glob(ctx, backend.GlobRequest{Pattern: "*", Path: p})
 		check("Glob", err)
 		g, err := w.fs.Grep(ctx, backend.GrepRequest{Pattern: "SECRET|root:x:0", Path: p})

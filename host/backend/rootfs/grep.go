@@ -107,10 +107,7 @@ type grepVisitor struct {
 
 func (v *grepVisitor) finish(op, p string, err error, deep bool) (backend.GrepResult, error) {
 	if err != nil && err != errStop {
-		if v.ctx.Err() != nil {
-			return backend.GrepResult{}, err
-		}
-		return backend.GrepResult{}, mapErr(op, p, err)
+		return backend.GrepResult{}, failed(v.ctx, op, p, err)
 	}
 	v.res.Truncated = v.res.Truncated || deep
 	return *v.res, nil
@@ -155,19 +152,18 @@ func (v *grepVisitor) file(e *entry) error {
 // search appends the matching lines of one file; errStop once the cap is
 // reached.
 func (v *grepVisitor) search(file *os.File, rel string) error {
-	br := v.lr.reset(file)
+	// Through ctxReader: a file of one endless line (a sparse file past a
+	// text head) stops at the deadline, not after its last byte.
+	br := v.lr.reset(&ctxReader{ctx: v.ctx, r: file})
 	if head, _ := br.Peek(binarySniffBytes); bytes.IndexByte(head, 0) >= 0 {
-		return nil
+		return v.ctx.Err()
 	}
 	for n := 1; ; n++ {
-		if n&4095 == 0 {
-			if err := v.ctx.Err(); err != nil {
-				return err
-			}
-		}
 		line, _, err := v.lr.next(v.lineMax)
 		if err != nil {
-			return nil // io.EOF, or a read error: what was read is reported
+			// io.EOF, or a read error: what was read is reported. The
+			// context's end is not a read error: it ends the whole search.
+			return v.ctx.Err()
 		}
 		if !v.re.Match(line) {
 			continue

@@ -64,7 +64,7 @@ func (f *FS) List(ctx context.Context, p string) (backend.ListResult, error) {
 	total := 0
 	for {
 		if err := ctx.Err(); err != nil {
-			return backend.ListResult{}, err
+			return backend.ListResult{}, stopped(op, p, err)
 		}
 		batch, err := dir.Readdirnames(1024)
 		total += len(batch)
@@ -87,7 +87,12 @@ func (f *FS) List(ctx context.Context, p string) (backend.ListResult, error) {
 	}
 	dfd := int(dir.Fd())
 	res.Entries = make([]backend.FileInfo, 0, len(names))
-	for _, name := range names {
+	for i, name := range names {
+		if i&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return backend.ListResult{}, stopped(op, p, err)
+			}
+		}
 		var st syscall.Stat_t
 		if err := lstatat(dfd, name, &st); err != nil {
 			if err == syscall.ENOENT { // removed since it was listed
@@ -155,13 +160,10 @@ func (f *FS) Read(ctx context.Context, req backend.ReadRequest) (backend.ReadRes
 
 	res := backend.ReadResult{Path: rel, Offset: req.Offset, Lines: []string{}}
 	budget := f.limits.MaxReadBytes
-	lr := newLineReader(file)
+	// Every line is read, for TotalLines: through ctxReader, so the
+	// deadline stops a huge file wherever the reading is.
+	lr := newLineReader(&ctxReader{ctx: ctx, r: file})
 	for n := 0; ; n++ {
-		if n&4095 == 0 {
-			if err := ctx.Err(); err != nil {
-				return backend.ReadResult{}, err
-			}
-		}
 		keep := 0
 		wanted := n >= req.Offset && len(res.Lines) < limit
 		if wanted {
@@ -172,7 +174,7 @@ func (f *FS) Read(ctx context.Context, req backend.ReadRequest) (backend.ReadRes
 			break
 		}
 		if err != nil {
-			return backend.ReadResult{}, mapErr(op, req.Path, err)
+			return backend.ReadResult{}, failed(ctx, op, req.Path, err)
 		}
 		res.TotalLines++
 		if !wanted {

@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -130,7 +128,7 @@ func (f *FS) Close() error {
 // it with its release function.
 func (f *FS) acquire(ctx context.Context, op, p string) (int, func(), error) {
 	if err := ctx.Err(); err != nil {
-		return -1, nil, fmt.Errorf("%s %s: %w", op, p, err)
+		return -1, nil, stopped(op, p, err)
 	}
 	f.mu.RLock()
 	if f.fd < 0 {
@@ -165,19 +163,11 @@ func (f *FS) Resolve(p string) (string, error) {
 		return "", mapErr(op, p, err)
 	}
 	defer closeFD(fd)
-	// The kernel knows where the descriptor ended up; asking it avoids
-	// re-resolving symlinks by hand in user space.
-	host, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	real, err := f.fdPath(op, p, fd)
 	if err != nil {
-		return "", backend.Errorf(backend.ErrUnavailable, op, p, "cannot read /proc/self/fd (is /proc mounted?): %v", err)
+		return "", err
 	}
-	if host != f.root && !strings.HasPrefix(host, f.root+"/") {
-		// Only possible if the root itself was moved or is reachable
-		// through another mount; refuse rather than hand out a path
-		// outside it.
-		return "", backend.Errorf(backend.ErrInvalid, op, p, "resolves to %s, outside the workspace root %s", host, f.root)
-	}
-	return host, nil
+	return path.Join(f.root, real), nil
 }
 
 // cleanPath turns a request path into its root-relative form: no leading
@@ -203,7 +193,10 @@ func symlinkTarget(dir, target string) string {
 	if !strings.HasPrefix(target, "/") {
 		target = path.Join("/", dir, target)
 	}
-	return strings.TrimPrefix(path.Clean("/"+target), "/")
+	if rel := strings.TrimPrefix(path.Clean("/"+target), "/"); rel != "" {
+		return rel
+	}
+	return "." // a link to the root (or above it, clamped)
 }
 
 // joinRel joins root-relative paths, keeping "." for the root.

@@ -13,6 +13,7 @@ const (
 	atSymlinkNoFollow   = 0x100    // AT_SYMLINK_NOFOLLOW
 	atRemoveDir         = 0x200    // AT_REMOVEDIR
 	resolveNoMagicLinks = 0x02     // RESOLVE_NO_MAGICLINKS
+	resolveNoSymlinks   = 0x04     // RESOLVE_NO_SYMLINKS
 	resolveInRoot       = 0x10     // RESOLVE_IN_ROOT
 )
 
@@ -32,11 +33,16 @@ const maxRetries = 128
 // resolution: "..", absolute paths and absolute symlinks never leave it, and
 // /proc magic links are refused. O_CLOEXEC is always added.
 func openat2(dirfd int, path string, flags int) (int, error) {
+	return openat2Resolve(dirfd, path, flags, 0)
+}
+
+// openat2Resolve is openat2 with more RESOLVE_* flags (resolveNoSymlinks).
+func openat2Resolve(dirfd int, path string, flags int, resolve uint64) (int, error) {
 	p, err := syscall.BytePtrFromString(path)
 	if err != nil {
 		return -1, err
 	}
-	how := openHow{flags: uint64(flags | syscall.O_CLOEXEC), resolve: resolveInRoot | resolveNoMagicLinks}
+	how := openHow{flags: uint64(flags | syscall.O_CLOEXEC), resolve: resolveInRoot | resolveNoMagicLinks | resolve}
 	for i := 0; ; i++ {
 		fd, _, errno := syscall.Syscall6(sysOpenat2, uintptr(dirfd), uintptr(unsafe.Pointer(p)),
 			uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)

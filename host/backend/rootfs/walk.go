@@ -65,7 +65,12 @@ func (w *walker) walk(dir *os.File, rel string, depth int, v visitor) error {
 		}
 	}
 	entries := make([]entry, 0, len(names))
-	for _, name := range names {
+	for i, name := range names {
+		if i&1023 == 0 {
+			if err := w.ctx.Err(); err != nil {
+				return err
+			}
+		}
 		e := entry{dirfd: dfd, name: name, rel: joinRel(rel, name)}
 		if err := lstatat(dfd, name, &e.st); err != nil {
 			if err == syscall.ENOENT {
@@ -221,10 +226,7 @@ func (f *FS) Glob(ctx context.Context, req backend.GlobRequest) (backend.GlobRes
 	v := &globVisitor{g: g, state: g.start(), res: &backend.GlobResult{Paths: []string{}}, max: f.limits.MaxResults}
 	w := &walker{ctx: ctx}
 	if err := w.walk(dir, rel, 0, v); err != nil && err != errStop {
-		if ctx.Err() != nil {
-			return backend.GlobResult{}, err
-		}
-		return backend.GlobResult{}, mapErr(op, req.Path, err)
+		return backend.GlobResult{}, failed(ctx, op, req.Path, err)
 	}
 	v.res.Truncated = v.res.Truncated || w.deep
 	return *v.res, nil

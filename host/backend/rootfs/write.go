@@ -43,14 +43,19 @@ func (f *FS) Write(ctx context.Context, req backend.WriteRequest) (backend.Write
 	if rel == "." {
 		return backend.WriteResult{}, backend.Errorf(backend.ErrInvalid, op, req.Path, "the workspace root is a directory: name a file inside it")
 	}
+	target, l, err := resolvedTarget(op, req.Path, rel, req.Resolved)
+	if err != nil {
+		return backend.WriteResult{}, err
+	}
+	l.create = true
 	root, release, err := f.acquire(ctx, op, req.Path)
 	if err != nil {
 		return backend.WriteResult{}, err
 	}
 	defer release()
-	dfd, name, _, err := f.resolveFinal(root, rel, true)
+	dfd, name, _, err := f.resolveFinal(root, target, l)
 	if err != nil {
-		return backend.WriteResult{}, mapErr(op, req.Path, err)
+		return backend.WriteResult{}, lookupErr(op, req.Path, l, err)
 	}
 	defer closeFD(dfd)
 	file, created, err := f.openForWrite(dfd, name, mode)
@@ -67,8 +72,8 @@ func (f *FS) Write(ctx context.Context, req backend.WriteRequest) (backend.Write
 		return backend.WriteResult{}, mapErr(op, req.Path, err)
 	}
 	defer file.Close()
-	if _, err := io.WriteString(file, req.Content); err != nil {
-		return backend.WriteResult{}, mapErr(op, req.Path, err)
+	if err := writeAll(ctx, file, req.Content); err != nil {
+		return backend.WriteResult{}, failed(ctx, op, req.Path, err)
 	}
 	if err := file.Close(); err != nil {
 		return backend.WriteResult{}, mapErr(op, req.Path, err)
@@ -148,14 +153,21 @@ func (f *FS) Edit(ctx context.Context, req backend.EditRequest) (backend.EditRes
 	if err != nil {
 		return backend.EditResult{}, err
 	}
+	target, l, err := resolvedTarget(op, req.Path, rel, req.Resolved)
+	if err != nil {
+		return backend.EditResult{}, err
+	}
 	root, release, err := f.acquire(ctx, op, req.Path)
 	if err != nil {
 		return backend.EditResult{}, err
 	}
 	defer release()
-	dfd, name, _, err := f.resolveFinal(root, rel, false)
+	dfd, name, _, err := f.resolveFinal(root, target, l)
 	if err != nil {
-		return backend.EditResult{}, f.editErr(op, req.Path, err)
+		if err == syscall.ENOENT {
+			return backend.EditResult{}, f.editErr(op, req.Path, err)
+		}
+		return backend.EditResult{}, lookupErr(op, req.Path, l, err)
 	}
 	defer closeFD(dfd)
 	fd, err := openat(dfd, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
@@ -177,16 +189,16 @@ func (f *FS) Edit(ctx context.Context, req backend.EditRequest) (backend.EditRes
 		return backend.EditResult{}, backend.Errorf(backend.ErrInvalid, op, req.Path,
 			"the file is %d bytes, over the %d bytes edit can load: change it with a shell command", st.Size, maxEditBytes)
 	}
-	data, err := io.ReadAll(io.LimitReader(file, maxEditBytes+1))
+	data, err := io.ReadAll(io.LimitReader(&ctxReader{ctx: ctx, r: file}, maxEditBytes+1))
 	if err != nil {
-		return backend.EditResult{}, mapErr(op, req.Path, err)
+		return backend.EditResult{}, failed(ctx, op, req.Path, err)
 	}
 	if len(data) > maxEditBytes { // it grew since the fstat
 		return backend.EditResult{}, backend.Errorf(backend.ErrInvalid, op, req.Path,
 			"the file is over the %d bytes edit can load: change it with a shell command", maxEditBytes)
 	}
 	if err := ctx.Err(); err != nil {
-		return backend.EditResult{}, err
+		return backend.EditResult{}, stopped(op, req.Path, err)
 	}
 	text := string(data)
 	n := strings.Count(text, req.Old)
@@ -201,11 +213,50 @@ func (f *FS) Edit(ctx context.Context, req backend.EditRequest) (backend.EditRes
 	if !req.ReplaceAll {
 		n = 1
 	}
+	// Bound the result before building it: replacing every "a" of a
+	// 64 MiB file with 48000 characters would ask for terabytes.
+	if size := int64(len(text)) + int64(n)*(int64(len(req.New))-int64(len(req.Old))); size > maxEditBytes {
+		return backend.EditResult{}, backend.Errorf(backend.ErrInvalid, op, req.Path,
+			"the edited file would be %d bytes, over the %d bytes edit can write: replace fewer occurrences, or use a shell command", size, maxEditBytes)
+	}
 	out := strings.Replace(text, req.Old, req.New, n)
-	if err := f.replaceFile(dfd, name, out, &st); err != nil {
-		return backend.EditResult{}, mapErr(op, req.Path, err)
+	if err := f.replaceFile(ctx, dfd, name, out, &st); err != nil {
+		return backend.EditResult{}, failed(ctx, op, req.Path, err)
 	}
 	return backend.EditResult{Path: rel, Replacements: n}, nil
+}
+
+// resolvedTarget returns the path a mutation acts on and how it is looked
+// up: the request's own path, symlinks followed inside the root; or, when
+// the kernel passed the resolved path a policy judged, that path with no
+// symlink followed.
+//
+// Why act on the resolved path rather than re-check: between the policy's
+// check and the change a process in the sandbox may swap a directory on the
+// requested path for a symlink. Resolving the request again would then
+// change an entry no policy saw; walking the judged path without following
+// any symlink either reaches the judged entry or fails. (A directory that is
+// renamed after the walk opened it keeps its descriptor: the change lands in
+// the directory the policy judged, under whatever name it has now.)
+func resolvedTarget(op, p, rel, resolved string) (string, lookup, error) {
+	if resolved == "" {
+		return rel, lookup{}, nil
+	}
+	target, err := cleanPath(op, resolved)
+	if err != nil {
+		return "", lookup{}, err
+	}
+	return target, lookup{resolved: true}, nil
+}
+
+// lookupErr maps an error of resolving a mutation's path. On a resolved
+// path, ELOOP means a symlink appeared on it after the policies judged it.
+func lookupErr(op, p string, l lookup, err error) error {
+	if l.resolved && err == syscall.ELOOP {
+		return backend.Errorf(backend.ErrInvalid, op, p,
+			"a symlink appeared on the path since the policies judged it (the workspace changed meanwhile): try again")
+	}
+	return mapErr(op, p, err)
 }
 
 func (f *FS) editErr(op, p string, err error) error {
@@ -217,7 +268,7 @@ func (f *FS) editErr(op, p string, err error) error {
 
 // replaceFile atomically replaces name in dfd with content, keeping the
 // permissions of old and, when this process may, its owner.
-func (f *FS) replaceFile(dfd int, name, content string, old *syscall.Stat_t) error {
+func (f *FS) replaceFile(ctx context.Context, dfd int, name, content string, old *syscall.Stat_t) error {
 	var suffix [8]byte
 	_, _ = rand.Read(suffix[:])
 	tmp := ".wai-edit-" + hex.EncodeToString(suffix[:])
@@ -232,7 +283,7 @@ func (f *FS) replaceFile(dfd int, name, content string, old *syscall.Stat_t) err
 			_ = unlinkat(dfd, tmp, 0)
 		}
 	}()
-	_, err = io.WriteString(file, content)
+	err = writeAll(ctx, file, content)
 	if err == nil {
 		err = syscall.Fchmod(fd, old.Mode&0o7777)
 	}
@@ -264,7 +315,11 @@ func (f *FS) Remove(ctx context.Context, req backend.RemoveRequest) (backend.Rem
 	if err != nil {
 		return backend.RemoveResult{}, err
 	}
-	if rel == "." {
+	target, l, err := resolvedTarget(op, req.Path, rel, req.Resolved)
+	if err != nil {
+		return backend.RemoveResult{}, err
+	}
+	if rel == "." || target == "." {
 		return backend.RemoveResult{}, backend.Errorf(backend.ErrInvalid, op, req.Path,
 			"refusing to remove the workspace root: remove the entries inside it instead")
 	}
@@ -273,10 +328,10 @@ func (f *FS) Remove(ctx context.Context, req backend.RemoveRequest) (backend.Rem
 		return backend.RemoveResult{}, err
 	}
 	defer release()
-	dir, name := splitRel(rel)
-	dfd, err := openat2(root, dir, oPath|syscall.O_DIRECTORY)
+	dir, name := splitRel(target)
+	dfd, err := openat2Resolve(root, dir, oPath|syscall.O_DIRECTORY, l.flags())
 	if err != nil {
-		return backend.RemoveResult{}, mapErr(op, req.Path, err)
+		return backend.RemoveResult{}, lookupErr(op, req.Path, l, err)
 	}
 	defer closeFD(dfd)
 	var st syscall.Stat_t
@@ -297,10 +352,7 @@ func (f *FS) Remove(ctx context.Context, req backend.RemoveRequest) (backend.Rem
 	}
 	n, err := removeTree(ctx, dfd, name, 0)
 	if err != nil {
-		if ctx.Err() != nil {
-			return backend.RemoveResult{Removed: n}, err
-		}
-		return backend.RemoveResult{Removed: n}, mapErr(op, req.Path, err)
+		return backend.RemoveResult{Removed: n}, failed(ctx, op, req.Path, err)
 	}
 	return backend.RemoveResult{Removed: n}, nil
 }
@@ -349,6 +401,9 @@ func removeEntries(ctx context.Context, dir *os.File, depth int) (int, error) {
 		}
 		names, err := dir.Readdirnames(1024)
 		for _, child := range names {
+			if err := ctx.Err(); err != nil {
+				return removed, err
+			}
 			var st syscall.Stat_t
 			if err := lstatat(dfd, child, &st); err != nil {
 				if err == syscall.ENOENT {

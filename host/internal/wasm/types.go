@@ -156,8 +156,11 @@ type CheckRequest struct {
 	Cwd     string   `json:"cwd,omitempty"`
 	EnvKeys []string `json:"env_keys,omitempty"`
 	Path    string   `json:"path,omitempty"`
-	Tool    string   `json:"tool,omitempty"` // the tool whose call caused the request, if any
-	Session string   `json:"session,omitempty"`
+	// ResolvedPath: fs mutations, the entry changed (Path with symlinks
+	// followed, workspace-relative).
+	ResolvedPath string `json:"resolved_path,omitempty"`
+	Tool         string `json:"tool,omitempty"` // the tool whose call caused the request, if any
+	Session      string `json:"session,omitempty"`
 }
 
 // Decision is a policy's answer.
