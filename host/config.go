@@ -42,6 +42,15 @@ type Config struct {
 	// denies.
 	PolicyTimeout time.Duration
 	Limits        backend.Limits
+	// SessionConcurrentCalls caps the tool calls one session runs at once
+	// ([limits] session_concurrent_calls); one more waits for a slot until
+	// its deadline, then fails with ErrUnavailable.
+	SessionConcurrentCalls int
+	// PluginMemoryBudget caps the guest memory, in bytes, of all Wasm
+	// plugin instances together ([limits] plugin_memory_budget). Each
+	// session gets its own instances; past the budget a call fails with
+	// ErrUnavailable once idle instances are closed to make room.
+	PluginMemoryBudget int64
 	// ToolTimeouts maps a tool name to its deadline; "default" applies to
 	// tools not named. A caller can shorten a deadline, never extend it.
 	ToolTimeouts map[string]time.Duration
@@ -95,6 +104,14 @@ type MCPConfig struct {
 // BundledPolicies are the policy names that need no path.
 var BundledPolicies = []string{"blocklist", "allowlist"}
 
+// Bounds of the plugin instance limits: a session running more calls at
+// once than this is a runaway, and a budget below a few instances (one is
+// ~5 MiB) would refuse the first calls.
+const (
+	maxSessionConcurrentCalls       = 1024
+	minPluginMemoryBudget     int64 = 32 << 20
+)
+
 // DefaultToolTimeout applies to tools ToolTimeouts does not name.
 const DefaultToolTimeout = 60 * time.Second
 
@@ -114,6 +131,10 @@ func DefaultConfig() Config {
 		ReadBeforeWrite:    true,
 		PolicyTimeout:      time.Second,
 		Limits:             backend.DefaultLimits(),
+		// One session's calls cannot take every instance another session
+		// needs; 64 sessions × three ~10 MiB instances fit the budget.
+		SessionConcurrentCalls: 8,
+		PluginMemoryBudget:     2 << 30,
 		ToolTimeouts: map[string]time.Duration{
 			"default":       DefaultToolTimeout,
 			"shell_execute": commandToolTimeout,
@@ -170,6 +191,12 @@ func (c Config) Validate() error {
 	}
 	if err := c.Limits.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if c.SessionConcurrentCalls < 1 || c.SessionConcurrentCalls > maxSessionConcurrentCalls {
+		bad("limits.session_concurrent_calls must be 1 to %d, got %d", maxSessionConcurrentCalls, c.SessionConcurrentCalls)
+	}
+	if c.PluginMemoryBudget < minPluginMemoryBudget {
+		bad("limits.plugin_memory_budget must be at least %d (%d MiB: a few plugin instances), got %d", minPluginMemoryBudget, minPluginMemoryBudget>>20, c.PluginMemoryBudget)
 	}
 	for tool, d := range c.ToolTimeouts {
 		if d <= 0 {

@@ -50,6 +50,9 @@ type fileLimits struct {
 	MaxWriteChars   int           `toml:"max_write_chars"`
 	MaxResults      int           `toml:"max_results"`
 	MaxReadBytes    int           `toml:"max_read_bytes"`
+	// Not backend limits: the kernel's bounds on plugin instances.
+	SessionConcurrentCalls int   `toml:"session_concurrent_calls"`
+	PluginMemoryBudget     int64 `toml:"plugin_memory_budget"`
 }
 
 type filePlugin struct {
@@ -260,6 +263,7 @@ func toFile(c Config) fileConfig {
 			MaxOutputBytes: l.MaxOutputBytes, MaxCommandBytes: l.MaxCommandBytes, MaxStdinBytes: l.MaxStdinBytes,
 			MaxScriptBytes: l.MaxScriptBytes, MaxEnvVars: l.MaxEnvVars, MaxWriteChars: l.MaxWriteChars,
 			MaxResults: l.MaxResults, MaxReadBytes: l.MaxReadBytes,
+			SessionConcurrentCalls: c.SessionConcurrentCalls, PluginMemoryBudget: c.PluginMemoryBudget,
 		},
 		ToolTimeouts:    map[string]time.Duration{},
 		DisabledTools:   append([]string{}, c.DisabledTools...),
@@ -295,6 +299,7 @@ func (fc fileConfig) toConfig() Config {
 			MaxScriptBytes: l.MaxScriptBytes, MaxEnvVars: l.MaxEnvVars, MaxWriteChars: l.MaxWriteChars,
 			MaxResults: l.MaxResults, MaxReadBytes: l.MaxReadBytes,
 		},
+		SessionConcurrentCalls: l.SessionConcurrentCalls, PluginMemoryBudget: l.PluginMemoryBudget,
 		ToolTimeouts:    fc.ToolTimeouts,
 		DisabledTools:   nonNil(fc.DisabledTools),
 		Backends:        fc.Backends,

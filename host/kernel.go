@@ -141,9 +141,11 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Kernel, error) {
 func (k *Kernel) load(ctx context.Context, o options) error {
 	if needsRuntime(k.cfg) {
 		rt, err := wasm.NewRuntime(ctx, wasm.Options{
-			CacheDir:     filepath.Join(k.stateDir, "wasm"),
-			CheckTimeout: k.cfg.PolicyTimeout,
-			Logger:       k.log,
+			CacheDir:               filepath.Join(k.stateDir, "wasm"),
+			CheckTimeout:           k.cfg.PolicyTimeout,
+			SessionConcurrentCalls: k.cfg.SessionConcurrentCalls,
+			MemoryBudgetBytes:      k.cfg.PluginMemoryBudget,
+			Logger:                 k.log,
 		})
 		if err != nil {
 			return err

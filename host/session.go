@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/internal/wasm"
 )
 
 // Session is one agent's sandbox as the kernel guards it: a Shell and an
@@ -31,6 +32,10 @@ type Session struct {
 
 	tools map[string]bool // nil: every tool
 
+	// plugins holds the session's own Wasm plugin instances (nil when the
+	// kernel loads no plugin): thrown away on Close, never shared.
+	plugins *wasm.Scope
+
 	shell *guardedShell
 	fs    *guardedFS
 	lc    *guardedLifecycle
@@ -47,6 +52,9 @@ func newSession(k *Kernel, spec backend.WorkspaceSpec, tools []string) *Session 
 	s.shell = &guardedShell{s: s}
 	s.fs = &guardedFS{s: s}
 	s.lc = &guardedLifecycle{s: s}
+	if k.rt != nil {
+		s.plugins = k.rt.NewScope(spec.Session)
+	}
 	s.touch()
 	return s
 }
@@ -103,6 +111,7 @@ func (s *Session) Close(ctx context.Context) error {
 	s.mu.Unlock()
 
 	s.k.forget(s)
+	s.plugins.Close()
 	rerr := s.saveReads()
 	var err error
 	if ws != nil {

@@ -195,9 +195,11 @@ func (k *Kernel) call(ctx context.Context, session, tool string, params json.Raw
 		name = e.tool.Original
 	}
 	dl, _ := ctx.Deadline()
-	r, err := e.plugin.CallTool(ctx, callEnv{s}, wasm.ToolCall{Tool: name, Params: params, CallID: callID, Session: session, Deadline: dl})
+	r, err := e.plugin.CallTool(ctx, callEnv{s}, wasm.ToolCall{Tool: name, Params: params, CallID: callID, Session: session, Deadline: dl, Scope: s.plugins})
 	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// A call that waited out its deadline for a slot says so, not
+		// that it ran too long.
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, wasm.ErrSessionBusy) {
 			return ToolResult{}, session, &backend.Error{Kind: backend.ErrUnavailable, Op: "call", Path: tool,
 				Msg: "did not finish within " + bound, Err: context.DeadlineExceeded}
 		}

@@ -64,16 +64,34 @@ func BenchmarkInstantiate(b *testing.B) {
 	}
 }
 
+// BenchmarkSessionFirstCall is a trivial tool call in a session that has
+// no instance of the plugin yet: a new scope, a new instance (its memory
+// metered against the budget), the call, and the scope closed with it.
+// Against BenchmarkCallTool/pdk-echo it is what per-session instances cost.
+func BenchmarkSessionFirstCall(b *testing.B) {
+	r := newRuntime(b, Options{})
+	p := loadTestdata(b, r, "echo")
+	req := ToolCall{Tool: "echo", Params: json.RawMessage(`{"name":"Ada"}`)}
+	env := &fakeEnv{}
+	for b.Loop() {
+		req.Scope = r.NewScope("bench")
+		if _, err := p.CallTool(context.Background(), env, req); err != nil {
+			b.Fatal(err)
+		}
+		req.Scope.Close()
+	}
+}
+
 // BenchmarkAcquire takes an idle instance from the pool and gives it back.
 func BenchmarkAcquire(b *testing.B) {
 	r := newRuntime(b, Options{})
 	p := loadHello(b, r)
 	for b.Loop() {
-		in, err := p.pool.acquire(context.Background(), p.newInstance)
+		in, err := p.shared.acquire(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
-		p.pool.release(in)
+		p.shared.release(in)
 	}
 }
 
@@ -109,6 +127,8 @@ func BenchmarkCallTool(b *testing.B) {
 	req := ToolCall{Tool: "echo", Params: json.RawMessage(`{"name":"Ada"}`)}
 	call := func(b *testing.B, p *Plugin, req ToolCall) {
 		env := &fakeEnv{}
+		req.Scope = p.rt.NewScope("bench") // one session: its instance stays warm
+		defer req.Scope.Close()
 		for b.Loop() {
 			if _, err := p.CallTool(context.Background(), env, req); err != nil {
 				b.Fatal(err)
@@ -134,6 +154,9 @@ func BenchmarkCallTool(b *testing.B) {
 		p := loadTestdata(b, newRuntime(b, Options{}), "echo")
 		env := &fakeEnv{}
 		b.RunParallel(func(pb *testing.PB) {
+			req := req
+			req.Scope = p.rt.NewScope("bench") // a session per goroutine
+			defer req.Scope.Close()
 			for pb.Next() {
 				if _, err := p.CallTool(context.Background(), env, req); err != nil {
 					b.Error(err)
@@ -165,6 +188,8 @@ func BenchmarkInterruptibility(b *testing.B) {
 	req := ToolCall{Tool: "work", Params: json.RawMessage(`{"n":10000000}`)}
 	interruptModes(b, func(b *testing.B, r *Runtime) {
 		p := loadEvil(b, r, nil)
+		req.Scope = r.NewScope("bench")
+		defer req.Scope.Close()
 		for b.Loop() {
 			if _, err := p.CallTool(context.Background(), &fakeEnv{}, req); err != nil {
 				b.Fatal(err)
@@ -181,11 +206,11 @@ func BenchmarkExtismOverhead(b *testing.B) {
 	r := newRuntime(b, Options{})
 	p := loadEvil(b, r, nil)
 	b.Run("extism-noop-export", func(b *testing.B) {
-		in, err := p.pool.acquire(context.Background(), p.newInstance)
+		in, err := p.shared.acquire(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer p.pool.release(in)
+		defer p.shared.release(in)
 		input := []byte(`{"tool":"echo","params":{}}`)
 		for b.Loop() {
 			if _, _, err := in.p.CallWithContext(context.Background(), "noop", input); err != nil {

@@ -9,12 +9,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -38,9 +41,15 @@ type Plugin struct {
 	imports  []string
 	exports  map[string]bool
 	compiled *extism.CompiledPlugin
-	pool     *pool
-	desc     Description
-	granted  capSet
+	// shared serves describe, and policy checks made outside a session's
+	// tool call; sessions' tool calls run on their Scope's pools.
+	shared  *pool
+	desc    Description
+	granted capSet
+	// freshBytes is the guest memory of the latest new instance: what the
+	// next one is expected to need from the memory budget.
+	freshBytes atomic.Int64
+	closing    bool // guarded by rt.mu: no new pool may open
 
 	closeOnce sync.Once
 	closeErr  error
@@ -59,10 +68,20 @@ func (p *Plugin) Imports() []string { return append([]string(nil), p.imports...)
 // then releases everything the plugin holds.
 func (p *Plugin) Close(ctx context.Context) error {
 	p.closeOnce.Do(func() {
-		if p.pool != nil {
-			// Calls still running after ctx are cut short by closing the
-			// runtime under them: they fail, they do not hang.
-			_ = p.pool.close(ctx)
+		p.rt.mu.Lock()
+		p.closing = true
+		p.rt.mu.Unlock()
+		pools := p.rt.openPools(p)
+		if p.shared != nil && !slices.Contains(pools, p.shared) {
+			pools = append(pools, p.shared)
+		}
+		// Calls still running after ctx are cut short by closing the
+		// runtime under them: they fail, they do not hang.
+		for _, pl := range pools {
+			pl.shutdown()
+		}
+		for _, pl := range pools {
+			_ = pl.close(ctx)
 		}
 		if p.compiled != nil {
 			p.closeErr = p.compiled.Close(context.WithoutCancel(ctx))
@@ -80,6 +99,9 @@ type callState struct {
 
 type stateKey struct{}
 
+// newInstance instantiates the compiled module with its memories counted
+// against the runtime's memory budget (which it does not check: see
+// instantiate).
 func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	stderr := newTailBuffer(2048)
 	cfg := wazero.NewModuleConfig().
@@ -88,24 +110,62 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 		// sleeps spins on the clock, where the deadline can reach it.
 		WithSysWalltime().WithSysNanotime().WithRandSource(rand.Reader).
 		WithStderr(stderr).WithStdout(stderr)
-	inst, err := p.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: cfg})
+	m := &meter{b: p.rt.mem}
+	inst, err := p.compiled.Instance(experimental.WithMemoryAllocator(ctx, m), extism.PluginInstanceConfig{ModuleConfig: cfg})
 	if err != nil {
+		m.release()
 		if ctx.Err() != nil {
 			return nil, &Error{Plugin: p.name, Op: "instantiate", Cause: deadlineError{ctx.Err()}, Msg: "interrupted"}
 		}
 		return nil, &Error{Plugin: p.name, Op: "instantiate", Cause: ErrTrap, Msg: fmt.Sprintf("cannot instantiate: %v", err)}
 	}
-	return &instance{p: inst, stderr: stderr}, nil
+	p.freshBytes.Store(m.size())
+	return &instance{p: inst, stderr: stderr, meter: m}, nil
 }
 
-// call runs one export on a pooled instance and returns its output, or an
+// instantiate creates an instance for owner if the memory budget has room
+// for one more, closing other idle instances to make room if it must.
+func (p *Plugin) instantiate(ctx context.Context, owner string) (*instance, error) {
+	need := p.freshBytes.Load()
+	if !p.rt.mem.reserve(need) {
+		p.rt.makeRoom(need)
+		if !p.rt.mem.reserve(need) {
+			return nil, p.budgetError("instantiate", owner)
+		}
+	}
+	// The reservation stands in for the new memories until they exist and
+	// are counted themselves.
+	defer p.rt.mem.release(need)
+	return p.newInstance(ctx)
+}
+
+// budgetError says the memory budget is spent and what to do about it.
+func (p *Plugin) budgetError(op, owner string) error {
+	for_ := ""
+	if owner != "" {
+		for_ = " for " + owner
+	}
+	return errorf(p.name, op, backend.ErrUnavailable,
+		"no memory left%s: plugin instances hold %d MiB of the %d MiB budget (limits.plugin_memory_budget), all of it in calls running now; retry when they finish, or raise the budget",
+		for_, p.rt.mem.inUse()>>20, p.rt.mem.limit>>20)
+}
+
+// poolError turns errPoolClosed into the error a caller sees.
+func (p *Plugin) poolError(op string, err error) error {
+	if errors.Is(err, errPoolClosed) {
+		return errorf(p.name, op, backend.ErrUnavailable, "the plugin is closed (reloaded or shutting down); retry")
+	}
+	return err
+}
+
+// call runs one export on an instance of pl and returns its output, or an
 // *Error. A trapped or interrupted instance is dropped from the pool.
-func (p *Plugin) call(ctx context.Context, op, export string, env Env, input []byte) ([]byte, error) {
-	in, err := p.pool.acquire(ctx, p.newInstance)
+func (p *Plugin) call(ctx context.Context, pl *pool, op, export string, env Env, input []byte) ([]byte, error) {
+	in, err := pl.acquire(ctx)
 	if err != nil {
 		switch {
 		case errors.Is(err, errPoolClosed):
-			return nil, errorf(p.name, op, backend.ErrUnavailable, "the plugin is closed (reloaded or shutting down); retry")
+			return nil, p.poolError(op, err)
 		case ctx.Err() != nil:
 			return nil, &Error{Plugin: p.name, Op: op, Cause: deadlineError{ctx.Err()}, Msg: "no free instance before the deadline"}
 		}
@@ -119,10 +179,14 @@ func (p *Plugin) call(ctx context.Context, op, export string, env Env, input []b
 		var exit *sys.ExitError
 		switch {
 		case ctx.Err() != nil:
-			p.pool.drop(in)
+			pl.drop(in)
 			return nil, &Error{Plugin: p.name, Op: op, Cause: deadlineError{ctx.Err()}, Msg: "interrupted at the deadline; the instance was discarded"}
+		case in.meter.wasRefused():
+			// The guest died of a memory.grow the budget refused.
+			pl.drop(in)
+			return nil, p.budgetError(op, pl.owner)
 		case errors.As(err, &exit):
-			p.pool.drop(in)
+			pl.drop(in)
 			return nil, &Error{Plugin: p.name, Op: op, Cause: ErrTrap,
 				Msg: fmt.Sprintf("exited with code %d%s", exit.ExitCode(), in.stderr.suffix())}
 		case in.p.GetErrorWithContext(context.WithoutCancel(ctx)) == err.Error():
@@ -130,14 +194,14 @@ func (p *Plugin) call(ctx context.Context, op, export string, env Env, input []b
 			// is intact, and the message is the guest's own. (A guest that
 			// forged its own trap's message here would only keep its own
 			// broken instance; the host is not at stake.)
-			p.pool.release(in)
+			pl.release(in)
 			return nil, guestError(p.name, op, err.Error())
 		default:
-			p.pool.drop(in)
+			pl.drop(in)
 			return nil, &Error{Plugin: p.name, Op: op, Cause: ErrTrap, Msg: fmt.Sprintf("trapped: %v%s", err, in.stderr.suffix())}
 		}
 	}
-	p.pool.release(in)
+	pl.release(in)
 	if len(out) > p.rt.opts.MaxOutputBytes {
 		return nil, errorf(p.name, op, backend.ErrInvalid, "answered %d bytes, over the limit of %d", len(out), p.rt.opts.MaxOutputBytes)
 	}
@@ -156,7 +220,7 @@ func (p *Plugin) call(ctx context.Context, op, export string, env Env, input []b
 func (p *Plugin) describe(ctx context.Context) (Description, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.rt.opts.CallTimeout)
 	defer cancel()
-	out, err := p.call(ctx, "describe", exportDescribe, nil, []byte(fmt.Sprintf(`{"abi":%d}`, ABIVersion)))
+	out, err := p.call(ctx, p.shared, "describe", exportDescribe, nil, []byte(fmt.Sprintf(`{"abi":%d}`, ABIVersion)))
 	if err != nil {
 		return Description{}, err
 	}
@@ -229,7 +293,7 @@ func (p *Plugin) CallTool(ctx context.Context, env Env, req ToolCall) (ToolResul
 	if err != nil {
 		return ToolResult{}, errorf(p.name, op, backend.ErrInvalid, "params are not valid JSON: %v", err)
 	}
-	out, err := p.call(ctx, op, exportCall, env, in)
+	out, err := p.callInScope(ctx, req, op, env, in)
 	if err != nil {
 		return ToolResult{}, err
 	}
@@ -263,7 +327,15 @@ func (p *Plugin) Check(ctx context.Context, req CheckRequest) (Decision, error) 
 	if err != nil {
 		return Decision{}, errorf(p.name, op, backend.ErrInvalid, "cannot encode the request: %v", err)
 	}
-	out, err := p.call(ctx, op, exportCheck, nil, in)
+	pl := p.shared
+	if sc := scopeFrom(ctx); sc != nil {
+		// A check caused by a session's tool call runs on that session's
+		// instances, like the call itself.
+		if pl, err = sc.poolFor(p, op); err != nil {
+			return Decision{}, p.poolError(op, err)
+		}
+	}
+	out, err := p.call(ctx, pl, op, exportCheck, nil, in)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -283,6 +355,27 @@ func (p *Plugin) Check(ctx context.Context, req CheckRequest) (Decision, error) 
 		return Decision{Reason: w.Reason}, nil
 	}
 	return Decision{}, errorf(p.name, op, backend.ErrInvalid, `answered decision %q: a policy answers {"decision":"allow"|"deny","reason":string}`, w.Decision)
+}
+
+// callInScope runs wai_call on an instance of the call's scope, within
+// the scope's cap on concurrent calls. A call without a scope gets a
+// scope of its own, thrown away after it: it shares nothing either.
+func (p *Plugin) callInScope(ctx context.Context, req ToolCall, op string, env Env, in []byte) ([]byte, error) {
+	sc := req.Scope
+	if sc == nil {
+		sc = p.rt.NewScope(req.Session)
+		defer sc.Close()
+	}
+	leave, err := sc.enter(ctx, p.name, op)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	pl, err := sc.poolFor(p, op)
+	if err != nil {
+		return nil, p.poolError(op, err)
+	}
+	return p.call(withScope(ctx, sc), pl, op, exportCall, env, in)
 }
 
 func (p *Plugin) hasTool(name string) bool {

@@ -27,8 +27,15 @@ type Runtime struct {
 	log   *slog.Logger
 	cache wazero.CompilationCache
 
+	// mem bounds the guest memory of all instances together; pools lists
+	// every open pool, for trimming idle instances.
+	mem         *budget
+	stopJanitor context.CancelFunc
+	janitorDone chan struct{}
+
 	mu      sync.Mutex
 	plugins map[*Plugin]struct{}
+	pools   map[*pool]struct{}
 	closed  bool
 }
 
@@ -43,6 +50,15 @@ func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
 	}
 	if opts.PoolSize <= 0 {
 		opts.PoolSize = 8
+	}
+	if opts.SessionConcurrentCalls <= 0 {
+		opts.SessionConcurrentCalls = DefaultSessionConcurrentCalls
+	}
+	if opts.MemoryBudgetBytes <= 0 {
+		opts.MemoryBudgetBytes = DefaultMemoryBudgetBytes
+	}
+	if opts.IdleInstanceTimeout <= 0 {
+		opts.IdleInstanceTimeout = 2 * time.Minute
 	}
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = 30 * time.Second
@@ -59,7 +75,9 @@ func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	r := &Runtime{opts: opts, log: opts.Logger, plugins: map[*Plugin]struct{}{}}
+	r := &Runtime{opts: opts, log: opts.Logger, plugins: map[*Plugin]struct{}{}, pools: map[*pool]struct{}{},
+		mem: &budget{limit: opts.MemoryBudgetBytes}}
+	r.mem.makeRoom = r.makeRoom
 	if opts.CacheDir != "" {
 		if err := os.MkdirAll(opts.CacheDir, 0o700); err != nil {
 			return nil, backend.Errorf(backend.ErrUnavailable, "wasm", opts.CacheDir, "cannot create the compilation cache directory: %v", err)
@@ -72,6 +90,9 @@ func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
 	} else {
 		r.cache = wazero.NewCompilationCache()
 	}
+	jctx, stop := context.WithCancel(context.Background())
+	r.stopJanitor, r.janitorDone = stop, make(chan struct{})
+	go r.janitor(jctx)
 	return r, nil
 }
 
@@ -96,6 +117,8 @@ func (r *Runtime) Close(ctx context.Context) error {
 		plugins = append(plugins, p)
 	}
 	r.mu.Unlock()
+	r.stopJanitor()
+	<-r.janitorDone
 	var errs []error
 	for _, p := range plugins {
 		if err := p.Close(ctx); err != nil {
@@ -175,7 +198,11 @@ func (r *Runtime) Load(ctx context.Context, src Source) (*Plugin, error) {
 		return nil, &Error{Plugin: name, Op: "load", Kind: backend.ErrInvalid, Msg: "cannot compile", Cause: err}
 	}
 	p.compiled = compiled
-	p.pool = newPool(r.opts.PoolSize)
+	p.shared = newPool(p, "", r.opts.PoolSize)
+	if !r.addPool(p.shared) {
+		p.Close(context.WithoutCancel(ctx))
+		return nil, errorf(name, "load", backend.ErrUnavailable, "the plugin runtime was closed while loading")
+	}
 
 	desc, err := p.describe(ctx)
 	if err != nil {

@@ -11,6 +11,14 @@ import (
 // ABIVersion is the version of docs/ABI.md this runtime speaks.
 const ABIVersion = 1
 
+// Defaults of Options.
+const (
+	DefaultSessionConcurrentCalls = 8
+	// DefaultMemoryBudgetBytes fits 64 sessions each holding three
+	// instances of about 10 MiB (a bundled plugin after a few calls).
+	DefaultMemoryBudgetBytes int64 = 2 << 30
+)
+
 // Options configure a Runtime. Zero values get the defaults noted.
 type Options struct {
 	// CacheDir holds wazero's compilation cache (${cache}/wasm). Empty
@@ -20,9 +28,24 @@ type Options struct {
 	// 1024 = 64 MiB). It applies to the plugin's own memory and to the
 	// Extism kernel memory that carries inputs and outputs.
 	MemoryLimitPages uint32
-	// PoolSize caps the instances of one plugin (default 8): that many
-	// calls of one plugin run at once, later ones wait for a free instance.
+	// PoolSize caps the instances of one plugin's shared pool (default
+	// 8), which serves describe and the policy checks made outside a
+	// session's tool call; later ones wait for a free instance. Tool calls
+	// run on their session's own instances (Scope).
 	PoolSize int
+	// SessionConcurrentCalls caps the tool calls one Scope runs at once
+	// (default 8); one more waits for a slot until its deadline, then
+	// fails with ErrUnavailable and ErrSessionBusy.
+	SessionConcurrentCalls int
+	// MemoryBudgetBytes caps the guest memory of all instances together
+	// (default DefaultMemoryBudgetBytes). An instance that does not fit
+	// fails with ErrUnavailable once idle instances are closed to make
+	// room; a guest whose memory.grow does not fit traps, and the call
+	// fails the same way.
+	MemoryBudgetBytes int64
+	// IdleInstanceTimeout closes instances unused for longer (default
+	// 2 min).
+	IdleInstanceTimeout time.Duration
 	// CallTimeout bounds a call whose context and request carry no
 	// deadline (default 30 s), so no guest code runs unbounded.
 	CallTimeout time.Duration
@@ -120,6 +143,9 @@ type Env interface {
 
 // ToolCall is one call of wai_call.
 type ToolCall struct {
+	// Scope is the session's set of instances the call runs on. Nil gives
+	// the call a fresh instance of its own, closed after it.
+	Scope   *Scope
 	Tool    string
 	Params  json.RawMessage
 	CallID  string
