@@ -7,7 +7,8 @@
 // resolve inside the root (host/backend/rootfs); each command runs in its own
 // process group, which is killed as a whole — SIGTERM, then SIGKILL — on
 // timeout or cancellation, and with SIGKILL as soon as the command itself
-// exits, so no background child outlives the call; captured output is kept
+// exits, so no background child outlives the call (nor one that left the
+// group with setsid but kept its environment: see sweep.go); captured output is kept
 // in bounded buffers however much a command prints.
 //
 // Import it for its side effect of registering the "host" backend:

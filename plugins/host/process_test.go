@@ -88,8 +88,9 @@ func TestExitKillsBackground(t *testing.T) {
 	noneLeft(t, m, "a background child of a script")
 }
 
-// A process that leaves the group (setsid) cannot be killed with it; if it
-// holds the output pipes, the call still returns after the grace period.
+// A process that leaves the group (setsid) and clears its environment
+// cannot be found; if it holds the output pipes, the call still returns
+// after the grace period.
 func TestEscapedWriterDoesNotHang(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -117,8 +118,9 @@ func TestEscapedWriterDoesNotHang(t *testing.T) {
 		}
 	})
 	start := time.Now()
-	// The pause lets setsid leave the group before the group is killed.
-	res := execute(t, ws.(*Workspace), backend.ExecRequest{Shell: "setsid sleep " + m + " & sleep 0.2; echo out", Timeout: 10 * time.Second})
+	// The pause lets setsid leave the group before the group is killed;
+	// env -i drops the marker, so the sweep does not find it either.
+	res := execute(t, ws.(*Workspace), backend.ExecRequest{Shell: "env -i setsid sleep " + m + " & sleep 0.2; echo out", Timeout: 10 * time.Second})
 	elapsed := time.Since(start)
 	if len(living(t, m)) == 0 {
 		t.Fatal("the setsid'd sleep is not running: the test proves nothing")
@@ -131,6 +133,57 @@ func TestEscapedWriterDoesNotHang(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "host.exec.output_held") {
 		t.Fatalf("no warning about the held output: %s", logs.String())
+	}
+}
+
+// setsidShell starts "setsid sleep m" in the background and waits until it
+// has left the command's process group (its session is its own), so the
+// group kill cannot take it by luck.
+func setsidShell(m string) string {
+	return "setsid sleep " + m + " & while [ \"$(cut -d' ' -f6 /proc/$!/stat)\" != \"$!\" ]; do sleep 0.01; done; "
+}
+
+// A child that left the group with setsid but kept its environment dies
+// with its command: at the timeout, and when the command exits by itself.
+func TestSetsidChildKilled(t *testing.T) {
+	w := openWS(t, `{"kill_grace": "200ms"}`)
+	m := marker()
+	res := execute(t, w, backend.ExecRequest{Shell: setsidShell(m) + "sleep " + m, Timeout: time.Second})
+	if !res.TimedOut {
+		t.Fatalf("result %+v, want a timeout", res)
+	}
+	noneLeft(t, m, "a setsid'd child at the timeout")
+	res = execute(t, w, backend.ExecRequest{Shell: setsidShell(m) + "(setsid sh -c 'env -i sleep " + m + " & wait' &); echo done", Timeout: 10 * time.Second})
+	if res.ExitCode != 0 || res.Stdout != "done\n" {
+		t.Fatalf("result %+v", res)
+	}
+	noneLeft(t, m, "setsid'd children of a finished command")
+	// Nor does a decoy marker in the environment or argv protect anything.
+	res = execute(t, w, backend.ExecRequest{Shell: "FOO=WAI_EXEC= " + setsidShell(m) + "echo done", Timeout: 10 * time.Second})
+	if res.ExitCode != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	noneLeft(t, m, "a setsid'd child with FOO=WAI_EXEC=")
+}
+
+// The marker is one whole environment entry: the same text inside another
+// variable, with a suffix, or cut short is not it.
+func TestMarkerEntryExact(t *testing.T) {
+	want := []byte("\x00WAI_EXEC=abc\x00")
+	for env, has := range map[string]bool{
+		"A=1\x00WAI_EXEC=abc\x00":     true,
+		"WAI_EXEC=abc\x00":            true,
+		"WAI_EXEC=abc":                true, // no final NUL: environ cut short by a rewrite
+		"FOO=WAI_EXEC=abc\x00":        false,
+		"WAI_EXEC=abcd\x00":           false,
+		"WAI_EXEC=ab\x00":             false,
+		"XWAI_EXEC=abc\x00":           false,
+		"A=WAI_EXEC=abc\x00B=abc\x00": false,
+		"":                            false,
+	} {
+		if got := hasEntry([]byte("\x00"+env+"\x00"), want); got != has {
+			t.Errorf("environ %q: has the marker %v, want %v", env, got, has)
+		}
 	}
 }
 

@@ -47,7 +47,15 @@ func (s *Shell) run(ctx context.Context, op string, cmd command) (backend.ExecRe
 	if err != nil {
 		return backend.ExecResult{}, cwdError(op, cmd.cwd, err)
 	}
+	// The marker comes last: it wins over a WAI_EXEC in the request or the
+	// inherited environment. EnvReplace promises PATH and the request's
+	// variables only, so there the group kill is all (as on podman, where
+	// such a command runs under env -i).
 	env := s.environ(cmd.env, cmd.mode)
+	marker := markerVar + "=" + newSecret()
+	if cmd.mode != backend.EnvReplace {
+		env = append(env, marker)
+	}
 	path, err := lookPath(cmd.argv[0], pathOf(env), dir)
 	if err != nil {
 		return notRun(cmd, dir, err, start), nil
@@ -81,8 +89,15 @@ func (s *Shell) run(ctx context.Context, op string, cmd command) (backend.ExecRe
 		return notRun(cmd, dir, unwrapPathError(err), start), nil
 	}
 	out.started()
+	// The leader is not reaped before the kills are done (see await), so
+	// its start time stays readable; 0 (scan everything) if it is not.
+	leaderStart, _ := startTime(c.Process.Pid)
 
-	stop := s.await(ctx, c.Process.Pid, cmd.timeout)
+	stop := s.await(ctx, c.Process.Pid, cmd.timeout, marker, leaderStart)
+	if stop.escaped > 0 {
+		w.b.log.Debug("host.exec.escaped_killed", "command", cmd.argv[0], "session", w.session, "processes", stop.escaped,
+			"detail", "processes that had left the command's process group were found by its marker and killed")
+	}
 	_ = c.Wait() // reaps; the status is read from ProcessState below
 	res := backend.ExecResult{Command: cmd.argv, Cwd: dir, Duration: time.Since(start), Backend: "host"}
 	if !out.drain(time.Duration(w.b.cfg.KillGrace)) {
@@ -133,17 +148,19 @@ const (
 )
 
 type stopped struct {
-	why  stopReason
-	sent syscall.Signal // the last signal sent to the group, 0 if none
+	why     stopReason
+	sent    syscall.Signal // the last signal sent to the group, 0 if none
+	escaped int            // processes outside the group found by the marker and killed
 }
 
 // await waits until the process pid, leader of its own group, exits; on
 // timeout or cancellation it sends the group SIGTERM and, after the grace
 // period, SIGKILL. Once the leader has exited it kills what is left of the
-// group. The leader is not reaped here (only waited for with WNOWAIT): as
-// long as it is a zombie its pid, which is the group id, cannot be reused,
-// so the kills cannot hit an unrelated group.
-func (s *Shell) await(ctx context.Context, pid int, timeout time.Duration) stopped {
+// group, then what left the group but carries the command's marker entry
+// (see sweep). The leader is not reaped here (only waited for with
+// WNOWAIT): as long as it is a zombie its pid, which is the group id,
+// cannot be reused, so the kills cannot hit an unrelated group.
+func (s *Shell) await(ctx context.Context, pid int, timeout time.Duration, marker string, leaderStart uint64) stopped {
 	exited := make(chan struct{})
 	go func() { waitExited(pid); close(exited) }()
 	timer := time.NewTimer(timeout)
@@ -166,6 +183,7 @@ func (s *Shell) await(ctx context.Context, pid int, timeout time.Duration) stopp
 	if st.why != stopExited {
 		st.sent = syscall.SIGTERM
 		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		sweep(marker, pid, leaderStart, syscall.SIGTERM) // those that left the group
 		grace := time.NewTimer(time.Duration(s.w.b.cfg.KillGrace))
 		select {
 		case <-exited:
@@ -179,6 +197,7 @@ func (s *Shell) await(ctx context.Context, pid int, timeout time.Duration) stopp
 	// Background children, and members that ignored SIGTERM when the
 	// leader did not: nothing of the command outlives the call.
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	st.escaped = sweep(marker, pid, leaderStart, syscall.SIGKILL)
 	return st
 }
 

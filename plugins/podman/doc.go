@@ -11,8 +11,11 @@
 // tmpfs /tmp and the session's workspace directory bind-mounted at
 // /workspace as the only other writable mount. Commands run as exec sessions
 // in it; one that outlives its timeout is killed inside the container with
-// every process it started (SIGTERM, then SIGKILL). A container that died is
-// recreated on the next call; idle containers are removed by a reaper.
+// every process it started (SIGTERM, then SIGKILL), and what a command that
+// ended by itself left in the background is killed with it (kill.go). A kill
+// that cannot be confirmed removes the container, and the result says so.
+// A container that died is recreated on the next call; idle containers are
+// removed by a reaper.
 //
 // The workspace directory lives on this host, so the Filesystem capability
 // works on it directly, confined chroot-style by host/backend/rootfs, with

@@ -54,6 +54,14 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// newSecret is the marker value of one exec: 128 random bits, so that no
+// command can guess another's (it can read a running one's, see kill.go).
+func newSecret() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
 // run executes one command in the workspace's container: create the exec
 // (recreating a dead container once), attach, wait for the end, the
 // timeout, the caller or the workspace closing, kill the whole tree when it
@@ -70,14 +78,14 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 	}
 	defer release()
 	b := w.b
-	id := newID()
+	id, secret := newID(), newSecret()
 	var st *ctrState
 	var execID string
 	for attempt := 0; ; attempt++ {
 		if st, err = w.ensure(ctx); err != nil {
 			return res, err
 		}
-		argv, env := w.command(st, id, r)
+		argv, env := w.command(st, secret, r)
 		execID, err = b.execCreate(ctx, st.id, argv, env, r.cwd, r.stdin != nil)
 		if err == nil {
 			break
@@ -88,21 +96,31 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 		}
 		return res, b.svc.wrap(ctx, r.op, r.shown[0], err)
 	}
+	if err := ctx.Err(); err != nil {
+		// Created but never started: nothing runs.
+		return res, fmt.Errorf("%s: %w", r.op, err)
+	}
 	var stdin io.Reader
 	if r.stdin != nil {
 		stdin = strings.NewReader(*r.stdin)
 	}
-	att, err := b.svc.startAttached(ctx, execID, stdin)
+	// The start is not abandoned when the caller gives up halfway: the
+	// service may start the command all the same, and a kill that runs
+	// before it has started finds nothing and leaves it running for good.
+	// Once started, the select below sees the caller's end and kills.
+	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), handshakeTimeout)
+	att, err := b.svc.startAttached(sctx, execID, stdin)
+	scancel()
 	if err != nil {
 		var se *startError
 		if errors.As(err, &se) && containerGone(errors.New(se.msg)) {
 			w.markDead(st, "its container stopped ("+se.msg+")")
 			return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0], "the container stopped as the command started; it is recreated on the next call")
 		}
-		if ctx.Err() != nil {
-			// Given up mid-handshake: the service may have started the
-			// command all the same, with nobody attached to stop it.
-			w.killTree(st, id)
+		if se == nil {
+			// No answer to the start: the command may run all the same,
+			// with nobody attached to stop it.
+			w.killTree(st, id, secret, execRoot{}, b.grace(), -1)
 		}
 		return res, err
 	}
@@ -112,8 +130,9 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 	if r.discard {
 		ow, ew = io.Discard, io.Discard
 	}
+	hdr := newHeaderWriter(ew)
 	done := make(chan error, 1)
-	go func() { done <- att.copyOut(ow, ew) }()
+	go func() { done <- att.copyOut(ow, hdr) }()
 
 	timer := time.NewTimer(r.timeout)
 	why, streamErr := stopExited, error(nil)
@@ -133,30 +152,37 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 		why = stopClosed
 	}
 	timer.Stop()
-	var ended string
+	var kill killReport
 	if why != stopExited {
-		ended = w.killTree(st, id)
+		kill = w.killTree(st, id, secret, hdr.waitRoot(done), b.grace(), -1)
 		if why != stopBroken {
 			// With its tree dead the stream ends at once; one that does not
 			// is abandoned.
 			select {
 			case <-done:
-			case <-time.After(2 * time.Second):
+			case <-time.After(streamEndWait):
 				att.close()
 				<-done
 			}
 		}
 	}
 	att.close()
+	hdr.flush()
+	code, running, known := b.execExit(ctx, execID)
+	if herr := st.wait(context.WithoutCancel(ctx)); herr != nil {
+		return res, herr
+	}
+	if why == stopExited && !running && !r.quiet {
+		// What the command left running in the background ends with it,
+		// as on the host backend.
+		kill = w.stopLeftovers(st, id, secret, hdr.root())
+	}
 	res.Duration = time.Since(start)
 	if !r.discard {
 		res.Stdout, res.Stderr = stdout.String(), stderr.String()
 		res.Truncated = stdout.Truncated() || stderr.Truncated()
 	}
-	code, running, known := b.execExit(ctx, execID)
-	if herr := st.wait(context.WithoutCancel(ctx)); herr != nil {
-		return res, herr
-	}
+	res.Stderr += kill.note
 	if !known && why == stopExited {
 		return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0], "the command ran, but the Podman service did not say how it ended")
 	}
@@ -168,11 +194,11 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 	case stopTimeout:
 		res.TimedOut, res.ExitCode = true, backend.TimeoutExitCode
 		if res.Signal == 0 {
-			res.Signal = signalOf(ended)
+			res.Signal = kill.signal
 		}
 	case stopCancel, stopClosed:
 		if res.Signal == 0 {
-			res.Signal = signalOf(ended)
+			res.Signal = kill.signal
 		}
 	case stopBroken:
 		w.log(r, res, ctx)
@@ -180,7 +206,7 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 			"lost the connection to the command (%v); it was stopped", streamErr)
 	case stopExited:
 		if running {
-			w.killTree(st, id)
+			w.killTree(st, id, secret, hdr.root(), b.grace(), -1)
 			return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0], "the command's output ended but the service says it still runs; it was stopped")
 		}
 		if code == 137 {
@@ -199,23 +225,20 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 	return res, nil
 }
 
-// signalOf is the signal the kill script last sent, from its report.
-func signalOf(ended string) int {
-	if ended == "term" {
-		return 15
-	}
-	return 9
-}
+// streamEndWait bounds the wait for a killed command's output stream to
+// end. It normally ends at once; the bound is generous because a loaded
+// service can take seconds to notice, and output read meanwhile is kept.
+const streamEndWait = 10 * time.Second
 
 // command wraps r for the exec: the wrapper shell, the marker, and for
 // env-replace an `env -i` that keeps only PATH and the given variables.
-func (w *Workspace) command(st *ctrState, id string, r execRun) (argv, env []string) {
+func (w *Workspace) command(st *ctrState, secret string, r execRun) (argv, env []string) {
 	script := wrapScript
 	if r.script {
 		script = scriptWrapScript
 	}
 	argv = []string{"/bin/sh", "-c", script, "sh"}
-	env = []string{markerVar + "=" + id}
+	env = []string{markerVar + "=" + secret}
 	if !r.replace {
 		for k, v := range r.env {
 			env = append(env, k+"="+v)
@@ -293,35 +316,6 @@ func (b *Backend) execSimple(ctx context.Context, ctrID string, argv []string, e
 	}
 	code, _, _ := b.execExit(ctx, execID)
 	return code, out.String(), nil
-}
-
-// killTree stops every process of exec id inside the container and returns
-// the kill script's report. When the script cannot do it, the container is
-// removed, which ends everything in it.
-func (w *Workspace) killTree(st *ctrState, id string) string {
-	b := w.b
-	grace := time.Duration(b.cfg.KillGrace)
-	// A kill script that cannot finish in this time (a fork bomb starves
-	// it of pids) is given up for the container's removal.
-	ctx, cancel := context.WithTimeout(context.Background(), grace+5*time.Second)
-	defer cancel()
-	argv := []string{"/bin/sh", "-c", killScript, "wai-kill", id, fmt.Sprint(int(grace / (100 * time.Millisecond)))}
-	t0 := time.Now()
-	code, out, err := b.execSimple(ctx, st.id, argv, []string{markerVar + "=k" + id})
-	out = strings.TrimSpace(out)
-	if err == nil && code == 0 {
-		b.log.LogAttrs(ctx, slog.LevelDebug, "runtime.podman.kill", slog.String("session", w.session),
-			slog.String("exec", id), slog.String("outcome", lastLine(out)), slog.Duration("duration", time.Since(t0)))
-		return lastLine(out)
-	}
-	reason := fmt.Sprintf("a command could not be stopped inside the container (kill script: exit %d, %q, %v)", code, out, err)
-	w.markDead(st, reason)
-	b.log.LogAttrs(ctx, slog.LevelWarn, "runtime.podman.kill", slog.String("session", w.session),
-		slog.String("exec", id), slog.String("outcome", "failed, removing the container"), slog.Duration("duration", time.Since(t0)))
-	if rerr := b.remove(ctx, st.id); rerr == nil {
-		b.event(ctx, "runtime.podman.removed", w, "container_id", short(st.id), "reason", reason)
-	}
-	return "kill"
 }
 
 // checkOOM looks, after a command died of SIGKILL, whether the memory

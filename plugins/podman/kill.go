@@ -2,45 +2,78 @@
 
 package podman
 
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/containers/podman/v5/pkg/bindings/containers"
+)
+
 // Stopping a command inside the container.
 //
 // Dropping the attach connection does not stop an exec'd process (podman
 // #19486), and ExecRemove(force) needs a 4.8 service. So every command runs
 // under a small wrapper shell that runc makes a session leader, with
-// WAI_EXEC=<exec id> in its environment; on timeout a second exec runs
-// killScript, which finds the command's processes from inside the container
-// and signals them: SIGTERM, the grace period, then SIGSTOP+SIGKILL until
-// none is left.
+// WAI_EXEC=<secret> in its environment: 128 random bits, new for every
+// exec. Before it runs the command, the wrapper writes one line to stderr
+// with its pid and start time (the host strips it): written before any of
+// the command's code runs, it cannot be forged, and it lets the kill find
+// the command's session and start time even after the wrapper is gone. On
+// timeout, on cancellation, and after a command that exited with processes
+// still about, a second exec runs killScript, which finds the command's
+// processes from inside the container and signals them: SIGTERM, the grace
+// period, then SIGSTOP+SIGKILL until none is left.
 //
 // A process belongs to the command when any of these holds, applied until
 // nothing changes:
-//   - its environment carries the command's marker (every descendant, unless
-//     it cleared its environment);
-//   - its parent, session or process group is one of the command's (catches
-//     `env -i` children, and setsid'd children while their parent lives);
-//   - it carries no marker at all, was reparented to the init process, and
-//     started after the command did: a process that cleared its environment,
-//     left its session and lost its parent has hidden every trace of where it
-//     came from, and in a sandbox it is killed rather than left running.
+//   - an entry of its environment is exactly WAI_EXEC=<secret> (compared as
+//     a whole NUL-separated entry, never as a substring: FOO=WAI_EXEC=…,
+//     WAI_EXEC=<secret>x or the marker in argv match nothing);
+//   - its parent is one of the command's processes;
+//   - it is in the command's session or process group, or in the session
+//     or group of one of its processes (catches `env -i` children, and
+//     setsid'd children while their parent lives);
+//   - it was reparented to the init process, started after the command did,
+//     and carries no marker of another command that is still running: a
+//     process that cleared or forged its marker, left its session and lost
+//     its parent has hidden every trace of where it came from, and in a
+//     sandbox it is killed rather than left running.
+//
+// "Another command that is still running" is decided by the container, not
+// by what a process claims: the exec roots (the processes whose parent is
+// outside the container, ppid 0) are the wrappers podman started, and only
+// the markers they carry count. A made-up WAI_EXEC=decoy protects nothing,
+// and a process that copies a running command's marker is stopped with that
+// command at the latest. Processes of the third and fourth rule that carry
+// such a live marker are left to their own command.
 //
 // Only builtins run per process (read on /proc/PID/stat); the environment
-// scan is two grep runs for all processes at once, and the polls during the
-// grace period skip it (new children are found through their parents), so
-// the script stays quick and still works with the pids limit nearly
-// exhausted. When it cannot run at all (a fork
-// bomb at the limit leaves no pid for the exec), the container is removed
-// instead, which kills everything in it, and recreated on the next call.
+// scan is a few grep runs for all processes at once, and the polls during
+// the grace period skip it (new children are found through their parents),
+// so the script stays quick. When it cannot run or cannot finish (a fork
+// bomb at the pids limit leaves no pid for the exec), the container is
+// removed instead, which kills everything in it, and recreated on the next
+// call; the result says so.
 //
-// It prints how the command ended: "none" (nothing was left), "term" (gone
-// after SIGTERM) or "kill" (SIGKILL was needed); "left PIDS" and exit 1 when
-// processes survived.
-const killScript = `id=$1; grace=$2; self=$$
-T=" "; S=" "; G=" "; wstart=""
+// Arguments: the secret, the grace period in tenths of a second (0: SIGKILL
+// at once), and the root's pid and start time from its header line (0 0
+// when unknown: the script then looks for the root itself). It prints how
+// the command ended: "none" (nothing was left), "term N" (N processes,
+// gone after SIGTERM) or "kill N" (SIGKILL was needed); "left PIDS" and
+// exit 1 when processes survived.
+const killScript = `id=$1; grace=$2; rpid=$3; rstart=$4; self=$$
+T=" "; S=" "; G=" "; K=" "; F=" "; M=" "; nk=0; wstart=""
 isin() { case "$1" in *" $2 "*) return 0;; esac; return 1; }
 initsid=""
 if read -r l 2>/dev/null </proc/1/stat; then r=${l##*) }; set -- $r; initsid=$4; fi
 snap() {
-	P=""
+	P=""; R=""
 	for d in /proc/[0-9]*; do
 		p=${d#/proc/}
 		[ "$p" = "$self" ] && continue
@@ -51,6 +84,7 @@ snap() {
 		[ "$4" = "$self" ] && continue
 		P="$P$p $2 $3 $4 ${20} $1
 "
+		[ "$2" = 0 ] && [ "$p" != 1 ] && R="$R $p"
 	done
 }
 pids() {
@@ -60,27 +94,43 @@ pids() {
 }
 collect() {
 	snap
-	M=$(pids -l -a -F "WAI_EXEC=$id")
-	U=$(pids -L -a -F "WAI_EXEC=")
+	M=$(pids -l -a -z -x -F -e "WAI_EXEC=$id")
+	set --
+	for r in $R; do
+		[ "$r" = "$rpid" ] && continue
+		v=$(grep -a -z -m1 '^WAI_EXEC=' "/proc/$r/environ" 2>/dev/null) || continue
+		[ "$v" = "WAI_EXEC=$id" ] || set -- "$@" -e "$v"
+	done
+	F=" "
+	[ $# -gt 0 ] && F=$(pids -l -a -z -x -F "$@")
 	extend
 }
-extend() {
-	if [ -z "$wstart" ]; then
-		while read -r p pp pg s st state; do
-			[ -n "$p" ] && [ "$p" = "$s" ] && isin "$M" "$p" || continue
-			if [ -z "$wstart" ] || [ "$st" -lt "$wstart" ]; then wstart=$st; fi
-		done <<EOF
+root() {
+	[ -z "$wstart" ] || return 0
+	while read -r p pp pg s st state; do
+		[ -n "$p" ] || continue
+		if [ "$rpid" != 0 ]; then
+			[ "$p" = "$rpid" ] && [ "$st" = "$rstart" ] || continue
+		else
+			[ "$pp" = 0 ] && [ "$p" = "$s" ] && isin "$M" "$p" || continue
+			rpid=$p; rstart=$st
+		fi
+		T="$T$p "
+	done <<EOF
 $P
 EOF
-	fi
+	if [ "$rpid" != 0 ]; then wstart=$rstart; S="$S$rpid "; G="$G$rpid "; fi
+}
+extend() {
+	root
 	c=1
 	while [ $c = 1 ]; do
 		c=0
 		while read -r p pp pg s st state; do
-			[ -n "$p" ] && [ "$p" != 1 ] || continue
+			[ -n "$p" ] && [ "$p" != 1 ] && [ "$pp" != 0 ] || continue
 			isin "$T" "$p" && continue
-			if isin "$M" "$p" || isin "$T" "$pp" || isin "$S" "$s" || isin "$G" "$pg" ||
-				{ [ -n "$wstart" ] && [ "$pp" = 1 ] && isin "$U" "$p" && [ "$st" -ge "$wstart" ]; }; then
+			if isin "$M" "$p" || isin "$T" "$pp" || { ! isin "$F" "$p" && { isin "$S" "$s" || isin "$G" "$pg" ||
+				{ [ -n "$wstart" ] && [ "$pp" = 1 ] && [ "$st" -ge "$wstart" ]; }; }; }; then
 				T="$T$p "
 				[ "$s" != "$initsid" ] && [ "$s" != 0 ] && S="$S$s "
 				[ "$pg" != "$initsid" ] && [ "$pg" != 0 ] && G="$G$pg "
@@ -95,6 +145,7 @@ EOF
 		[ -n "$p" ] && isin "$T" "$p" || continue
 		case $state in Z|X|x) continue;; esac
 		A="$A $p"
+		isin "$K" "$p" || { K="$K$p "; nk=$((nk+1)); }
 	done <<EOF
 $P
 EOF
@@ -102,20 +153,22 @@ EOF
 finish() { rm -f "/tmp/.wai-exec-$id.sh" 2>/dev/null; echo "$1"; exit "$2"; }
 collect
 [ -z "$A" ] && finish none 0
-kill -TERM $A 2>/dev/null
-i=0
-while [ $i -lt "$grace" ]; do
-	sleep 0.1
-	snap
-	extend
-	[ -z "$A" ] && finish term 0
+if [ "$grace" -gt 0 ]; then
 	kill -TERM $A 2>/dev/null
-	i=$((i+1))
-done
+	i=0
+	while [ $i -lt "$grace" ]; do
+		sleep 0.1
+		snap
+		extend
+		[ -z "$A" ] && finish "term $nk" 0
+		kill -TERM $A 2>/dev/null
+		i=$((i+1))
+	done
+fi
 n=0
 while [ $n -lt 100 ]; do
 	collect
-	[ -z "$A" ] && finish kill 0
+	[ -z "$A" ] && finish "kill $nk" 0
 	kill -STOP $A 2>/dev/null
 	collect
 	kill -KILL $A 2>/dev/null
@@ -124,21 +177,274 @@ done
 finish "left$A" 1
 `
 
-// wrapScript runs the command as a child, so that this shell (carrying the
-// marker, leading the session runc gives the exec) stays in place as the
-// root the kill script starts from. `exit $?` after the command keeps dash
-// from exec'ing it in place; the subshell's exec makes sure an argv runs
-// the program it names, never a shell builtin of the same name (dash's echo
-// interprets backslashes, /bin/echo does not).
-const wrapScript = `(exec "$@")
+// rootHeader starts the line the wrapper writes to stderr before the
+// command runs: "wai-exec PID STARTTIME", its pid and start time (clock
+// ticks since boot) as the container's /proc shows them.
+const rootHeader = "wai-exec "
+
+// headerScript prints the header with builtins only (no fork: it works
+// with the pids limit nearly reached). The function keeps set -- from
+// clobbering the command's arguments.
+const headerScript = `wai_h() { set -- ${1##*) }; printf '` + rootHeader + `%s %s\n' $$ "${20}" >&2; }
+read -r wai_l </proc/$$/stat && wai_h "$wai_l"
+`
+
+// wrapScript writes the header, then runs the command as a child, so that
+// this shell (carrying the marker, leading the session runc gives the exec)
+// stays in place as the root the kill script starts from. `exit $?` after
+// the command keeps dash from exec'ing it in place; the subshell's exec
+// makes sure an argv runs the program it names, never a shell builtin of
+// the same name (dash's echo interprets backslashes, /bin/echo does not).
+const wrapScript = headerScript + `(exec "$@")
 exit $?`
 
 // scriptWrapScript first copies the script from stdin to a file under /tmp
 // (private to the container, outside the workspace, so it never shows up
 // among the workspace's files), runs the interpreter on it and removes it.
-const scriptWrapScript = `f=/tmp/.wai-exec-$WAI_EXEC.sh
+const scriptWrapScript = headerScript + `f=/tmp/.wai-exec-$WAI_EXEC.sh
 (umask 077 && cat >"$f") || exit 126
 (exec "$@" "$f")
 s=$?
 rm -f "$f"
 exit $s`
+
+// execRoot is an exec's wrapper shell as its header line gives it: its pid
+// and start time inside the container; zero when unknown.
+type execRoot struct{ pid, start uint64 }
+
+// killReport is how stopping a command's processes went.
+type killReport struct {
+	// outcome is the kill script's report ("none", "term N", "kill N"), or
+	// "removed" when the container was removed instead.
+	outcome string
+	signal  int    // the last signal the command's processes got; 0 when none was needed
+	note    string // for the result's stderr when the kill could not be confirmed
+}
+
+// Time the kill script gets on top of the grace period. Generous: on a
+// loaded machine one exec takes a second or more, and running out of it
+// removes the container, which is safe but throws away what /tmp held.
+const killScriptBudget = 20 * time.Second
+
+// pidsHeadroom is how many free pids the kill script needs (its exec, a
+// grep, a command substitution, a sleep). With fewer left the script
+// cannot run, and the container is removed at once.
+const pidsHeadroom = 8
+
+// baseProcesses are the tasks of an idle container: the init and the
+// sleeper it keeps alive, one thread each.
+const baseProcesses = 2
+
+func (b *Backend) grace() time.Duration { return time.Duration(b.cfg.KillGrace) }
+
+// killTree stops every process of the exec with this secret and returns
+// what it did. It runs with contexts of its own (the caller's may have
+// expired: that is often why it runs), each bounded. When the kill cannot
+// be confirmed, the container is removed, which ends everything in it.
+// nprocs is the container's task count (taskCount) when the caller has it,
+// or -1.
+func (w *Workspace) killTree(st *ctrState, id, secret string, root execRoot, grace time.Duration, nprocs int) killReport {
+	b := w.b
+	t0 := time.Now()
+	if nprocs < 0 {
+		nprocs, _ = b.taskCount(st.id)
+	}
+	if limit := int(b.cfg.PidsLimit); nprocs >= limit-pidsHeadroom {
+		return w.removeUnconfirmed(st, id, t0, fmt.Sprintf("the container is at its pids limit (%d of %d), so no kill can run inside it", nprocs, limit))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), grace+killScriptBudget)
+	defer cancel()
+	argv := []string{"/bin/sh", "-c", killScript, "wai-kill", secret, fmt.Sprint(int(grace / (100 * time.Millisecond))),
+		strconv.FormatUint(root.pid, 10), strconv.FormatUint(root.start, 10)}
+	code, out, err := b.execSimple(ctx, st.id, argv, []string{markerVar + "=k" + secret})
+	out = strings.TrimSpace(out)
+	outcome := lastLine(out)
+	if err != nil || code != 0 || !validOutcome(outcome) {
+		return w.removeUnconfirmed(st, id, t0, fmt.Sprintf("the kill inside the container did not confirm it (exit %d, %q, %v)", code, elideOut(out), err))
+	}
+	b.log.LogAttrs(ctx, slog.LevelDebug, "runtime.podman.kill", slog.String("session", w.session),
+		slog.String("exec", id), slog.String("outcome", outcome), slog.Duration("duration", time.Since(t0)))
+	rep := killReport{outcome: outcome}
+	switch {
+	case strings.HasPrefix(outcome, "term "):
+		rep.signal = 15
+	case strings.HasPrefix(outcome, "kill "):
+		rep.signal = 9
+	}
+	return rep
+}
+
+// validOutcome reports whether s is a report of a kill that left nothing.
+func validOutcome(s string) bool {
+	if s == "none" {
+		return true
+	}
+	verb, n, ok := strings.Cut(s, " ")
+	_, err := strconv.Atoi(n)
+	return ok && err == nil && (verb == "term" || verb == "kill")
+}
+
+// removeUnconfirmed removes the container when a command's processes could
+// not be confirmed stopped, and says so: in the event log and in the note
+// the result carries. The removal has a context of its own, never the
+// kill's, which may have run out.
+func (w *Workspace) removeUnconfirmed(st *ctrState, id string, t0 time.Time, why string) killReport {
+	b := w.b
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	reason := "a command's processes could not be confirmed stopped: " + why
+	w.markDead(st, reason)
+	rep := killReport{outcome: "removed", signal: 9}
+	err := b.remove(ctx, st.id)
+	outcome := "unconfirmed; container removed"
+	if err != nil {
+		outcome = "unconfirmed; removing the container failed: " + err.Error()
+		rep.note = fmt.Sprintf("\nwai: the command's processes could not be confirmed stopped (%s), and removing its container failed too (%v): "+
+			"processes may still be running in it. The next command tries the removal again.\n", why, err)
+	} else {
+		b.event(ctx, "runtime.podman.removed", w, "container_id", short(st.id), "reason", reason)
+		rep.note = fmt.Sprintf("\nwai: the command's processes could not be confirmed stopped (%s); its container was removed instead, "+
+			"which ended every process in it, and the next command starts a new one (files under %s are kept; /tmp and other running commands are not).\n",
+			why, ContainerWorkspace)
+	}
+	b.log.LogAttrs(ctx, slog.LevelWarn, "runtime.podman.kill", slog.String("session", w.session),
+		slog.String("exec", id), slog.String("outcome", outcome), slog.String("reason", why), slog.Duration("duration", time.Since(t0)))
+	return rep
+}
+
+// stopLeftovers ends what a command that exited by itself left running
+// (background jobs, daemons): they end with their command unless the
+// session is closed first. The common case, nothing left, costs one
+// stats call to the service and no exec.
+func (w *Workspace) stopLeftovers(st *ctrState, id, secret string, root execRoot) killReport {
+	n, ok := w.b.taskCount(st.id)
+	if ok && n <= baseProcesses {
+		return killReport{outcome: "none"}
+	}
+	if !ok {
+		n = -1
+	}
+	return w.killTree(st, id, secret, root, 0, n)
+}
+
+// taskCount is the container's pids cgroup count (processes and threads,
+// what pids_limit caps), as the service reads it from outside: no exec, so
+// it works at the pids limit, where listing the processes does not keep up.
+func (b *Backend) taskCount(ctrID string) (int, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cctx, err := b.svc.ctx(ctx)
+	if err != nil {
+		return -1, false
+	}
+	ch, err := containers.Stats(cctx, []string{ctrID}, new(containers.StatsOptions).WithStream(false))
+	if err != nil {
+		return -1, false
+	}
+	n, ok := -1, false
+	for rep := range ch {
+		if rep.Error == nil && len(rep.Stats) == 1 && !ok {
+			n, ok = int(rep.Stats[0].PIDs), true
+		}
+	}
+	return n, ok
+}
+
+func elideOut(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}
+
+// headerWriter passes an exec's stderr on, less the wrapper's header line,
+// which it parses.
+type headerWriter struct {
+	dst   io.Writer
+	buf   []byte
+	done  bool
+	got   execRoot
+	known chan struct{} // closed once the header was read, or cannot come
+}
+
+// maxHeader bounds the header line: "wai-exec " and two numbers.
+const maxHeader = 64
+
+func newHeaderWriter(dst io.Writer) *headerWriter {
+	return &headerWriter{dst: dst, known: make(chan struct{})}
+}
+
+func (h *headerWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if h.done {
+		_, err := h.dst.Write(p)
+		return n, err
+	}
+	i := bytes.IndexByte(p, '\n')
+	if i < 0 && len(h.buf)+len(p) < maxHeader {
+		h.buf = append(h.buf, p...)
+		return n, nil
+	}
+	var rest []byte
+	if i >= 0 {
+		h.buf, rest = append(h.buf, p[:i+1]...), p[i+1:]
+	} else {
+		h.buf = append(h.buf, p...)
+	}
+	h.finish()
+	if len(rest) > 0 {
+		if _, err := h.dst.Write(rest); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// finish parses the buffered line; anything but a header is output.
+func (h *headerWriter) finish() {
+	if h.done {
+		return
+	}
+	h.done = true
+	defer close(h.known)
+	if line, ok := strings.CutPrefix(string(h.buf), rootHeader); ok && strings.HasSuffix(line, "\n") {
+		pid, start, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+		p, err1 := strconv.ParseUint(pid, 10, 32)
+		s, err2 := strconv.ParseUint(start, 10, 64)
+		if err1 == nil && err2 == nil && p > 1 {
+			h.got, h.buf = execRoot{pid: p, start: s}, nil
+			return
+		}
+	}
+	_, _ = h.dst.Write(h.buf)
+	h.buf = nil
+}
+
+// flush ends the header's wait once the stream is over; the writer must be
+// idle (the copy returned).
+func (h *headerWriter) flush() { h.finish() }
+
+// root returns the header's root, zero when it has not come (yet).
+func (h *headerWriter) root() execRoot {
+	select {
+	case <-h.known:
+		return h.got
+	default:
+		return execRoot{}
+	}
+}
+
+// waitRoot waits for the header (the first thing the wrapper does, so it
+// normally is there already), the end of the stream, or a generous bound:
+// a kill that starts before the command has found nothing yet.
+func (h *headerWriter) waitRoot(streamDone chan error) execRoot {
+	t := time.NewTimer(streamEndWait)
+	defer t.Stop()
+	select {
+	case <-h.known:
+	case err := <-streamDone:
+		streamDone <- err // the caller waits for it too; the channel has room for one
+	case <-t.C:
+	}
+	return h.root()
+}
