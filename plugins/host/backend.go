@@ -25,9 +25,10 @@ func init() {
 
 // Backend opens host workspaces. It is safe for concurrent use.
 type Backend struct {
-	cfg    Config
-	limits backend.Limits
-	log    *slog.Logger
+	cfg     Config
+	limits  backend.Limits
+	log     *slog.Logger
+	records records // what other processes see of this backend's sessions
 
 	mu     sync.Mutex
 	open   map[string]*Workspace // by session
@@ -50,7 +51,12 @@ func New(opts backend.Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{cfg: cfg, limits: opts.Limits, log: opts.Logger, open: map[string]*Workspace{}}, nil
+	state, err := stateDir(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{cfg: cfg, limits: opts.Limits, log: opts.Logger, open: map[string]*Workspace{},
+		records: records{dir: filepath.Join(state, "host", "@state")}}, nil
 }
 
 // Config returns the effective configuration, defaults filled in.
@@ -81,7 +87,10 @@ func (b *Backend) Open(ctx context.Context, spec backend.WorkspaceSpec) (backend
 				"the session is already open in %s, not %s: close it first, or use another session name", w.dir, root)
 		}
 		w.refs++
-		w.keep = w.keep || spec.Keep
+		if spec.Keep && !w.keep {
+			w.keep = true
+			_ = b.hold(w, spec) // records the keep; the session stays usable either way
+		}
 		return w, nil
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
@@ -98,6 +107,13 @@ func (b *Backend) Open(ctx context.Context, spec backend.WorkspaceSpec) (backend
 	}
 	w.env = b.baseEnv(w.root)
 	w.shell = &Shell{w: w}
+	// The record comes before any command runs: from then on wai gc sees
+	// a live holder, never a session it would take for a crash's leftover.
+	if err := b.hold(w, spec); err != nil {
+		fsys.Close()
+		cancel()
+		return nil, backend.Errorf(backend.ErrUnavailable, "open", spec.Session, "cannot record the session under %s: %v", b.records.dir, err)
+	}
 	b.open[spec.Session] = w
 	return w, nil
 }
@@ -200,6 +216,7 @@ func (w *Workspace) begin(op string) (func(), error) {
 		return nil, backend.Errorf(backend.ErrUnavailable, op, "", "the workspace is closed: open the session again")
 	}
 	w.running.Add(1)
+	w.b.records.touch(w.session)
 	return w.running.Done, nil
 }
 
@@ -224,10 +241,16 @@ func (w *Workspace) shutdown(ctx context.Context) error {
 	b.mu.Lock()
 	keep := w.keep
 	b.mu.Unlock()
+	removed := false
 	if w.remove && !keep {
 		if rerr := removeRoot(w.root); rerr != nil {
 			err = errors.Join(err, backend.Errorf(backend.ErrUnavailable, "close", w.session, "cannot remove the workspace root %s: %v", w.root, rerr))
+		} else {
+			removed = true
 		}
+	}
+	if rerr := b.letGo(w, removed || !w.remove && !keep); rerr != nil {
+		err = errors.Join(err, backend.Errorf(backend.ErrUnavailable, "close", w.session, "cannot update the session's record under %s: %v", b.records.dir, rerr))
 	}
 	return err
 }
