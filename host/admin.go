@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 
@@ -156,6 +158,7 @@ func (k *Kernel) RemoveSession(ctx context.Context, scope AdminScope, name strin
 		if err != nil {
 			return entry, err
 		}
+		k.forgetReads(bname, key)
 		return entry, nil
 	}
 	who := "without a user"
@@ -201,7 +204,24 @@ func (k *Kernel) CollectGarbage(ctx context.Context, scope AdminScope, all bool)
 		for _, e := range rep.Errors {
 			errs = append(errs, &BackendError{name, e})
 		}
+		for _, it := range rep.Removed {
+			k.forgetReads(name, it.Session)
+		}
 		out = append(out, GCResult{Backend: name, GCReport: rep})
 	}
 	return out, errs
+}
+
+// forgetReads removes the read record (read_before_write) of a session
+// removed from backend bname, as Session.readsPath names it: a later
+// session of the same name starts with no reads.
+func (k *Kernel) forgetReads(bname, key string) {
+	user, _, ok := backend.SplitSessionKey(key)
+	if !ok || bname == "" {
+		return
+	}
+	if user == "" {
+		user = "_"
+	}
+	_ = os.Remove(filepath.Join(k.stateDir, "reads", bname, user, key+".json"))
 }
