@@ -157,31 +157,36 @@ func (rs records) touch(session string) {
 
 func validSession(s string) bool { return backend.WorkspaceSpec{Session: s}.Validate() == nil }
 
-// hold records that this process opened the session.
-func (b *Backend) hold(w *Workspace, spec backend.WorkspaceSpec) error {
+// hold records that this process opens the session, whose root (own: the
+// session's alone) is root.
+// It reports whether the session had a record already (a kept session).
+func (b *Backend) hold(spec backend.WorkspaceSpec, root string, own bool) (existed bool, err error) {
 	me := backend.CurrentHolder()
-	return b.records.update(spec.Session, func(r sessionRecord, exists bool) (*sessionRecord, error) {
+	err = b.records.update(spec.Session, func(r sessionRecord, exists bool) (*sessionRecord, error) {
+		existed = exists
 		if !exists {
 			r = sessionRecord{Session: spec.Session, Created: time.Now().UTC()}
 		}
-		r.User, r.Root, r.Own = spec.User, w.root, w.remove
+		r.User, r.Root, r.Own = spec.User, root, own
 		r.Keep = r.Keep || spec.Keep
 		r.Holders = append(liveHolders(r.Holders, me), me)
 		return &r, nil
 	})
+	return existed, err
 }
 
-// letGo records that this process closed the session: the record goes with
-// a removed workspace, and stays without this process for a kept one.
-func (b *Backend) letGo(w *Workspace, removed bool) error {
+// letGo records that this process closed the session: the record goes
+// with a removed workspace (gone: nothing is left to list), and stays
+// without this process for a kept one.
+func (b *Backend) letGo(session, root string, own, keep, gone bool) error {
 	me := backend.CurrentHolder()
-	return b.records.update(w.session, func(r sessionRecord, exists bool) (*sessionRecord, error) {
+	return b.records.update(session, func(r sessionRecord, exists bool) (*sessionRecord, error) {
 		r.Holders = liveHolders(r.Holders, me)
-		if removed && len(r.Holders) == 0 {
+		if gone && len(r.Holders) == 0 {
 			return nil, nil
 		}
 		if !exists {
-			r = sessionRecord{Session: w.session, Root: w.root, Own: w.remove, Keep: w.keep, Created: time.Now().UTC()}
+			r = sessionRecord{Session: session, Root: root, Own: own, Keep: keep, Created: time.Now().UTC()}
 		}
 		return &r, nil
 	})

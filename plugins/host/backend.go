@@ -89,31 +89,37 @@ func (b *Backend) Open(ctx context.Context, spec backend.WorkspaceSpec) (backend
 		w.refs++
 		if spec.Keep && !w.keep {
 			w.keep = true
-			_ = b.hold(w, spec) // records the keep; the session stays usable either way
+			_, _ = b.hold(spec, w.dir, w.remove) // records the keep; the session stays usable either way
 		}
 		return w, nil
 	}
+	// The record comes first: from then on no other process removes the
+	// root (wai rm, wai gc see a live holder), and none takes the session
+	// for a crash's leftover.
+	own := b.cfg.perSession()
+	existed, err := b.hold(spec, root, own)
+	if err != nil {
+		return nil, backend.Errorf(backend.ErrUnavailable, "open", spec.Session, "cannot record the session under %s: %v", b.records.dir, err)
+	}
+	// A failed open leaves a kept session's record as it was, and no
+	// record of a session that never opened.
+	undo := func() { _ = b.letGo(spec.Session, root, own, spec.Keep, !existed) }
 	if err := os.MkdirAll(root, 0o700); err != nil {
+		undo()
 		return nil, backend.Errorf(backend.ErrUnavailable, "open", spec.Session, "cannot create the workspace root %s: %v", root, err)
 	}
 	fsys, err := rootfs.New(root, rootfs.Options{Limits: b.limits})
 	if err != nil {
+		undo()
 		return nil, err
 	}
 	wctx, cancel := context.WithCancel(context.Background())
 	w := &Workspace{
 		b: b, session: spec.Session, dir: root, root: fsys.Root(), fs: fsys, refs: 1,
-		keep: spec.Keep, remove: b.cfg.perSession(), ctx: wctx, cancel: cancel,
+		keep: spec.Keep, remove: own, ctx: wctx, cancel: cancel,
 	}
 	w.env = b.baseEnv(w.root)
 	w.shell = &Shell{w: w}
-	// The record comes before any command runs: from then on wai gc sees
-	// a live holder, never a session it would take for a crash's leftover.
-	if err := b.hold(w, spec); err != nil {
-		fsys.Close()
-		cancel()
-		return nil, backend.Errorf(backend.ErrUnavailable, "open", spec.Session, "cannot record the session under %s: %v", b.records.dir, err)
-	}
 	b.open[spec.Session] = w
 	return w, nil
 }
@@ -249,7 +255,7 @@ func (w *Workspace) shutdown(ctx context.Context) error {
 			removed = true
 		}
 	}
-	if rerr := b.letGo(w, removed || !w.remove && !keep); rerr != nil {
+	if rerr := b.letGo(w.session, w.dir, w.remove, keep, removed || !w.remove && !keep); rerr != nil {
 		err = errors.Join(err, backend.Errorf(backend.ErrUnavailable, "close", w.session, "cannot update the session's record under %s: %v", b.records.dir, rerr))
 	}
 	return err
