@@ -302,13 +302,6 @@ func TestClosedSessionsAndKernel(t *testing.T) {
 	}
 }
 
-func notFoundOK(err error) error {
-	if errors.Is(err, backend.ErrNotFound) {
-		return nil
-	}
-	return err
-}
-
 func TestEventsAndAuditLog(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.AuditLog = filepath.Join(t.TempDir(), "audit.jsonl")
