@@ -192,6 +192,11 @@ func TestAgo(t *testing.T) {
 			t.Errorf("ago(%s) = %q, want %q", d, got, want)
 		}
 	}
+	for key, want := range map[string]string{"u.alice.x": "session x of user alice", "x": "session x", "u.bad": "session u.bad"} {
+		if got := sessionLabel(key); got != want {
+			t.Errorf("sessionLabel(%q) = %q, want %q", key, got, want)
+		}
+	}
 	for n, want := range map[int64]string{-1: "?", 0: "0B", 1023: "1023B", 1536: "1.5K", 5 << 30: "5.0G"} {
 		if got := size(n); got != want {
 			t.Errorf("size(%d) = %q, want %q", n, got, want)

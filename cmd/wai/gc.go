@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+
+	"github.com/wai-dev/wai/host/backend"
 )
 
 func init() {
@@ -44,13 +46,13 @@ user) are considered; --all-users considers everyone's.
 				removed, kept := 0, 0
 				for _, rep := range reps {
 					for _, it := range rep.Removed {
-						fmt.Fprintf(std.out, "removed %s %s %s (session %s): %s\n", rep.Backend, it.Kind, it.Name, it.Session, it.Reason)
+						fmt.Fprintf(std.out, "removed %s %s %s (%s): %s\n", rep.Backend, it.Kind, it.Name, sessionLabel(it.Session), it.Reason)
 					}
 					removed += len(rep.Removed)
 					kept += len(rep.Kept)
 					if why {
 						for _, it := range rep.Kept {
-							fmt.Fprintf(std.out, "kept    %s %s %s (session %s): %s\n", rep.Backend, it.Kind, it.Name, it.Session, it.Reason)
+							fmt.Fprintf(std.out, "kept    %s %s %s (%s): %s\n", rep.Backend, it.Kind, it.Name, sessionLabel(it.Session), it.Reason)
 						}
 					}
 				}
@@ -61,4 +63,17 @@ user) are considered; --all-users considers everyone's.
 			}
 		},
 	})
+}
+
+// sessionLabel names a session by its user and own name, not the key the
+// backend knows it by.
+func sessionLabel(key string) string {
+	user, name, ok := backend.SplitSessionKey(key)
+	switch {
+	case !ok:
+		return "session " + oneLine(key)
+	case user == "":
+		return "session " + name
+	}
+	return fmt.Sprintf("session %s of user %s", name, user)
 }
