@@ -214,3 +214,34 @@ func TestUsersNeedTheirOwnRoot(t *testing.T) {
 		w.Close(bg)
 	}
 }
+
+// A root removed behind wai's back, even when something makes a new empty
+// directory in its place, is reported as gone on the next call of either
+// kind, not served as an empty workspace.
+func TestRemovedRootSaysSo(t *testing.T) {
+	b := newBackend(t, "", backend.Limits{})
+	w, err := b.Open(bg, backend.WorkspaceSpec{Session: "s", Keep: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close(bg)
+	if _, err := w.FS().Write(bg, backend.WriteRequest{Path: "keep.txt", Content: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	root := w.(*Workspace).Root()
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.FS().Read(bg, backend.ReadRequest{Path: "keep.txt"})
+	wantKind(t, err, backend.ErrUnavailable, "workspace "+root+" is gone")
+	_, err = w.FS().Write(bg, backend.WriteRequest{Path: "new.txt", Content: "y"})
+	wantKind(t, err, backend.ErrUnavailable, "start a new session")
+	_, err = w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"ls"}})
+	wantKind(t, err, backend.ErrUnavailable, "is gone")
+	if _, err := os.Stat(filepath.Join(root, "new.txt")); !os.IsNotExist(err) {
+		t.Errorf("a write went into the directory that replaced the root: %v", err)
+	}
+}

@@ -113,11 +113,18 @@ func (b *Backend) Open(ctx context.Context, spec backend.WorkspaceSpec) (backend
 		undo()
 		return nil, err
 	}
+	rootInfo, err := os.Stat(fsys.Root())
+	if err != nil {
+		fsys.Close()
+		undo()
+		return nil, backend.Errorf(backend.ErrUnavailable, "open", spec.Session, "the workspace root %s: %v", root, err)
+	}
 	wctx, cancel := context.WithCancel(context.Background())
 	w := &Workspace{
 		b: b, session: spec.Session, dir: root, root: fsys.Root(), fs: fsys, refs: 1,
-		keep: spec.Keep, remove: own, ctx: wctx, cancel: cancel,
+		keep: spec.Keep, remove: own, ctx: wctx, cancel: cancel, rootInfo: rootInfo,
 	}
+	w.guarded = &liveFS{FS: fsys, w: w}
 	w.env = b.baseEnv(w.root)
 	w.shell = &Shell{w: w}
 	b.open[spec.Session] = w
@@ -170,11 +177,15 @@ type Workspace struct {
 	dir     string // the root as configured, placeholders expanded
 	root    string // its real host path
 	fs      *rootfs.FS
+	guarded *liveFS // fs, checking first that the root is still there
 	shell   *Shell
-	env     map[string]string // base environment; never modified after Open
-	remove  bool              // the root is the session's own
-	ctx     context.Context   // cancelled when the workspace closes
-	cancel  context.CancelFunc
+	// rootInfo identifies the root directory as opened: a root removed
+	// (or replaced) behind wai's back is noticed, not served as empty.
+	rootInfo os.FileInfo
+	env      map[string]string // base environment; never modified after Open
+	remove   bool              // the root is the session's own
+	ctx      context.Context   // cancelled when the workspace closes
+	cancel   context.CancelFunc
 
 	// refs and keep are guarded by b.mu.
 	refs int
@@ -189,7 +200,7 @@ type Workspace struct {
 func (w *Workspace) Shell() backend.Shell { return w.shell }
 
 // FS returns the workspace's filesystem, confined to the same root.
-func (w *Workspace) FS() backend.Filesystem { return w.fs }
+func (w *Workspace) FS() backend.Filesystem { return w.guarded }
 
 // Root returns the real host path of the workspace root.
 func (w *Workspace) Root() string { return w.root }
@@ -220,6 +231,9 @@ func (w *Workspace) begin(op string) (func(), error) {
 	defer w.mu.Unlock()
 	if w.closed {
 		return nil, backend.Errorf(backend.ErrUnavailable, op, "", "the workspace is closed: open the session again")
+	}
+	if err := w.rootGone(op); err != nil {
+		return nil, err
 	}
 	w.running.Add(1)
 	w.b.records.touch(w.session)
@@ -277,8 +291,98 @@ func removeRoot(root string) error {
 	return os.RemoveAll(root)
 }
 
+// rootGone reports a root that is no longer the directory the session
+// opened: removed by hand or by another program (wai rm and wai gc never
+// remove a held session). Its files are gone; serving the session on
+// would present an empty workspace as if nothing happened.
+func (w *Workspace) rootGone(op string) error {
+	fi, err := os.Stat(w.root)
+	if err == nil && os.SameFile(fi, w.rootInfo) {
+		return nil
+	}
+	return backend.Errorf(backend.ErrUnavailable, op, "",
+		"this session's workspace %s is gone: something removed it while the session was open (a command of the session, or a program outside wai; wai rm and wai gc leave a session in use alone), and its files with it: start a new session", w.root)
+}
+
+// liveFS is the workspace's rootfs.FS, every Filesystem call first
+// checking that the root is still the one the session opened. The other
+// methods of *rootfs.FS pass through.
+type liveFS struct {
+	*rootfs.FS
+	w *Workspace
+}
+
+// rootGone is Workspace.rootGone for an open workspace; a closed one
+// leaves the answer to rootfs, which says it is closed.
+func (f *liveFS) rootGone(op string) error {
+	f.w.mu.Lock()
+	closed := f.w.closed
+	f.w.mu.Unlock()
+	if closed {
+		return nil
+	}
+	return f.w.rootGone(op)
+}
+
+func (f *liveFS) Stat(ctx context.Context, p string) (backend.FileInfo, error) {
+	if err := f.rootGone("fs.stat"); err != nil {
+		return backend.FileInfo{}, err
+	}
+	return f.FS.Stat(ctx, p)
+}
+
+func (f *liveFS) List(ctx context.Context, p string) (backend.ListResult, error) {
+	if err := f.rootGone("fs.list"); err != nil {
+		return backend.ListResult{}, err
+	}
+	return f.FS.List(ctx, p)
+}
+
+func (f *liveFS) Read(ctx context.Context, req backend.ReadRequest) (backend.ReadResult, error) {
+	if err := f.rootGone("fs.read"); err != nil {
+		return backend.ReadResult{}, err
+	}
+	return f.FS.Read(ctx, req)
+}
+
+func (f *liveFS) Write(ctx context.Context, req backend.WriteRequest) (backend.WriteResult, error) {
+	if err := f.rootGone("fs.write"); err != nil {
+		return backend.WriteResult{}, err
+	}
+	return f.FS.Write(ctx, req)
+}
+
+func (f *liveFS) Edit(ctx context.Context, req backend.EditRequest) (backend.EditResult, error) {
+	if err := f.rootGone("fs.edit"); err != nil {
+		return backend.EditResult{}, err
+	}
+	return f.FS.Edit(ctx, req)
+}
+
+func (f *liveFS) Glob(ctx context.Context, req backend.GlobRequest) (backend.GlobResult, error) {
+	if err := f.rootGone("fs.glob"); err != nil {
+		return backend.GlobResult{}, err
+	}
+	return f.FS.Glob(ctx, req)
+}
+
+func (f *liveFS) Grep(ctx context.Context, req backend.GrepRequest) (backend.GrepResult, error) {
+	if err := f.rootGone("fs.grep"); err != nil {
+		return backend.GrepResult{}, err
+	}
+	return f.FS.Grep(ctx, req)
+}
+
+func (f *liveFS) Remove(ctx context.Context, req backend.RemoveRequest) (backend.RemoveResult, error) {
+	if err := f.rootGone("fs.remove"); err != nil {
+		return backend.RemoveResult{}, err
+	}
+	return f.FS.Remove(ctx, req)
+}
+
 // Interface guards
 var (
-	_ backend.Backend   = (*Backend)(nil)
-	_ backend.Workspace = (*Workspace)(nil)
+	_ backend.Backend    = (*Backend)(nil)
+	_ backend.Workspace  = (*Workspace)(nil)
+	_ backend.Filesystem = (*liveFS)(nil)
 )
