@@ -32,8 +32,8 @@ type Config struct {
 	PluginDir string
 	// AuditLog, when set, receives every event as one JSON line.
 	AuditLog string
-	// SessionIdleTimeout closes sessions unused for longer; 0 keeps them
-	// until closed.
+	// SessionIdleTimeout releases the sandbox (a container) of sessions
+	// unused for longer, never their files; 0 never does.
 	SessionIdleTimeout time.Duration
 	// ReadBeforeWrite: an existing file must have been read in this
 	// session before it is edited, overwritten or appended to.

@@ -28,6 +28,7 @@ type Kernel struct {
 	audit    *os.File // nil without audit_log
 
 	injected backend.Backend // WithBackend; used instead of cfg.Backend
+	user     string          // WithUser: the user of sessions opened without one
 
 	// rt runs the Wasm plugins; nil when the config loads none. plugins
 	// are the ones the kernel loaded (and closes); tools is written in New
@@ -54,6 +55,7 @@ type options struct {
 	policies []Policy
 	tools    []injectedTool
 	bundled  fs.FS // plugins built into the program (WithBundledPlugins)
+	user     string
 }
 
 // injectedTool is a tool plugin handed in by a test instead of loaded.
@@ -94,6 +96,11 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Kernel, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.user != "" {
+		if err := backend.ValidUser(o.user); err != nil {
+			return nil, err
+		}
+	}
 	stateDir, err := cfg.ResolvedStateDir()
 	if err != nil {
 		return nil, err
@@ -105,6 +112,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Kernel, error) {
 		cfg:      cfg,
 		stateDir: stateDir,
 		injected: o.backend,
+		user:     o.user,
 		backends: map[string]backend.Backend{},
 		sessions: map[string]*Session{},
 		tools:    map[string]*toolEntry{},
@@ -167,9 +175,12 @@ func (k *Kernel) Config() Config { return k.cfg }
 func (k *Kernel) Logger() *slog.Logger { return k.log }
 
 // SessionOptions shape a new session; they are ignored when the session
-// already exists (but a different User is refused).
+// already exists.
 type SessionOptions struct {
-	// User selects per-user roots in backends that have them.
+	// User owns the session (default: the kernel's WithUser, else none).
+	// Users are kept apart: the session "proj" of alice and that of bob
+	// are two sessions with their own files, and neither can reach the
+	// other's. Backends with per-user roots use it in their paths.
 	User string
 	// Keep leaves the workspace's files (and container) behind on Close,
 	// for a later session of the same name.
@@ -178,9 +189,13 @@ type SessionOptions struct {
 	Tools []string
 }
 
-// Session returns the named session, creating it if needed. An empty name
-// creates a throwaway session with a fresh random name. Creating a session
-// is cheap: its workspace opens on first use.
+// Session returns the named session of opts.User, creating it if needed.
+// An empty name creates a throwaway session with a fresh random name.
+// Creating a session is cheap: its workspace opens on first use.
+//
+// A user's session is known to the kernel and its backend by a key that
+// includes the user (backend.SessionKey); Session.Name returns it, and
+// Session (and Call) accept it back for a session this kernel has open.
 func (k *Kernel) Session(ctx context.Context, name string, opts SessionOptions) (*Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -188,26 +203,35 @@ func (k *Kernel) Session(ctx context.Context, name string, opts SessionOptions) 
 	if name == "" {
 		name = "tmp-" + randomHex(6)
 	}
-	spec := backend.WorkspaceSpec{Session: name, User: opts.User, Keep: opts.Keep}
-	if err := spec.Validate(); err != nil {
-		return nil, err
-	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.closed {
 		return nil, errKernelClosed()
 	}
-	if s, ok := k.sessions[name]; ok {
-		if opts.User != "" && s.spec.User != opts.User {
-			return nil, backend.Errorf(backend.ErrInvalid, "session", name, "session belongs to user %q, not %q: use another session name", s.spec.User, opts.User)
-		}
+	if s, ok := k.sessions[name]; ok && opts.User == "" && backend.IsUserKey(name) {
+		s.touch() // a key Session.Name handed out
+		return s, nil
+	}
+	user := opts.User
+	if user == "" {
+		user = k.user
+	}
+	key, err := sessionKey(name, user)
+	if err != nil {
+		return nil, err
+	}
+	spec := backend.WorkspaceSpec{Session: key, User: user, Keep: opts.Keep}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if s, ok := k.sessions[key]; ok {
 		s.touch()
 		return s, nil
 	}
 	s := newSession(k, spec, opts.Tools)
 	s.loadReads(ctx)
-	k.sessions[name] = s
-	k.log.LogAttrs(ctx, slog.LevelDebug, "session.created", slog.String("session", name), slog.String("user", opts.User), slog.Bool("keep", opts.Keep))
+	k.sessions[key] = s
+	k.log.LogAttrs(ctx, slog.LevelDebug, "session.created", slog.String("session", key), slog.String("user", user), slog.Bool("keep", opts.Keep))
 	return s, nil
 }
 
@@ -354,8 +378,12 @@ func (k *Kernel) backend(ctx context.Context, name string) (backend.Backend, err
 	return b, nil
 }
 
-// reap closes sessions idle for longer than idle. It checks a few times
-// per idle period, so a session lives at most about 1.25 × idle unused.
+// reap releases what sessions idle for longer than idle hold (a running
+// container), never their files: a client that stays connected but quiet
+// finds its workspace as it left it, and the next call recreates what was
+// released. Only a session's owner closes it (or wai rm, or wai gc once no
+// process holds it). It checks a few times per idle period, so a session
+// holds its resources at most about 1.25 × idle unused.
 func (k *Kernel) reap(ctx context.Context, idle time.Duration) {
 	defer close(k.reaperDone)
 	tick := time.NewTicker(max(idle/4, 10*time.Millisecond))
@@ -366,11 +394,8 @@ func (k *Kernel) reap(ctx context.Context, idle time.Duration) {
 			return
 		case now := <-tick.C:
 			for _, s := range k.idleSessions(now, idle) {
-				k.log.LogAttrs(ctx, slog.LevelInfo, "session.idle_close", slog.String("session", s.Name()), slog.Duration("idle", now.Sub(s.lastUsed())))
 				cctx, cancel := context.WithTimeout(ctx, time.Minute)
-				if err := s.closeIfIdle(cctx, idle); err != nil {
-					k.log.LogAttrs(ctx, slog.LevelWarn, "session.close_failed", slog.String("session", s.Name()), slog.String("error", err.Error()))
-				}
+				s.releaseIfIdle(cctx, idle)
 				cancel()
 			}
 		}

@@ -334,41 +334,6 @@ func TestClosedSessionsAndKernel(t *testing.T) {
 	}
 }
 
-func TestIdleSessionsAreReaped(t *testing.T) {
-	cfg := testConfig(t)
-	cfg.SessionIdleTimeout = 60 * time.Millisecond
-	k, fb := newKernel(t, cfg)
-	ctx := context.Background()
-	idle, busy := session(t, k, "idle"), session(t, k, "busy")
-	for _, s := range []*Session{idle, busy} {
-		mustDo(t, func() error { _, err := s.Shell().Execute(ctx, backend.ExecRequest{Argv: []string{"ls"}}); return err })
-	}
-	deadline := time.Now().Add(2 * time.Second)
-	for time.Now().Before(deadline) {
-		mustDo(t, func() error { _, err := busy.FS().Stat(ctx, "."); return notFoundOK(err) })
-		if len(k.Sessions()) == 1 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if names := k.Sessions(); len(names) != 1 || names[0] != "busy" {
-		t.Fatalf("after the idle timeout, open sessions are %v, want [busy]", names)
-	}
-	if fb.closes.Load() != 1 {
-		t.Fatalf("the reaped session's workspace was closed %d times", fb.closes.Load())
-	}
-	if _, err := idle.Shell().Execute(ctx, backend.ExecRequest{Argv: []string{"ls"}}); !errors.Is(err, backend.ErrUnavailable) {
-		t.Fatalf("a reaped session still runs commands: %v", err)
-	}
-}
-
-func notFoundOK(err error) error {
-	if errors.Is(err, backend.ErrNotFound) {
-		return nil
-	}
-	return err
-}
-
 func TestEventsAndAuditLog(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.AuditLog = filepath.Join(t.TempDir(), "audit.jsonl")

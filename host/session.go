@@ -21,6 +21,12 @@ type Session struct {
 	last     atomic.Int64 // unix nanoseconds of the last use
 	inflight atomic.Int64 // capability calls running now
 
+	// idleMu lets the idle reaper release the workspace's resources with
+	// no call starting meanwhile (it holds the write lock; begin the read
+	// lock). released is the last use the reaper has already handled.
+	idleMu   sync.RWMutex
+	released atomic.Int64
+
 	mu       sync.Mutex // guards ws, fellBack, closed
 	ws       backend.Workspace
 	fellBack bool
@@ -59,7 +65,9 @@ func newSession(k *Kernel, spec backend.WorkspaceSpec, tools []string) *Session 
 	return s
 }
 
-// Name is the session's name.
+// Name is the session's name in the kernel: the name it was opened with,
+// or for a user's session the key made of user and name (see
+// backend.SessionKey). Kernel.Session and Kernel.Call accept it back.
 func (s *Session) Name() string { return s.spec.Session }
 
 // User is the user the session was opened for ("" if none).
@@ -127,15 +135,6 @@ func (s *Session) Close(ctx context.Context) error {
 	return err
 }
 
-// closeIfIdle closes the session unless a call is running or it was used
-// since the reaper looked.
-func (s *Session) closeIfIdle(ctx context.Context, idle time.Duration) error {
-	if s.idleFor(time.Now()) <= idle {
-		return nil
-	}
-	return s.Close(ctx)
-}
-
 func (s *Session) touch()              { s.last.Store(time.Now().UnixNano()) }
 func (s *Session) lastUsed() time.Time { return time.Unix(0, s.last.Load()) }
 
@@ -150,7 +149,9 @@ func (s *Session) idleFor(now time.Time) time.Duration {
 
 // begin marks a capability call as running; done marks it finished.
 func (s *Session) begin() (done func(), err error) {
+	s.idleMu.RLock() // wait out a release of the workspace's resources
 	s.inflight.Add(1)
+	s.idleMu.RUnlock()
 	s.touch()
 	s.mu.Lock()
 	closed := s.closed

@@ -238,31 +238,3 @@ func TestConcurrentCalls(t *testing.T) {
 		t.Fatalf("64 calls over 4 sessions: %d execs, %d workspaces opened", fb.execCount(), fb.opens.Load())
 	}
 }
-
-func TestRunningCallKeepsSessionFromReaper(t *testing.T) {
-	cfg := testConfig(t)
-	cfg.SessionIdleTimeout = 30 * time.Millisecond
-	cfg.ToolTimeouts["sleep"] = 300 * time.Millisecond
-	k, _ := newKernel(t, cfg, withTools(demoTools("demo"), nil))
-	errc := make(chan error, 1)
-	go func() {
-		_, err := k.Call(context.Background(), "long", "sleep", nil)
-		errc <- err
-	}()
-	time.Sleep(150 * time.Millisecond)
-	if names := k.Sessions(); len(names) != 1 || names[0] != "long" {
-		t.Fatalf("a session with a running call was reaped: sessions %v", names)
-	}
-	if err := <-errc; !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("sleep: %v", err)
-	}
-	// The session outlived ten idle timeouts because a call was running;
-	// now it is idle and goes.
-	deadline := time.Now().Add(2 * time.Second)
-	for len(k.Sessions()) > 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := len(k.Sessions()); n != 0 {
-		t.Fatalf("%d sessions left after going idle", n)
-	}
-}

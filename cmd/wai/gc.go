@@ -5,60 +5,75 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/wai-dev/wai/plugins/podman"
+	"github.com/wai-dev/wai/host/backend"
 )
 
 func init() {
 	register(&command{
 		name:    "gc",
-		args:    "[--all] [flags]",
-		summary: "remove the Podman containers and workspaces that crashed or abandoned sessions left behind",
+		args:    "[--all] [--user NAME | --all-users] [flags]",
+		summary: "remove the sessions that crashed or abandoned wai processes left behind, on every backend",
 		text: `
-Removes, on the configured Podman service and under the workspace
-directory, what no running wai process holds: containers and workspaces of
-sessions whose process died, workspace directories without a session, and
-kept sessions idle longer than their idle_timeout. A session some wai
-process still holds is never touched.
+Removes, on every backend the configuration may use (host, and Podman when
+configured), what no running wai process holds: sessions whose process
+died, Podman workspace directories without a session, and kept sessions
+unused for longer than their kept lifetime (the podman backend's
+idle_timeout, the host backend's keep_for). A session some wai process
+still holds is never touched.
+
+Only the sessions of --user NAME (without it, those opened without a
+user) are considered; --all-users considers everyone's.
 
 --all also removes kept sessions however recently they were used.`,
 		flags: func(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
-			var config string
-			var all, verbose bool
-			fs.StringVar(&config, "config", "", "config `file` (default ./wai.toml, else $XDG_CONFIG_HOME/wai/config.toml)")
+			var af adminFlags
+			var all bool
+			af.register(fs, true)
 			fs.BoolVar(&all, "all", false, "also remove kept sessions that are not in use")
-			fs.BoolVar(&verbose, "v", false, "also list what was left alone, and why")
+			var why bool
+			fs.BoolVar(&why, "why", false, "also list what was left alone, and why")
 			return func(ctx context.Context, std stdio, args []string) int {
 				if len(args) > 0 {
 					fmt.Fprintf(std.err, "wai gc: takes no arguments, got %q\n", args)
 					return exitError
 				}
-				cfg, err := loadPodmanConfig(config)
+				k, err := af.open(ctx, std.err)
 				if err != nil {
 					return fail(ctx, std.err, err)
 				}
-				rep, err := podman.GC(ctx, cfg, all)
-				if err != nil {
-					return fail(ctx, std.err, err)
-				}
-				for _, it := range rep.Removed {
-					fmt.Fprintf(std.out, "removed %s %s (session %s): %s\n", it.Kind, it.Name, it.Session, it.Reason)
-				}
-				if verbose {
-					for _, it := range rep.Kept {
-						fmt.Fprintf(std.out, "kept    %s %s (session %s): %s\n", it.Kind, it.Name, it.Session, it.Reason)
+				defer closeKernel(k, std.err)
+				reps, errs := k.CollectGarbage(ctx, af.scope(), all)
+				removed, kept := 0, 0
+				for _, rep := range reps {
+					for _, it := range rep.Removed {
+						fmt.Fprintf(std.out, "removed %s %s %s (%s): %s\n", rep.Backend, it.Kind, it.Name, sessionLabel(it.Session), it.Reason)
+					}
+					removed += len(rep.Removed)
+					kept += len(rep.Kept)
+					if why {
+						for _, it := range rep.Kept {
+							fmt.Fprintf(std.out, "kept    %s %s %s (%s): %s\n", rep.Backend, it.Kind, it.Name, sessionLabel(it.Session), it.Reason)
+						}
 					}
 				}
-				if len(rep.Removed) == 0 {
-					fmt.Fprintf(std.out, "nothing to remove (%d left alone; -v says why)\n", len(rep.Kept))
+				if removed == 0 {
+					fmt.Fprintf(std.out, "nothing to remove (%d left alone; --why says why)\n", kept)
 				}
-				for _, e := range rep.Errors {
-					fmt.Fprintf(std.err, "wai gc: %v\n", e)
-				}
-				if len(rep.Errors) > 0 {
-					return exitError
-				}
-				return exitOK
+				return reportErrs(ctx, std.err, "gc", errs)
 			}
 		},
 	})
+}
+
+// sessionLabel names a session by its user and own name, not the key the
+// backend knows it by.
+func sessionLabel(key string) string {
+	user, name, ok := backend.SplitSessionKey(key)
+	switch {
+	case !ok:
+		return "session " + oneLine(key)
+	case user == "":
+		return "session " + name
+	}
+	return fmt.Sprintf("session %s of user %s", name, user)
 }

@@ -19,12 +19,14 @@ type kernelFlags struct {
 	config  string
 	backend string
 	verbose bool
+	user    string
 }
 
 func (k *kernelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&k.config, "config", "", "config `file` (default ./wai.toml, else $XDG_CONFIG_HOME/wai/config.toml, else built-in defaults)")
 	fs.StringVar(&k.backend, "backend", "", "execution backend `name` (podman, host, mock), overriding the config's backend")
 	fs.BoolVar(&k.verbose, "v", false, "log the kernel's events (policy decisions, execs, backend lifecycle) to stderr")
+	fs.StringVar(&k.user, "user", "", "open sessions as this user `name` ([a-z_][a-z0-9_-]*): users never see or touch each other's sessions")
 }
 
 // open loads the configuration and builds a kernel from it. The caller
@@ -46,6 +48,9 @@ func (k *kernelFlags) open(ctx context.Context, stderr io.Writer, withTools bool
 		cfg.BundledTools, cfg.Plugins = nil, nil
 	}
 	opts := []host.Option{host.WithBundledPlugins(bundledPlugins())}
+	if k.user != "" {
+		opts = append(opts, host.WithUser(k.user))
+	}
 	if k.verbose {
 		opts = append(opts, host.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}

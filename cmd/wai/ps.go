@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -17,83 +18,154 @@ import (
 func init() {
 	register(&command{
 		name:    "ps",
-		args:    "[flags]",
-		summary: "list the Podman containers wai manages, with session, age and idle time",
+		args:    "[--user NAME | --all-users] [flags]",
+		summary: "list sessions on every backend: user, age, idle time, size on disk and holder",
 		text: `
-Lists every container labelled wai.managed=true on the configured Podman
-service, whichever wai process created it: its session, state, age, time
-since its last command, whether the session is kept, and the wai process
-holding it ("-" when none does: a kept session waiting for reuse, or
-something a crash left behind, which wai gc removes).`,
+Lists the sessions of every backend the configuration may use (host, and
+Podman when configured), whichever wai process opened them: backend,
+session name, user, age, time since last use, size on disk, whether it is
+kept, the container's state (Podman), and the wai process holding it ("-"
+when none does: a kept session waiting for reuse, or something a crash
+left behind, which wai gc removes).
+
+Users are kept apart: wai ps shows the sessions of --user NAME (without
+it, the sessions opened without a user). --all-users shows everyone's:
+users are names wai keeps apart for the agents it serves, not accounts,
+and whoever runs wai can read its state directory anyway.
+
+A backend that cannot answer (Podman not running) is reported on stderr
+and wai ps exits 2, after listing the others.`,
 		flags: func(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
-			var config string
+			var af adminFlags
 			var asJSON bool
-			fs.StringVar(&config, "config", "", "config `file` (default ./wai.toml, else $XDG_CONFIG_HOME/wai/config.toml)")
+			af.register(fs, true)
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 			return func(ctx context.Context, std stdio, args []string) int {
 				if len(args) > 0 {
 					fmt.Fprintf(std.err, "wai ps: takes no arguments, got %q\n", args)
 					return exitError
 				}
-				cfg, err := loadPodmanConfig(config)
+				k, err := af.open(ctx, std.err)
 				if err != nil {
 					return fail(ctx, std.err, err)
 				}
-				cs, err := podman.List(ctx, cfg)
-				if err != nil {
-					return fail(ctx, std.err, err)
-				}
+				defer closeKernel(k, std.err)
+				ls, errs := k.ListSessions(ctx, af.scope())
+				code := exitOK
 				if asJSON {
-					return writeJSON(std, cs)
+					if ls == nil {
+						ls = []host.SessionEntry{}
+					}
+					code = writeJSON(std, ls)
+				} else {
+					printSessions(std.out, ls, time.Now())
 				}
-				printContainers(std.out, cs, time.Now())
-				return exitOK
+				return max(code, reportErrs(ctx, std.err, "ps", errs))
 			}
 		},
 	})
 }
 
-// loadPodmanConfig reads the [backends.podman] table of the config file,
-// resolved against the config's state directory as the backend would.
-func loadPodmanConfig(path string) (podman.Config, error) {
-	cfg, err := host.LoadConfig(path)
-	if err != nil {
-		return podman.Config{}, err
-	}
-	state, err := cfg.ResolvedStateDir()
-	if err != nil {
-		return podman.Config{}, err
-	}
-	var raw json.RawMessage
-	if t, ok := cfg.Backends["podman"]; ok {
-		if raw, err = json.Marshal(t); err != nil {
-			return podman.Config{}, fmt.Errorf("[backends.podman]: %w", err)
-		}
-	}
-	return podman.ParseConfig(raw, state)
+// adminFlags are the flags of ps, rm and gc: the kernel's (config,
+// backend, user) and whether to see every user's sessions.
+type adminFlags struct {
+	kernelFlags
+	allUsers bool
 }
 
-func printContainers(w io.Writer, cs []podman.Container, now time.Time) {
-	if len(cs) == 0 {
-		fmt.Fprintln(w, "no wai-managed containers")
+func (a *adminFlags) register(fs *flag.FlagSet, allUsers bool) {
+	a.kernelFlags.register(fs)
+	if allUsers {
+		fs.BoolVar(&a.allUsers, "all-users", false, "every user's sessions, not only --user's")
+	}
+}
+
+func (a *adminFlags) scope() host.AdminScope {
+	return host.AdminScope{User: a.user, AllUsers: a.allUsers}
+}
+
+// open builds a kernel for session management: the configuration's
+// backends, without tools or policies (nothing runs in a session).
+func (a *adminFlags) open(ctx context.Context, stderr io.Writer) (*host.Kernel, error) {
+	if a.allUsers && a.user != "" {
+		return nil, fmt.Errorf("--all-users and --user %s: choose one", a.user)
+	}
+	cfg, err := host.LoadConfig(a.config)
+	if err != nil {
+		return nil, err
+	}
+	if a.backend != "" {
+		cfg.Backend = a.backend
+	}
+	cfg.BundledTools, cfg.Plugins, cfg.Policies, cfg.DefaultPolicies = nil, nil, nil, nil
+	cfg.SessionIdleTimeout = 0
+	var opts []host.Option
+	if a.user != "" {
+		opts = append(opts, host.WithUser(a.user))
+	}
+	if a.verbose {
+		opts = append(opts, host.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	}
+	return host.New(ctx, cfg, opts...)
+}
+
+// reportErrs prints the backends' failures and returns the exit status
+// they call for.
+func reportErrs(ctx context.Context, stderr io.Writer, cmd string, errs []error) int {
+	if len(errs) == 0 {
+		return exitOK
+	}
+	for _, e := range errs {
+		if code := fail(ctx, stderr, fmt.Errorf("%s: %w", cmd, e)); code == exitInterrupted {
+			return code
+		}
+	}
+	return exitError
+}
+
+func printSessions(w io.Writer, ls []host.SessionEntry, now time.Time) {
+	if len(ls) == 0 {
+		fmt.Fprintln(w, "no sessions")
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSESSION\tSTATE\tAGE\tIDLE\tKEEP\tHELD BY")
-	for _, c := range cs {
-		idle := "-"
-		if !c.LastUsed.IsZero() {
-			idle = ago(c.Idle)
+	fmt.Fprintln(tw, "BACKEND\tSESSION\tUSER\tAGE\tIDLE\tSIZE\tKEEP\tSTATE\tHELD BY")
+	for _, s := range ls {
+		age, idle := "-", "-"
+		if !s.Created.IsZero() {
+			age = ago(now.Sub(s.Created))
 		}
-		held := "-"
-		if c.Owner != "" && c.OwnerAlive {
-			held = c.Owner
-		} else if c.Owner != "" {
-			held = c.Owner + " (gone)"
+		if !s.LastUsed.IsZero() {
+			idle = ago(now.Sub(s.LastUsed))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\t%s\n", c.Name, c.Session, c.State, ago(now.Sub(c.Created)), idle, c.Keep, held)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%v\t%s\t%s\n", s.Backend, oneLine(s.Name), dash(s.User), age, idle,
+			size(s.Size), s.Keep, dash(s.State), dash(oneLine(s.Holder)))
 	}
 	tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// size renders bytes the way du -h does.
+func size(n int64) string {
+	if n < 0 {
+		return "?"
+	}
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%dB", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f%c", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // ago renders a duration the way ps does: coarse, one or two units.
@@ -123,3 +195,24 @@ func writeJSON(std stdio, v any) int {
 
 // oneLine keeps a table cell on one line.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// loadPodmanConfig reads the [backends.podman] table of the config file,
+// resolved against the config's state directory as the backend would
+// (wai preflight checks it).
+func loadPodmanConfig(path string) (podman.Config, error) {
+	cfg, err := host.LoadConfig(path)
+	if err != nil {
+		return podman.Config{}, err
+	}
+	state, err := cfg.ResolvedStateDir()
+	if err != nil {
+		return podman.Config{}, err
+	}
+	var raw json.RawMessage
+	if t, ok := cfg.Backends["podman"]; ok {
+		if raw, err = json.Marshal(t); err != nil {
+			return podman.Config{}, fmt.Errorf("[backends.podman]: %w", err)
+		}
+	}
+	return podman.ParseConfig(raw, state)
+}

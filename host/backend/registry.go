@@ -25,7 +25,9 @@ type Backend interface {
 // WorkspaceSpec names the workspace to open.
 type WorkspaceSpec struct {
 	Session string // required; [A-Za-z0-9_.-], at most 64 bytes
-	User    string // optional; used by per-user roots
+	// User is optional; see ValidUser. Backends use it in per-user roots;
+	// the kernel also makes Session a per-user key (see SessionKey).
+	User string
 	// Keep: closing the workspace releases this process's hold on it but
 	// leaves its files (and container) in place for a later Open with the
 	// same session, until idle cleanup or garbage collection removes them.
@@ -38,7 +40,10 @@ func (s WorkspaceSpec) Validate() error {
 	if err := validName("session", s.Session, true); err != nil {
 		return err
 	}
-	return validName("user", s.User, false)
+	if s.User == "" {
+		return nil
+	}
+	return ValidUser(s.User)
 }
 
 func validName(what, s string, required bool) error {

@@ -25,9 +25,10 @@ func init() {
 
 // Backend opens host workspaces. It is safe for concurrent use.
 type Backend struct {
-	cfg    Config
-	limits backend.Limits
-	log    *slog.Logger
+	cfg     Config
+	limits  backend.Limits
+	log     *slog.Logger
+	records records // what other processes see of this backend's sessions
 
 	mu     sync.Mutex
 	open   map[string]*Workspace // by session
@@ -50,7 +51,12 @@ func New(opts backend.Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{cfg: cfg, limits: opts.Limits, log: opts.Logger, open: map[string]*Workspace{}}, nil
+	state, err := stateDir(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{cfg: cfg, limits: opts.Limits, log: opts.Logger, open: map[string]*Workspace{},
+		records: records{dir: filepath.Join(state, "host", "@state")}}, nil
 }
 
 // Config returns the effective configuration, defaults filled in.
@@ -81,21 +87,44 @@ func (b *Backend) Open(ctx context.Context, spec backend.WorkspaceSpec) (backend
 				"the session is already open in %s, not %s: close it first, or use another session name", w.dir, root)
 		}
 		w.refs++
-		w.keep = w.keep || spec.Keep
+		if spec.Keep && !w.keep {
+			w.keep = true
+			_, _ = b.hold(spec, w.dir, w.remove) // records the keep; the session stays usable either way
+		}
 		return w, nil
 	}
+	// The record comes first: from then on no other process removes the
+	// root (wai rm, wai gc see a live holder), and none takes the session
+	// for a crash's leftover.
+	own := b.cfg.perSession()
+	existed, err := b.hold(spec, root, own)
+	if err != nil {
+		return nil, backend.Errorf(backend.ErrUnavailable, "open", spec.Session, "cannot record the session under %s: %v", b.records.dir, err)
+	}
+	// A failed open leaves a kept session's record as it was, and no
+	// record of a session that never opened.
+	undo := func() { _ = b.letGo(spec.Session, root, own, spec.Keep, !existed) }
 	if err := os.MkdirAll(root, 0o700); err != nil {
+		undo()
 		return nil, backend.Errorf(backend.ErrUnavailable, "open", spec.Session, "cannot create the workspace root %s: %v", root, err)
 	}
 	fsys, err := rootfs.New(root, rootfs.Options{Limits: b.limits})
 	if err != nil {
+		undo()
 		return nil, err
+	}
+	rootInfo, err := os.Stat(fsys.Root())
+	if err != nil {
+		fsys.Close()
+		undo()
+		return nil, backend.Errorf(backend.ErrUnavailable, "open", spec.Session, "the workspace root %s: %v", root, err)
 	}
 	wctx, cancel := context.WithCancel(context.Background())
 	w := &Workspace{
 		b: b, session: spec.Session, dir: root, root: fsys.Root(), fs: fsys, refs: 1,
-		keep: spec.Keep, remove: b.cfg.perSession(), ctx: wctx, cancel: cancel,
+		keep: spec.Keep, remove: own, ctx: wctx, cancel: cancel, rootInfo: rootInfo,
 	}
+	w.guarded = &liveFS{FS: fsys, w: w}
 	w.env = b.baseEnv(w.root)
 	w.shell = &Shell{w: w}
 	b.open[spec.Session] = w
@@ -148,11 +177,15 @@ type Workspace struct {
 	dir     string // the root as configured, placeholders expanded
 	root    string // its real host path
 	fs      *rootfs.FS
+	guarded *liveFS // fs, checking first that the root is still there
 	shell   *Shell
-	env     map[string]string // base environment; never modified after Open
-	remove  bool              // the root is the session's own
-	ctx     context.Context   // cancelled when the workspace closes
-	cancel  context.CancelFunc
+	// rootInfo identifies the root directory as opened: a root removed
+	// (or replaced) behind wai's back is noticed, not served as empty.
+	rootInfo os.FileInfo
+	env      map[string]string // base environment; never modified after Open
+	remove   bool              // the root is the session's own
+	ctx      context.Context   // cancelled when the workspace closes
+	cancel   context.CancelFunc
 
 	// refs and keep are guarded by b.mu.
 	refs int
@@ -167,7 +200,7 @@ type Workspace struct {
 func (w *Workspace) Shell() backend.Shell { return w.shell }
 
 // FS returns the workspace's filesystem, confined to the same root.
-func (w *Workspace) FS() backend.Filesystem { return w.fs }
+func (w *Workspace) FS() backend.Filesystem { return w.guarded }
 
 // Root returns the real host path of the workspace root.
 func (w *Workspace) Root() string { return w.root }
@@ -199,7 +232,11 @@ func (w *Workspace) begin(op string) (func(), error) {
 	if w.closed {
 		return nil, backend.Errorf(backend.ErrUnavailable, op, "", "the workspace is closed: open the session again")
 	}
+	if err := w.rootGone(op); err != nil {
+		return nil, err
+	}
 	w.running.Add(1)
+	w.b.records.touch(w.session)
 	return w.running.Done, nil
 }
 
@@ -224,10 +261,16 @@ func (w *Workspace) shutdown(ctx context.Context) error {
 	b.mu.Lock()
 	keep := w.keep
 	b.mu.Unlock()
+	removed := false
 	if w.remove && !keep {
 		if rerr := removeRoot(w.root); rerr != nil {
 			err = errors.Join(err, backend.Errorf(backend.ErrUnavailable, "close", w.session, "cannot remove the workspace root %s: %v", w.root, rerr))
+		} else {
+			removed = true
 		}
+	}
+	if rerr := b.letGo(w.session, w.dir, w.remove, keep, removed || !w.remove && !keep); rerr != nil {
+		err = errors.Join(err, backend.Errorf(backend.ErrUnavailable, "close", w.session, "cannot update the session's record under %s: %v", b.records.dir, rerr))
 	}
 	return err
 }
@@ -248,8 +291,98 @@ func removeRoot(root string) error {
 	return os.RemoveAll(root)
 }
 
+// rootGone reports a root that is no longer the directory the session
+// opened: removed by hand or by another program (wai rm and wai gc never
+// remove a held session). Its files are gone; serving the session on
+// would present an empty workspace as if nothing happened.
+func (w *Workspace) rootGone(op string) error {
+	fi, err := os.Stat(w.root)
+	if err == nil && os.SameFile(fi, w.rootInfo) {
+		return nil
+	}
+	return backend.Errorf(backend.ErrUnavailable, op, "",
+		"this session's workspace %s is gone: something removed it while the session was open (a command of the session, or a program outside wai; wai rm and wai gc leave a session in use alone), and its files with it: start a new session", w.root)
+}
+
+// liveFS is the workspace's rootfs.FS, every Filesystem call first
+// checking that the root is still the one the session opened. The other
+// methods of *rootfs.FS pass through.
+type liveFS struct {
+	*rootfs.FS
+	w *Workspace
+}
+
+// rootGone is Workspace.rootGone for an open workspace; a closed one
+// leaves the answer to rootfs, which says it is closed.
+func (f *liveFS) rootGone(op string) error {
+	f.w.mu.Lock()
+	closed := f.w.closed
+	f.w.mu.Unlock()
+	if closed {
+		return nil
+	}
+	return f.w.rootGone(op)
+}
+
+func (f *liveFS) Stat(ctx context.Context, p string) (backend.FileInfo, error) {
+	if err := f.rootGone("fs.stat"); err != nil {
+		return backend.FileInfo{}, err
+	}
+	return f.FS.Stat(ctx, p)
+}
+
+func (f *liveFS) List(ctx context.Context, p string) (backend.ListResult, error) {
+	if err := f.rootGone("fs.list"); err != nil {
+		return backend.ListResult{}, err
+	}
+	return f.FS.List(ctx, p)
+}
+
+func (f *liveFS) Read(ctx context.Context, req backend.ReadRequest) (backend.ReadResult, error) {
+	if err := f.rootGone("fs.read"); err != nil {
+		return backend.ReadResult{}, err
+	}
+	return f.FS.Read(ctx, req)
+}
+
+func (f *liveFS) Write(ctx context.Context, req backend.WriteRequest) (backend.WriteResult, error) {
+	if err := f.rootGone("fs.write"); err != nil {
+		return backend.WriteResult{}, err
+	}
+	return f.FS.Write(ctx, req)
+}
+
+func (f *liveFS) Edit(ctx context.Context, req backend.EditRequest) (backend.EditResult, error) {
+	if err := f.rootGone("fs.edit"); err != nil {
+		return backend.EditResult{}, err
+	}
+	return f.FS.Edit(ctx, req)
+}
+
+func (f *liveFS) Glob(ctx context.Context, req backend.GlobRequest) (backend.GlobResult, error) {
+	if err := f.rootGone("fs.glob"); err != nil {
+		return backend.GlobResult{}, err
+	}
+	return f.FS.Glob(ctx, req)
+}
+
+func (f *liveFS) Grep(ctx context.Context, req backend.GrepRequest) (backend.GrepResult, error) {
+	if err := f.rootGone("fs.grep"); err != nil {
+		return backend.GrepResult{}, err
+	}
+	return f.FS.Grep(ctx, req)
+}
+
+func (f *liveFS) Remove(ctx context.Context, req backend.RemoveRequest) (backend.RemoveResult, error) {
+	if err := f.rootGone("fs.remove"); err != nil {
+		return backend.RemoveResult{}, err
+	}
+	return f.FS.Remove(ctx, req)
+}
+
 // Interface guards
 var (
-	_ backend.Backend   = (*Backend)(nil)
-	_ backend.Workspace = (*Workspace)(nil)
+	_ backend.Backend    = (*Backend)(nil)
+	_ backend.Workspace  = (*Workspace)(nil)
+	_ backend.Filesystem = (*liveFS)(nil)
 )

@@ -33,6 +33,10 @@ type Config struct {
 	// SIGKILL, and for its output to drain once it is dead. Default 500ms.
 	// A string ("750ms") or a number of seconds.
 	KillGrace Duration `json:"kill_grace"`
+	// KeepFor is how long wai gc leaves a kept session that no process
+	// holds unused before removing it. 0 (the default) keeps it until
+	// wai rm or wai gc --all removes it.
+	KeepFor Duration `json:"keep_for"`
 }
 
 // Duration is backend.Duration: a duration string or a number of seconds.
@@ -60,15 +64,9 @@ func parseConfig(opts backend.Options) (Config, error) {
 		return backend.Errorf(backend.ErrInvalid, "config", "", "backend host: "+format, args...)
 	}
 	if c.Root == "" {
-		state := opts.StateDir
-		if state == "" {
-			// An embedder that names no state directory still gets one
-			// that survives reboots and is the user's own.
-			cache, err := os.UserCacheDir()
-			if err != nil {
-				return c, bad("no root and no state directory configured, and no user cache directory: %v", err)
-			}
-			state = filepath.Join(cache, "wai")
+		state, err := stateDir(opts)
+		if err != nil {
+			return c, err
 		}
 		c.Root = filepath.Join(state, "host", "{session}")
 	}
@@ -97,10 +95,27 @@ func parseConfig(opts backend.Options) (Config, error) {
 	case c.KillGrace < 0 || time.Duration(c.KillGrace) > maxKillGrace:
 		return c, bad("kill_grace %s must lie within 0–%s", time.Duration(c.KillGrace), maxKillGrace)
 	}
+	if c.KeepFor < 0 {
+		return c, bad("keep_for %s must not be negative (0 keeps kept sessions until removed)", time.Duration(c.KeepFor))
+	}
 	if err := opts.Limits.CheckEnv("config", c.Env); err != nil {
 		return c, bad("env: %v", err)
 	}
 	return c, nil
+}
+
+// stateDir is where the backend keeps workspaces and session records.
+func stateDir(opts backend.Options) (string, error) {
+	if opts.StateDir != "" {
+		return opts.StateDir, nil
+	}
+	// An embedder that names no state directory still gets one that
+	// survives reboots and is the user's own.
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", backend.Errorf(backend.ErrInvalid, "config", "", "backend host: no state directory configured, and no user cache directory: %v", err)
+	}
+	return filepath.Join(cache, "wai"), nil
 }
 
 // rootFor expands the root template for a workspace.
@@ -108,6 +123,12 @@ func (c Config) rootFor(spec backend.WorkspaceSpec) (string, error) {
 	if strings.Contains(c.Root, "{user}") && spec.User == "" {
 		return "", backend.Errorf(backend.ErrInvalid, "open", spec.Session,
 			"the host root %q is per user: open the workspace with a user name", c.Root)
+	}
+	if spec.User != "" && !strings.Contains(c.Root, "{user}") && !c.perSession() {
+		// Users are kept apart: one directory for every session would
+		// show each user the others' files.
+		return "", backend.Errorf(backend.ErrInvalid, "open", spec.Session,
+			"the host root %q is one directory every session shares, so users would see each other's files: put {user} (or {session}) in root to open sessions of user %q", c.Root, spec.User)
 	}
 	return strings.NewReplacer("{user}", spec.User, "{session}", spec.Session).Replace(c.Root), nil
 }

@@ -81,6 +81,28 @@ func GC(ctx context.Context, cfg Config, all bool) (GCReport, error) {
 }
 
 func gc(ctx context.Context, svc *service, cfg Config, all bool, now time.Time) (GCReport, error) {
+	return gcIn(ctx, svc, cfg, gcScope{all: all}, now)
+}
+
+// gcScope narrows a sweep: all takes kept sessions too; match, when not
+// nil, limits it to the sessions it accepts; ours limits it to containers
+// whose workspace lies in cfg's workspace directory (this configuration's,
+// not every wai's on the service).
+type gcScope struct {
+	all   bool
+	match func(session string) bool
+	ours  bool
+}
+
+func (sc gcScope) takes(cfg Config, session, workspace string) bool {
+	if sc.ours && workspace != filepath.Join(cfg.WorkspaceDir, session) {
+		return false
+	}
+	return sc.match == nil || sc.match(session)
+}
+
+func gcIn(ctx context.Context, svc *service, cfg Config, scope gcScope, now time.Time) (GCReport, error) {
+	all := scope.all
 	var rep GCReport
 	cs, err := list(ctx, svc, now)
 	if err != nil {
@@ -94,6 +116,9 @@ func gc(ctx context.Context, svc *service, cfg Config, all bool, now time.Time) 
 	}
 	for _, c := range cs {
 		seen[c.Workspace] = true
+		if !scope.takes(cfg, c.Session, c.Workspace) {
+			continue
+		}
 		stPath := c.statePath
 		var st *sessionState
 		var used time.Time
@@ -118,13 +143,14 @@ func gc(ctx context.Context, svc *service, cfg Config, all bool, now time.Time) 
 			rep.Removed = append(rep.Removed, GCItem{Kind: "workspace", Name: c.Workspace, Session: c.Session, Reason: why})
 		}
 	}
-	gcDirs(cfg, all, now, seen, &rep)
+	gcDirs(cfg, scope, now, seen, &rep)
 	return rep, nil
 }
 
 // gcDirs removes workspace directories (and stray state files) under
 // cfg.WorkspaceDir that no container uses and no live process holds.
-func gcDirs(cfg Config, all bool, now time.Time, seen map[string]bool, rep *GCReport) {
+func gcDirs(cfg Config, scope gcScope, now time.Time, seen map[string]bool, rep *GCReport) {
+	all := scope.all
 	names := map[string]bool{}
 	if ents, err := os.ReadDir(cfg.WorkspaceDir); err == nil {
 		for _, e := range ents {
@@ -142,7 +168,7 @@ func gcDirs(cfg Config, all bool, now time.Time, seen map[string]bool, rep *GCRe
 	}
 	for n := range names {
 		dir := filepath.Join(cfg.WorkspaceDir, n)
-		if seen[dir] {
+		if seen[dir] || !scope.takes(cfg, n, dir) {
 			continue
 		}
 		stPath := statePath(cfg.WorkspaceDir, n)
@@ -168,5 +194,137 @@ func gcDirs(cfg Config, all bool, now time.Time, seen map[string]bool, rep *GCRe
 	}
 }
 
+// ListSessions lists this configuration's sessions: those with a state
+// file or a workspace directory under workspace_dir, and those whose
+// container runs on the service (a session whose idle container was
+// removed is listed all the same: its files are kept).
+func (b *Backend) ListSessions(ctx context.Context) ([]backend.SessionInfo, error) {
+	cs, err := list(ctx, b.svc, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]*backend.SessionInfo{}
+	for _, c := range cs {
+		if c.Workspace != filepath.Join(b.cfg.WorkspaceDir, c.Session) {
+			continue // another configuration's container
+		}
+		byName[c.Session] = &backend.SessionInfo{Backend: "podman", Session: c.Session, Created: c.Created,
+			Container: c.Name, State: c.State, Keep: c.Keep, Workspace: c.Workspace}
+	}
+	for _, n := range b.sessionNames() {
+		if byName[n] == nil {
+			byName[n] = &backend.SessionInfo{Backend: "podman", Session: n, Workspace: filepath.Join(b.cfg.WorkspaceDir, n)}
+		}
+	}
+	out := make([]backend.SessionInfo, 0, len(byName))
+	for _, si := range byName {
+		b.fillInfo(ctx, si)
+		out = append(out, *si)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Session < out[j].Session })
+	return out, ctx.Err()
+}
+
+// sessionNames lists the sessions with a state file or a workspace
+// directory under workspace_dir.
+func (b *Backend) sessionNames() []string {
+	names := map[string]bool{}
+	if ents, err := os.ReadDir(b.cfg.WorkspaceDir); err == nil {
+		for _, e := range ents {
+			if e.IsDir() && validSession(e.Name()) {
+				names[e.Name()] = true
+			}
+		}
+	}
+	if ents, err := os.ReadDir(filepath.Join(b.cfg.WorkspaceDir, stateDirName)); err == nil {
+		for _, e := range ents {
+			if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && validSession(n) {
+				names[n] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(names))
+	for n := range names {
+		out = append(out, n)
+	}
+	return out
+}
+
+// fillInfo adds what the state file and the disk say of a session.
+func (b *Backend) fillInfo(ctx context.Context, si *backend.SessionInfo) {
+	si.Size = -1
+	if st, used, err := readState(statePath(b.cfg.WorkspaceDir, si.Session)); err == nil {
+		si.LastUsed = used
+		si.Keep = si.Keep || st.Keep
+		if !st.Created.IsZero() {
+			si.Created = st.Created
+		}
+		if st.Owner.alive() {
+			si.Holder = st.Owner.String()
+		}
+	}
+	if n, err := backend.DiskUsage(ctx, si.Workspace); err == nil {
+		si.Size = n
+	} else if si.Created.IsZero() {
+		if fi, err := os.Stat(si.Workspace); err == nil {
+			si.Created = fi.ModTime()
+		}
+	}
+}
+
+// RemoveSession removes a session no live process holds: its container,
+// its workspace directory and its state file.
+func (b *Backend) RemoveSession(ctx context.Context, session string) (backend.SessionInfo, error) {
+	if !validSession(session) {
+		return backend.SessionInfo{}, backend.Errorf(backend.ErrInvalid, "rm", session, "not a session name")
+	}
+	si := backend.SessionInfo{Backend: "podman", Session: session, Workspace: filepath.Join(b.cfg.WorkspaceDir, session),
+		Container: b.cfg.NamePrefix + "-" + session}
+	stPath := statePath(b.cfg.WorkspaceDir, session)
+	st, _, stErr := readState(stPath)
+	if stErr == nil && st.Owner.alive() {
+		return si, backend.Errorf(backend.ErrPermission, "rm", session,
+			"the session is in use by %s: wai never removes a session a running process holds; end it there (close the client, or stop that process) and run wai rm again", st.Owner)
+	}
+	_, dirErr := os.Stat(si.Workspace)
+	cctx, err := b.svc.ctx(ctx)
+	if err != nil {
+		return si, err
+	}
+	exists, err := containers.Exists(cctx, si.Container, nil)
+	if err != nil {
+		return si, b.svc.wrap(ctx, "rm", si.Container, err)
+	}
+	if !exists && stErr != nil && dirErr != nil {
+		return si, backend.Errorf(backend.ErrNotFound, "rm", session, "no such session on the podman backend (wai ps lists them)")
+	}
+	b.fillInfo(ctx, &si)
+	if exists {
+		if err := b.remove(ctx, si.Container); err != nil {
+			return si, err
+		}
+	}
+	return si, removeWorkspace(si.Workspace, session, stPath)
+}
+
+// CollectGarbage sweeps this configuration's sessions as GC does, limited
+// to those opts.Match accepts.
+func (b *Backend) CollectGarbage(ctx context.Context, opts backend.GCOptions) (backend.GCReport, error) {
+	rep, err := gcIn(ctx, b.svc, b.cfg, gcScope{all: opts.All, match: opts.Match, ours: true}, time.Now())
+	conv := func(items []GCItem) []backend.GCItem {
+		out := make([]backend.GCItem, len(items))
+		for i, it := range items {
+			out[i] = backend.GCItem{Kind: it.Kind, Name: it.Name, Session: it.Session, Reason: it.Reason}
+		}
+		return out
+	}
+	return backend.GCReport{Removed: conv(rep.Removed), Kept: conv(rep.Kept), Errors: rep.Errors}, err
+}
+
 // Interface guards
-var _ backend.Backend = (*Backend)(nil)
+var (
+	_ backend.Backend          = (*Backend)(nil)
+	_ backend.SessionLister    = (*Backend)(nil)
+	_ backend.SessionRemover   = (*Backend)(nil)
+	_ backend.GarbageCollector = (*Backend)(nil)
+)

@@ -3,6 +3,7 @@
 package podman
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,5 +169,78 @@ func TestPreflight(t *testing.T) {
 	}
 	if bad == nil || bad.Name != "service reachable" || !strings.Contains(bad.Fix, "setup-podman.sh") {
 		t.Errorf("preflight with no service: %+v, want service reachable failing with a fix", checks)
+	}
+}
+
+// TestSessionAdmin: the optional interfaces wai ps, rm and gc use. A
+// session is listed with its holder and size, and still listed once its
+// idle container is gone (its files are kept); rm refuses a held session
+// and removes a released one whole; gc takes only what Match accepts.
+func TestSessionAdmin(t *testing.T) {
+	t.Parallel()
+	b := newTestBackend(t, backend.Limits{}, nil)
+	held := openTest(t, b, false)
+	kept := openTest(t, b, true)
+	orphan := openTest(t, b, false)
+	for _, w := range []*Workspace{held, kept, orphan} {
+		sh(t, w, "head -c 20000 /dev/zero >f")
+	}
+	if err := kept.Close(bg); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.remove(bg, kept.ContainerName()); err != nil { // as idle_timeout does
+		t.Fatal(err)
+	}
+	ls, err := b.ListSessions(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]backend.SessionInfo{}
+	for _, s := range ls {
+		seen[s.Session] = s
+	}
+	if s := seen[held.session]; s.Holder == "" || s.Container != held.ContainerName() || s.State != "running" || s.Size < 20000 || s.Workspace != held.Dir() {
+		t.Errorf("held session listed as %+v", s)
+	}
+	if s, ok := seen[kept.session]; !ok || s.Holder != "" || !s.Keep || s.Container != "" || s.Size < 20000 || s.Created.IsZero() {
+		t.Errorf("kept session without a container listed as %+v (found %v)", s, ok)
+	}
+
+	_, err = b.RemoveSession(bg, held.session)
+	if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "in use by") {
+		t.Errorf("rm of a held session: %v, want ErrPermission naming the holder", err)
+	}
+	if res := sh(t, held, "wc -c <f"); strings.TrimSpace(res.Stdout) != "20000" {
+		t.Errorf("the held session broke after a refused rm: %+v", res)
+	}
+	if _, err := b.RemoveSession(bg, kept.session); err != nil {
+		t.Fatalf("rm of a kept session: %v", err)
+	}
+	for _, p := range []string{kept.Dir(), kept.statePath} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s survived rm: %v", p, err)
+		}
+	}
+	if _, err := b.RemoveSession(bg, kept.session); !errors.Is(err, backend.ErrNotFound) {
+		t.Errorf("rm of a removed session: %v, want ErrNotFound", err)
+	}
+
+	crash(t, orphan)
+	rep, err := b.CollectGarbage(bg, backend.GCOptions{Match: func(s string) bool { return s != orphan.session }})
+	if err != nil || len(rep.Errors) > 0 {
+		t.Fatal(err, rep.Errors)
+	}
+	for _, it := range rep.Removed {
+		if it.Session == orphan.session || it.Session == held.session {
+			t.Errorf("gc removed %+v, which Match (or its holder) excludes", it)
+		}
+	}
+	rep, err = b.CollectGarbage(bg, backend.GCOptions{})
+	if err != nil || len(rep.Errors) > 0 {
+		t.Fatal(err, rep.Errors)
+	}
+	if !containerExists(t, b, held.ContainerName()) || containerExists(t, b, orphan.ContainerName()) {
+		t.Errorf("after gc: held container exists %v (want true), orphan's %v (want false)",
+			containerExists(t, b, held.ContainerName()), containerExists(t, b, orphan.ContainerName()))
 	}
 }

@@ -1,0 +1,227 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// Session management across backends (wai ps, wai rm, wai gc). Each
+// backend that keeps sessions implements the optional interfaces of
+// host/backend; the kernel asks every backend the configuration may have
+// used, and keeps users apart: a user sees and touches only their own
+// sessions.
+
+// SessionEntry is one session as a backend keeps it, with its user and its
+// own name (the backend knows a user's session by a key: see
+// backend.SessionKey).
+type SessionEntry struct {
+	backend.SessionInfo
+	User string `json:"user,omitempty"`
+	Name string `json:"name"`
+}
+
+// AdminScope selects whose sessions an admin call sees.
+type AdminScope struct {
+	// User is whose sessions; "" is the sessions opened without a user.
+	User string
+	// AllUsers sees every user's sessions (ListSessions and
+	// CollectGarbage only; removal is always by one user's name).
+	AllUsers bool
+}
+
+func (sc AdminScope) check() error {
+	if sc.User == "" {
+		return nil
+	}
+	return backend.ValidUser(sc.User)
+}
+
+// sees reports whether a session key is in scope, and splits it.
+func (sc AdminScope) sees(key string) (user, name string, ok bool) {
+	user, name, ok = backend.SplitSessionKey(key)
+	return user, name, ok && (sc.AllUsers || user == sc.User)
+}
+
+// BackendError is one backend's failure in an admin call that went on with
+// the other backends.
+type BackendError struct {
+	Backend string
+	Err     error
+}
+
+func (e *BackendError) Error() string { return fmt.Sprintf("backend %s: %v", e.Backend, e.Err) }
+func (e *BackendError) Unwrap() error { return e.Err }
+
+// adminBackends names the backends whose sessions the configuration may
+// have made: the backend, the fallback, every one with a [backends.*]
+// table, and host (its sessions cost nothing to look for). With
+// WithBackend, only that one.
+func (k *Kernel) adminBackends() []string {
+	if k.injected != nil {
+		return []string{""}
+	}
+	names := []string{k.cfg.Backend, k.cfg.Fallback, "host"}
+	for n := range k.cfg.Backends {
+		names = append(names, n)
+	}
+	names = slices.DeleteFunc(names, func(n string) bool { return n == "" })
+	sort.Strings(names)
+	return slices.Compact(names)
+}
+
+func (k *Kernel) adminBackend(ctx context.Context, name string) (backend.Backend, error) {
+	if name == "" {
+		return k.injected, nil
+	}
+	return k.backend(ctx, name)
+}
+
+// ListSessions lists the sessions in scope on every backend, sorted by
+// backend, user and name. A backend that cannot answer (Podman not
+// running) is reported in errs; the others are listed all the same.
+func (k *Kernel) ListSessions(ctx context.Context, scope AdminScope) (out []SessionEntry, errs []error) {
+	if err := scope.check(); err != nil {
+		return nil, []error{err}
+	}
+	for _, name := range k.adminBackends() {
+		b, err := k.adminBackend(ctx, name)
+		if err != nil {
+			errs = append(errs, &BackendError{name, err})
+			continue
+		}
+		l, ok := b.(backend.SessionLister)
+		if !ok {
+			continue
+		}
+		infos, err := l.ListSessions(ctx)
+		if err != nil {
+			errs = append(errs, &BackendError{name, err})
+		}
+		for _, si := range infos {
+			if user, own, ok := scope.sees(si.Session); ok {
+				out = append(out, SessionEntry{SessionInfo: si, User: user, Name: own})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Backend != b.Backend {
+			return a.Backend < b.Backend
+		}
+		if a.User != b.User {
+			return a.User < b.User
+		}
+		return a.Name < b.Name
+	})
+	return out, errs
+}
+
+// RemoveSession removes the named session of scope.User from whichever
+// backend has it (files, container, records). It never touches a session
+// a live process holds (ErrPermission naming it); a name no backend knows
+// is ErrNotFound.
+func (k *Kernel) RemoveSession(ctx context.Context, scope AdminScope, name string) (SessionEntry, error) {
+	if err := scope.check(); err != nil {
+		return SessionEntry{}, err
+	}
+	key, err := sessionKey(name, scope.User)
+	if err == nil {
+		err = backend.WorkspaceSpec{Session: key}.Validate()
+	}
+	if err != nil {
+		return SessionEntry{}, err
+	}
+	entry := SessionEntry{User: scope.User, Name: name}
+	var errs []error
+	for _, bname := range k.adminBackends() {
+		b, err := k.adminBackend(ctx, bname)
+		if err != nil {
+			errs = append(errs, &BackendError{bname, err})
+			continue
+		}
+		r, ok := b.(backend.SessionRemover)
+		if !ok {
+			continue
+		}
+		si, err := r.RemoveSession(ctx, key)
+		if errors.Is(err, backend.ErrNotFound) {
+			continue
+		}
+		entry.SessionInfo = si
+		if err != nil {
+			return entry, err
+		}
+		k.forgetReads(bname, key)
+		return entry, nil
+	}
+	who := "without a user"
+	if scope.User != "" {
+		who = fmt.Sprintf("of user %q", scope.User)
+	}
+	err = backend.Errorf(backend.ErrNotFound, "rm", name, "no session %s has this name (wai ps lists them)", who)
+	if len(errs) > 0 {
+		// A backend that could not be asked may hold it: say so.
+		err = fmt.Errorf("%w; and %w", err, errors.Join(errs...))
+	}
+	return entry, err
+}
+
+// GCResult is one backend's sweep.
+type GCResult struct {
+	Backend string
+	backend.GCReport
+}
+
+// CollectGarbage sweeps every backend of the sessions in scope that no
+// live process holds: what dead processes left, and kept sessions past
+// their kept lifetime (every kept one with all).
+func (k *Kernel) CollectGarbage(ctx context.Context, scope AdminScope, all bool) (out []GCResult, errs []error) {
+	if err := scope.check(); err != nil {
+		return nil, []error{err}
+	}
+	opts := backend.GCOptions{All: all, Match: func(key string) bool { _, _, ok := scope.sees(key); return ok }}
+	for _, name := range k.adminBackends() {
+		b, err := k.adminBackend(ctx, name)
+		if err != nil {
+			errs = append(errs, &BackendError{name, err})
+			continue
+		}
+		g, ok := b.(backend.GarbageCollector)
+		if !ok {
+			continue
+		}
+		rep, err := g.CollectGarbage(ctx, opts)
+		if err != nil {
+			errs = append(errs, &BackendError{name, err})
+		}
+		for _, e := range rep.Errors {
+			errs = append(errs, &BackendError{name, e})
+		}
+		for _, it := range rep.Removed {
+			k.forgetReads(name, it.Session)
+		}
+		out = append(out, GCResult{Backend: name, GCReport: rep})
+	}
+	return out, errs
+}
+
+// forgetReads removes the read record (read_before_write) of a session
+// removed from backend bname, as Session.readsPath names it: a later
+// session of the same name starts with no reads.
+func (k *Kernel) forgetReads(bname, key string) {
+	user, _, ok := backend.SplitSessionKey(key)
+	if !ok || bname == "" {
+		return
+	}
+	if user == "" {
+		user = "_"
+	}
+	_ = os.Remove(filepath.Join(k.stateDir, "reads", bname, user, key+".json"))
+}
