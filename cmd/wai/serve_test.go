@@ -39,7 +39,7 @@ func TestServe(t *testing.T) {
 	})
 
 	t.Run("http with a token", func(t *testing.T) {
-		const token = "tok-123"
+		const token = "tok-0123456789abcdef"
 		cmd := e.command(ctx, "serve", "--config", e.config, "--http", "127.0.0.1:0", "--token-env", "WAI_TEST_TOKEN")
 		cmd.Env = append(cmd.Env, "WAI_TEST_TOKEN="+token)
 		stderr, err := cmd.StderrPipe()
@@ -99,9 +99,9 @@ func TestServe(t *testing.T) {
 		exercise(t, ctx, cs)
 	})
 
-	t.Run("non-loopback without a token is refused", func(t *testing.T) {
+	t.Run("non-loopback without a configured token is refused", func(t *testing.T) {
 		r := e.run("serve", "--config", e.config, "--http", "0.0.0.0:0", "--token-env", "WAI_TEST_UNSET_TOKEN")
-		if r.code != exitError || !strings.Contains(r.stderr, "without a bearer token") {
+		if r.code != exitError || !strings.Contains(r.stderr, "configure a token yourself") {
 			t.Errorf("want a refusal naming the token; got %v", r)
 		}
 	})

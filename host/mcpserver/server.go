@@ -12,7 +12,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -35,11 +38,19 @@ type Options struct {
 	// CloseTimeout bounds closing a wai session after its client left;
 	// 0 means 30 seconds.
 	CloseTimeout time.Duration
-	// HTTPIdleTimeout closes an HTTP session (and its wai session) that
-	// sent no request for this long: a client that vanished without
-	// ending its session must not keep a container forever. 0 means 30
-	// minutes.
+	// HTTPIdleTimeout closes an HTTP session (and its wai session, files
+	// and all) that had no request open for this long: a client that
+	// vanished without ending its session must not keep a container
+	// forever, and over HTTP that silence is the only sign it left. A
+	// client holding a stream open (a GET, or a call still running) is
+	// connected and is never closed by it. 0 means 30 minutes.
 	HTTPIdleTimeout time.Duration
+	// MaxSessions caps the MCP sessions the server holds at once; a client
+	// past it is refused at initialize. 0 means host.DefaultMCPMaxSessions.
+	MaxSessions int
+	// User is the user stdio sessions, and HTTP sessions whose token names
+	// none, are opened as ("" for none).
+	User string
 }
 
 // Server serves one kernel's tools over MCP.
@@ -50,10 +61,21 @@ type Server struct {
 	tools map[string]bool // the kernel's tools, fixed when it is built
 	log   *slog.Logger
 
-	mu       sync.Mutex
-	sessions map[*mcp.ServerSession]*host.Session
-	closed   bool
-	wg       sync.WaitGroup
+	// stopCalls ends every running call when the server shuts down: the
+	// SDK closes a session only once its calls have returned.
+	stopCalls   context.Context
+	cancelCalls context.CancelFunc
+
+	mu      sync.Mutex
+	clients map[*mcp.ServerSession]*client
+	closed  bool
+	wg      sync.WaitGroup
+}
+
+// client is one MCP session the server admitted.
+type client struct {
+	user string
+	ws   *host.Session // opened on the first tool call
 }
 
 // New builds a server offering every tool of k. The kernel's tool set is
@@ -74,11 +96,15 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 	if opts.HTTPIdleTimeout <= 0 {
 		opts.HTTPIdleTimeout = 30 * time.Minute
 	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = host.DefaultMCPMaxSessions
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{k: k, opts: opts, log: log, sessions: map[*mcp.ServerSession]*host.Session{}, tools: map[string]bool{}}
+	s := &Server{k: k, opts: opts, log: log, clients: map[*mcp.ServerSession]*client{}, tools: map[string]bool{}}
+	s.stopCalls, s.cancelCalls = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Logger:       log,
 		Instructions: instructions,
@@ -96,7 +122,7 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 		s.mcp.AddTool(tool, s.handler(t.Name))
 		s.tools[t.Name] = true
 	}
-	s.mcp.AddReceivingMiddleware(s.unknownTool)
+	s.mcp.AddReceivingMiddleware(s.admit, s.unknownTool)
 	return s, nil
 }
 
@@ -135,29 +161,78 @@ func sessionVersions() []string {
 // not wrap.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// Run serves one client over t (stdio, for instance) until it disconnects
-// or ctx ends, then closes the wai sessions it opened.
+// Run serves one client over t (a StdioTransport, for instance) until it
+// disconnects or ctx ends, then shuts the server down: running calls are
+// cancelled (their commands killed) and every wai session is closed.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	err := s.mcp.Run(ctx, t)
-	s.Close()
-	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-		return nil
+	ss, err := s.mcp.Connect(ctx, t, nil)
+	if err != nil {
+		return err
 	}
-	return err
+	left := make(chan error, 1)
+	go func() { left <- ss.Wait() }()
+	select {
+	case err = <-left:
+	case <-ctx.Done():
+	}
+	s.Close()
+	if err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
+		return err
+	}
+	return nil
 }
 
-// Close closes every wai session still open and waits for that to finish.
-// Calls arriving after Close fail.
+// Close shuts the server down within CloseTimeout; see Shutdown.
 func (s *Server) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.CloseTimeout)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		s.log.Warn("mcp.shutdown", "err", err)
+	}
+}
+
+// Shutdown refuses new sessions and calls, cancels the running calls (the
+// backend kills their commands), closes every wai session (removing its
+// workspace) and every MCP session, however its client left. It returns
+// when all of that is done, or with ctx's error when ctx ends first.
+func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
-	open := s.sessions
-	s.sessions = map[*mcp.ServerSession]*host.Session{}
+	clients := s.clients
+	s.clients = map[*mcp.ServerSession]*client{}
 	s.mu.Unlock()
-	for _, ws := range open {
-		s.closeSession(ws)
+	s.cancelCalls()
+
+	var closing sync.WaitGroup
+	for ss := range s.mcp.Sessions() {
+		c := clients[ss]
+		delete(clients, ss)
+		closing.Go(func() { s.closeClient(ctx, ss, c) })
 	}
-	s.wg.Wait()
+	for ss, c := range clients { // admitted, but already gone from the SDK's list
+		closing.Go(func() { s.closeClient(ctx, ss, c) })
+	}
+	done := make(chan struct{})
+	go func() {
+		closing.Wait()
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("mcp: shutdown left sessions closing: %w", ctx.Err())
+	}
+}
+
+// closeClient closes a client's wai session, then its MCP session, which
+// the SDK closes once the client's calls (already cancelled) returned.
+func (s *Server) closeClient(ctx context.Context, ss *mcp.ServerSession, c *client) {
+	if c != nil && c.ws != nil {
+		s.closeSessionCtx(ctx, c.ws)
+	}
+	_ = ss.Close()
 }
 
 func toMCPTool(t host.Tool) (*mcp.Tool, error) {
@@ -186,44 +261,123 @@ func toMCPTool(t host.Tool) (*mcp.Tool, error) {
 	return mt, nil
 }
 
+// admit counts a client in at initialize, refusing it past MaxSessions or
+// once the server is shutting down, and records the user its token names.
+func (s *Server) admit(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		ss, ok := req.GetSession().(*mcp.ServerSession)
+		if method != "initialize" || !ok {
+			return next(ctx, method, req)
+		}
+		fresh, err := s.reserve(ss, s.userOf(req))
+		if err != nil {
+			return nil, err
+		}
+		res, err := next(ctx, method, req)
+		if err != nil && fresh {
+			s.release(ss)
+		}
+		return res, err
+	}
+}
+
+// userOf is the user a request's bearer token names, else Options.User.
+func (s *Server) userOf(req mcp.Request) string {
+	if ex := req.GetExtra(); ex != nil && ex.TokenInfo != nil {
+		if u, ok := ex.TokenInfo.Extra[tokenUserKey].(string); ok && u != "" {
+			return u
+		}
+	}
+	return s.opts.User
+}
+
+// reserve admits ss under the session cap; fresh is false when ss was
+// admitted already.
+func (s *Server) reserve(ss *mcp.ServerSession, user string) (fresh bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false, &jsonrpc.Error{Code: codeUnavailable, Message: "wai: the server is shutting down; reconnect to a running wai serve"}
+	}
+	if _, ok := s.clients[ss]; ok {
+		return false, nil
+	}
+	if len(s.clients) >= s.opts.MaxSessions {
+		s.log.Warn("mcp.session.refused", "mcp_session", ss.ID(), "max_sessions", s.opts.MaxSessions)
+		return false, &jsonrpc.Error{Code: codeUnavailable, Message: fmt.Sprintf(
+			"wai: the server already holds %d MCP sessions, its cap (mcp.max_sessions in wai.toml); end a session you no longer need (clients that vanished are closed after the HTTP idle timeout) or raise mcp.max_sessions", s.opts.MaxSessions)}
+	}
+	s.clients[ss] = &client{user: user}
+	s.wg.Go(func() {
+		_ = ss.Wait()
+		s.release(ss)
+	})
+	return true, nil
+}
+
+// release forgets a client that left, closing its wai session.
+func (s *Server) release(ss *mcp.ServerSession) {
+	s.mu.Lock()
+	c := s.clients[ss]
+	delete(s.clients, ss)
+	s.mu.Unlock()
+	if c != nil && c.ws != nil {
+		s.closeSession(c.ws)
+	}
+}
+
+// codeUnavailable is the JSON-RPC error (in the range the spec leaves to
+// servers) for a server that cannot take the client now.
+const codeUnavailable = -32000
+
 // session returns the wai session of an MCP session, opening it on the
-// first call and arranging for it to close when the client goes away.
+// first call; it is closed when the client goes away. A wai session that
+// was closed under a connected client (an operator's `wai rm`, a kernel
+// closing) is reported once, plainly, rather than replaced in silence by an
+// empty workspace.
 func (s *Server) session(ctx context.Context, ss *mcp.ServerSession) (*host.Session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, backend.Errorf(backend.ErrUnavailable, "mcp.serve", "", "the server is shutting down; reconnect to a running wai serve")
 	}
-	if ws, ok := s.sessions[ss]; ok {
-		return ws, nil
+	c, ok := s.clients[ss]
+	if !ok {
+		return nil, backend.Errorf(backend.ErrUnavailable, "mcp.serve", "", "this MCP session was not initialized or has ended; reconnect")
+	}
+	if c.ws != nil {
+		if s.kernelHolds(c.ws) {
+			return c.ws, nil
+		}
+		name := c.ws.Name()
+		c.ws = nil
+		return nil, backend.Errorf(backend.ErrUnavailable, "mcp.serve", name,
+			"this session's workspace was closed by wai while you were connected (an operator removed it, or the kernel shut it down); the files in it are gone. The next call starts a new, empty workspace")
 	}
 	// An empty name gives a fresh random one: MCP session ids are chosen
 	// by the transport (and empty on stdio), and a workspace name must
 	// never let one client land in another's workspace.
-	ws, err := s.k.Session(ctx, "", host.SessionOptions{})
+	ws, err := s.k.Session(ctx, "", host.SessionOptions{User: c.user})
 	if err != nil {
 		return nil, err
 	}
-	s.sessions[ss] = ws
-	s.log.Info("mcp.session.open", "mcp_session", ss.ID(), "session", ws.Name())
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		_ = ss.Wait()
-		s.mu.Lock()
-		cur, ok := s.sessions[ss]
-		delete(s.sessions, ss)
-		s.mu.Unlock()
-		if ok && cur == ws {
-			s.closeSession(ws)
-		}
-	}()
+	c.ws = ws
+	s.log.Info("mcp.session.open", "mcp_session", ss.ID(), "session", ws.Name(), "user", c.user)
 	return ws, nil
+}
+
+// kernelHolds reports whether ws is still open in the kernel.
+func (s *Server) kernelHolds(ws *host.Session) bool {
+	return slices.Contains(s.k.Sessions(), ws.Name())
 }
 
 func (s *Server) closeSession(ws *host.Session) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.CloseTimeout)
 	defer cancel()
+	s.closeSessionCtx(ctx, ws)
+}
+
+func (s *Server) closeSessionCtx(ctx context.Context, ws *host.Session) {
 	if err := ws.Close(ctx); err != nil {
 		s.log.Warn("mcp.session.close", "session", ws.Name(), "err", err)
 		return
@@ -244,6 +398,9 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 		if len(args) == 0 || string(args) == "null" {
 			args = json.RawMessage(`{}`)
 		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(s.stopCalls, cancel)()
 		pctx, stop := s.progress(ctx, req)
 		res, err := s.k.Call(pctx, ws.Name(), tool, args)
 		stop()
