@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -201,5 +202,110 @@ func TestHTTPOpenStreamNeverIdleClosed(t *testing.T) {
 	time.Sleep(8 * time.Second) // more than two idle timeouts
 	if res := call(t, cs, "run", map[string]any{"command": []string{"cat", "keep.txt"}}); res.IsError || strings.TrimSpace(text(res)) != "kept" {
 		t.Errorf("after idling with its stream open, the client lost its file: %q", text(res))
+	}
+}
+
+// Shutdown closes every session however its client left, cancelling the
+// running calls: without it a client that left without DELETE kept Close
+// waiting (for 30 minutes), and a running call kept its session open.
+func TestShutdownClosesEverySession(t *testing.T) {
+	s, err := mcpserver.New(testKernel(t), mcpserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.HTTPHandler(testToken))
+	t.Cleanup(ts.Close)
+	gone := connectHTTP(t, ts.URL, bearer{token: testToken.Secret, noStream: true})
+	listening := httpClient(t, ts.URL, testToken.Secret)
+	busy := connectHTTP(t, ts.URL, bearer{token: testToken.Secret, noStream: true})
+	var dirs []string
+	for _, cs := range []*mcp.ClientSession{gone, listening, busy} {
+		dirs = append(dirs, strings.TrimSpace(text(call(t, cs, "run", map[string]any{"command": []string{"pwd"}}))))
+	}
+	called := make(chan error, 1)
+	go func() {
+		_, err := busy.CallTool(context.Background(), &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"shell": "sleep 304.9; echo late > late.txt"}})
+		called <- err
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(psArgs(t), "sleep 304.9") {
+		if time.Now().After(deadline) {
+			t.Fatal("the long command never started")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	t.Logf("Shutdown took %s", time.Since(start).Round(time.Millisecond))
+	for _, dir := range dirs {
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("workspace %s outlived Shutdown", dir)
+		}
+	}
+	if strings.Contains(psArgs(t), "sleep 304.9") {
+		t.Error("the running command outlived Shutdown")
+	}
+	select {
+	case err := <-called:
+		if err == nil {
+			t.Error("the cancelled call returned a result")
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("the running call never returned")
+	}
+	// A client arriving now is refused.
+	c := mcp.NewClient(&mcp.Implementation{Name: "late", Version: "1"}, nil)
+	if _, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: bearer{token: testToken.Secret}}, MaxRetries: -1}, nil); err == nil || !strings.Contains(err.Error(), "shutting down") {
+		t.Errorf("a client after Shutdown: want a refusal saying the server is shutting down, got %v", err)
+	}
+}
+
+func psArgs(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("ps", "-eo", "args").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// A wai session closed under a connected client (an operator removed it,
+// the kernel closed it) is reported plainly on the next call, not
+// replaced in silence by an empty workspace; the call after that starts
+// a new one.
+func TestSessionClosedUnderClientIsReported(t *testing.T) {
+	k := testKernel(t)
+	cs := stdioClient(t, newServer(t), nil)
+	before := map[string]bool{}
+	for _, n := range k.Sessions() {
+		before[n] = true
+	}
+	if res := call(t, cs, "run", map[string]any{"shell": "echo x > mine.txt"}); res.IsError {
+		t.Fatal(text(res))
+	}
+	var name string
+	for _, n := range k.Sessions() {
+		if !before[n] {
+			name = n
+		}
+	}
+	ws, err := k.Session(context.Background(), name, host.SessionOptions{})
+	if name == "" || err != nil {
+		t.Fatalf("the client's wai session: %q %v", name, err)
+	}
+	if err := ws.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := call(t, cs, "run", map[string]any{"command": []string{"cat", "mine.txt"}})
+	if !res.IsError || !strings.Contains(text(res), "workspace was closed") || !strings.Contains(text(res), "files in it are gone") {
+		t.Errorf("the call after its workspace was closed: want it said plainly; got %q", text(res))
+	}
+	if res := call(t, cs, "run", map[string]any{"shell": "ls"}); res.IsError || strings.Contains(text(res), "mine.txt") {
+		t.Errorf("the call after that: want a fresh workspace; got %q", text(res))
 	}
 }
