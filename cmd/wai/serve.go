@@ -43,8 +43,8 @@ than loopback needs a token you configured.
 
 Each MCP session is its own wai session, with its own workspace (and
 container), removed when the client disconnects. An HTTP client that
-holds no request open (no stream, no call) for [mcp]'s idle timeout
-(30 min) is taken to have left and its session is removed. At most
+holds no request open (no stream, no call) for 30 minutes is taken to
+have left, and its session is removed; a connected client never is. At most
 [mcp] max_sessions (64) sessions are held at once.
 
 SIGINT or SIGTERM stops the server: running commands are killed and
