@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -98,7 +97,21 @@ type PolicyConfig struct {
 // MCPConfig configures `wai serve`.
 type MCPConfig struct {
 	HTTPAddr string // streamable HTTP listen address
-	TokenEnv string // environment variable holding the bearer token
+	TokenEnv string // environment variable holding a bearer token (no user)
+	// Tokens are the bearer tokens HTTP clients may present, each with the
+	// user its sessions run as. With none (and TokenEnv unset), `wai serve
+	// --http` creates a token in the state directory.
+	Tokens []MCPToken
+	// MaxSessions caps the MCP sessions one server holds at once.
+	MaxSessions int
+}
+
+// MCPToken is one [[mcp.tokens]] entry: a secret, inline or in a file
+// only its owner can read, and the user whose sessions it opens.
+type MCPToken struct {
+	Token     string
+	TokenFile string
+	User      string
 }
 
 // BundledPolicies are the policy names that need no path.
@@ -146,7 +159,7 @@ func DefaultConfig() Config {
 		Policies:        []PolicyConfig{},
 		BundledTools:    []string{"shell", "vfs", "python", "podman_shell"},
 		DefaultPolicies: []string{"blocklist"},
-		MCP:             MCPConfig{HTTPAddr: "127.0.0.1:8765", TokenEnv: "WAI_MCP_TOKEN"},
+		MCP:             MCPConfig{HTTPAddr: "127.0.0.1:8765", TokenEnv: "WAI_MCP_TOKEN", MaxSessions: DefaultMCPMaxSessions},
 	}
 }
 
@@ -261,14 +274,7 @@ func (c Config) Validate() error {
 			bad("bundled_tools: %q is not a plugin name", n)
 		}
 	}
-	if c.MCP.HTTPAddr != "" {
-		if _, _, err := net.SplitHostPort(c.MCP.HTTPAddr); err != nil {
-			bad("mcp.http_addr %q is not host:port: %v", c.MCP.HTTPAddr, err)
-		}
-	}
-	if c.MCP.TokenEnv != "" && !backend.ValidEnvName(c.MCP.TokenEnv) {
-		bad("mcp.token_env %q is not an environment variable name", c.MCP.TokenEnv)
-	}
+	errs = append(errs, c.MCP.validate(c.Path)...)
 	return errors.Join(errs...)
 }
 

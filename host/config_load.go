@@ -72,8 +72,16 @@ type filePolicy struct {
 }
 
 type fileMCP struct {
-	HTTPAddr string `toml:"http_addr"`
-	TokenEnv string `toml:"token_env"`
+	HTTPAddr    string         `toml:"http_addr"`
+	TokenEnv    string         `toml:"token_env"`
+	Tokens      []fileMCPToken `toml:"tokens"`
+	MaxSessions int            `toml:"max_sessions"`
+}
+
+type fileMCPToken struct {
+	Token     string `toml:"token"`
+	TokenFile string `toml:"token_file"`
+	User      string `toml:"user"`
 }
 
 // LoadConfig reads a configuration file over DefaultConfig and validates
@@ -270,7 +278,7 @@ func toFile(c Config) fileConfig {
 		Backends:        map[string]map[string]any{},
 		BundledTools:    append([]string{}, c.BundledTools...),
 		DefaultPolicies: append([]string{}, c.DefaultPolicies...),
-		MCP:             fileMCP{HTTPAddr: c.MCP.HTTPAddr, TokenEnv: c.MCP.TokenEnv},
+		MCP:             fileMCP{HTTPAddr: c.MCP.HTTPAddr, TokenEnv: c.MCP.TokenEnv, MaxSessions: c.MCP.MaxSessions},
 	}
 	for k, v := range c.ToolTimeouts {
 		fc.ToolTimeouts[k] = v
@@ -280,6 +288,9 @@ func toFile(c Config) fileConfig {
 	}
 	for _, p := range c.Plugins {
 		fc.Plugins = append(fc.Plugins, filePlugin(p))
+	}
+	for _, t := range c.MCP.Tokens {
+		fc.MCP.Tokens = append(fc.MCP.Tokens, fileMCPToken(t))
 	}
 	for _, p := range c.Policies {
 		fc.Policies = append(fc.Policies, filePolicy(p))
@@ -307,10 +318,13 @@ func (fc fileConfig) toConfig() Config {
 		Policies:        []PolicyConfig{},
 		BundledTools:    nonNil(fc.BundledTools),
 		DefaultPolicies: nonNil(fc.DefaultPolicies),
-		MCP:             MCPConfig{HTTPAddr: fc.MCP.HTTPAddr, TokenEnv: fc.MCP.TokenEnv},
+		MCP:             MCPConfig{HTTPAddr: fc.MCP.HTTPAddr, TokenEnv: fc.MCP.TokenEnv, MaxSessions: fc.MCP.MaxSessions},
 	}
 	for _, p := range fc.Plugins {
 		c.Plugins = append(c.Plugins, PluginConfig(p))
+	}
+	for _, t := range fc.MCP.Tokens {
+		c.MCP.Tokens = append(c.MCP.Tokens, MCPToken(t))
 	}
 	for _, p := range fc.Policies {
 		c.Policies = append(c.Policies, PolicyConfig(p))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,9 +9,11 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/host/mcpserver"
 )
@@ -26,29 +27,44 @@ func init() {
 Serves every tool of the kernel as an MCP tool. By default it speaks MCP
 over standard input and output, for an agent that starts wai as a
 subprocess (mcpServers: {"wai": {"command": "wai", "args": ["serve"]}}).
+A malformed line gets the JSON-RPC error for it (-32700, -32600) and the
+next line is served; a line over 4 MiB is refused unread.
 
 With --http ADDR it serves streamable HTTP at http://ADDR/ instead
-(--http= with an empty value uses the config's [mcp] http_addr). If the
-environment variable named by --token-env (default: the config's
-[mcp] token_env, WAI_MCP_TOKEN) is set, every request must carry
-"Authorization: Bearer <its value>"; an address other than loopback is
-refused without one.
+(--http= with an empty value uses the config's [mcp] http_addr). HTTP is
+always authenticated, loopback included: every request must carry
+"Authorization: Bearer <token>". The tokens are [[mcp.tokens]] in the
+config (each mapped to a user) and the value of the environment variable
+named by --token-env (default: [mcp] token_env, WAI_MCP_TOKEN), at least
+16 bytes each. With none, wai creates a token in
+<state_dir>/mcp/token (mode 0600), reuses it on later starts, and prints
+the file's path (--show-token prints the token itself). An address other
+than loopback needs a token you configured.
 
 Each MCP session is its own wai session, with its own workspace (and
-container), removed when the client disconnects.`,
+container), removed when the client disconnects. An HTTP client that
+holds no request open (no stream, no call) for 30 minutes is taken to
+have left, and its session is removed; a connected client never is. At most
+[mcp] max_sessions (64) sessions are held at once.
+
+SIGINT or SIGTERM stops the server: running commands are killed and
+every session is closed, however its client left. A second signal exits
+at once, without cleanup.`,
 		flags: serveFlags,
 	})
 }
 
 func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 	var (
-		kf       kernelFlags
-		httpAddr string
-		tokenEnv string
+		kf        kernelFlags
+		httpAddr  string
+		tokenEnv  string
+		showToken bool
 	)
 	kf.register(fs)
 	fs.StringVar(&httpAddr, "http", "", "serve streamable HTTP on `addr` (host:port) instead of stdio; empty means the config's [mcp] http_addr")
-	fs.StringVar(&tokenEnv, "token-env", "", "environment variable `name` holding the HTTP bearer token (default: the config's [mcp] token_env)")
+	fs.StringVar(&tokenEnv, "token-env", "", "environment variable `name` holding an HTTP bearer token (default: the config's [mcp] token_env)")
+	fs.BoolVar(&showToken, "show-token", false, "with --http, print the bearer token itself on stderr, not only where it is")
 
 	return func(ctx context.Context, std stdio, args []string) int {
 		if len(args) > 0 {
@@ -58,6 +74,8 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		}
 		useHTTP := false
 		fs.Visit(func(f *flag.Flag) { useHTTP = useHTTP || f.Name == "http" })
+		stopSignals := exitOnSecondSignal(ctx, std.err)
+		defer stopSignals()
 
 		k, err := kf.open(ctx, std.err, true)
 		if err != nil {
@@ -72,20 +90,19 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		if kf.verbose {
 			logger = slog.New(slog.NewTextHandler(std.err, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		}
-		srv, err := mcpserver.New(k, mcpserver.Options{Name: "wai", Version: versionString(), Logger: logger})
+		cfg := k.Config()
+		srv, err := mcpserver.New(k, mcpserver.Options{Name: "wai", Version: versionString(), Logger: logger, MaxSessions: cfg.MCP.MaxSessions})
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}
 
 		if !useHTTP {
-			t := &mcp.IOTransport{Reader: io.NopCloser(std.in), Writer: nopWriteCloser{std.out}}
-			if err := srv.Run(ctx, t); err != nil && !errors.Is(err, io.EOF) {
+			if err := srv.Run(ctx, &mcpserver.StdioTransport{Reader: std.in, Writer: std.out}); err != nil {
 				return fail(ctx, std.err, err)
 			}
 			return exitOK
 		}
 
-		cfg := k.Config()
 		if httpAddr == "" {
 			httpAddr = cfg.MCP.HTTPAddr
 		}
@@ -95,29 +112,98 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		if tokenEnv != "" && !backend.ValidEnvName(tokenEnv) {
 			return fail(ctx, std.err, backend.Errorf(backend.ErrInvalid, "serve", "", "--token-env %q is not an environment variable name", tokenEnv))
 		}
-		token := ""
-		if tokenEnv != "" {
-			token = os.Getenv(tokenEnv)
-		}
-		if err := mcpserver.CheckListen(httpAddr, token); err != nil {
+		tokens, err := mcpserver.ConfiguredTokens(cfg.MCP, tokenEnv, os.Getenv)
+		if err != nil {
 			return fail(ctx, std.err, err)
 		}
-		return serveHTTP(ctx, std, srv, httpAddr, token)
+		if err := mcpserver.CheckListen(httpAddr, len(tokens) > 0); err != nil {
+			srv.Close()
+			return fail(ctx, std.err, err)
+		}
+		if len(tokens) == 0 {
+			tok, err := stateToken(cfg, std.err, showToken)
+			if err != nil {
+				srv.Close()
+				return fail(ctx, std.err, err)
+			}
+			tokens = []mcpserver.Token{{Secret: tok}}
+		} else {
+			fmt.Fprintf(std.err, "wai serve: %d bearer token(s) configured ([[mcp.tokens]], $%s); clients send \"Authorization: Bearer <token>\"\n", len(tokens), tokenEnv)
+		}
+		return serveHTTP(ctx, std, srv, httpAddr, tokens)
 	}
 }
 
-func serveHTTP(ctx context.Context, std stdio, srv *mcpserver.Server, addr, token string) int {
+// stateToken is the token wai keeps in the state directory when none is
+// configured. Only its path is printed unless asked: stderr often ends in
+// a log others read.
+func stateToken(cfg host.Config, stderr io.Writer, show bool) (string, error) {
+	dir, err := cfg.ResolvedStateDir()
+	if err != nil {
+		return "", err
+	}
+	path := mcpserver.TokenPath(dir)
+	tok, created, err := mcpserver.LoadOrCreateTokenFile(path)
+	if err != nil {
+		return "", err
+	}
+	how := "reusing the bearer token in"
+	if created {
+		how = "created a bearer token in"
+	}
+	fmt.Fprintf(stderr, "wai serve: %s %s (mode 0600); clients send \"Authorization: Bearer <its contents>\"\n", how, path)
+	if show {
+		fmt.Fprintf(stderr, "wai serve: bearer token: %s\n", tok)
+	}
+	return tok, nil
+}
+
+// exitOnSecondSignal makes a second SIGINT or SIGTERM end wai at once: the
+// first cancels ctx and starts a clean stop, which a person must be able
+// to cut short. Catching the signals here, rather than relying on their
+// default action coming back, also works when the process started with
+// SIGINT ignored (a background job) or a library catches them too.
+func exitOnSecondSignal(ctx context.Context, stderr io.Writer) (stop func()) {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		// The signal that cancelled ctx may be in ch too; only one
+		// arriving after it counts.
+		seen := 0
+		for {
+			select {
+			case <-ch:
+				seen++
+				if seen >= 2 {
+					fmt.Fprintf(stderr, "wai serve: second signal: exiting at once; workspaces may be left behind (`wai gc` removes them)\n")
+					os.Exit(exitInterrupted)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
+
+func serveHTTP(ctx context.Context, std stdio, srv *mcpserver.Server, addr string, tokens []mcpserver.Token) int {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		srv.Close()
 		return fail(ctx, std.err, backend.Errorf(backend.ErrUnavailable, "serve", addr, "cannot listen on %s: %v (is another server using the port? pick another with --http)", addr, err))
 	}
-	hs := &http.Server{Handler: srv.HTTPHandler(token), ReadHeaderTimeout: 10 * time.Second}
-	auth := "no token"
-	if token != "" {
-		auth = "bearer token required"
-	}
+	hs := &http.Server{Handler: srv.HTTPHandler(tokens...), ReadHeaderTimeout: 10 * time.Second}
 	// The address line is how a script that passed port 0 finds the port.
-	fmt.Fprintf(std.err, "wai serve: MCP streamable HTTP on http://%s/ (%s)\n", ln.Addr(), auth)
+	fmt.Fprintf(std.err, "wai serve: MCP streamable HTTP on http://%s/ (bearer token required)\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -126,20 +212,11 @@ func serveHTTP(ctx context.Context, std stdio, srv *mcpserver.Server, addr, toke
 		return fail(ctx, std.err, err)
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	// Streams held open by clients would keep Shutdown waiting; the
-	// sessions are closed below either way.
-	if err := hs.Shutdown(sctx); err != nil {
-		_ = hs.Close()
-	}
+	// Stop accepting at once; then close every session, which cancels the
+	// running calls and ends the streams clients hold open (Shutdown alone
+	// would wait on those); then drop whatever connection is left.
+	go func() { _ = hs.Shutdown(context.Background()) }()
 	srv.Close()
+	_ = hs.Close()
 	return exitOK
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
-// Interface guards
-var _ io.WriteCloser = nopWriteCloser{}

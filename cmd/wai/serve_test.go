@@ -5,8 +5,10 @@ import (
 	"context"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,7 +41,7 @@ func TestServe(t *testing.T) {
 	})
 
 	t.Run("http with a token", func(t *testing.T) {
-		const token = "tok-123"
+		const token = "tok-0123456789abcdef"
 		cmd := e.command(ctx, "serve", "--config", e.config, "--http", "127.0.0.1:0", "--token-env", "WAI_TEST_TOKEN")
 		cmd.Env = append(cmd.Env, "WAI_TEST_TOKEN="+token)
 		stderr, err := cmd.StderrPipe()
@@ -99,9 +101,9 @@ func TestServe(t *testing.T) {
 		exercise(t, ctx, cs)
 	})
 
-	t.Run("non-loopback without a token is refused", func(t *testing.T) {
+	t.Run("non-loopback without a configured token is refused", func(t *testing.T) {
 		r := e.run("serve", "--config", e.config, "--http", "0.0.0.0:0", "--token-env", "WAI_TEST_UNSET_TOKEN")
-		if r.code != exitError || !strings.Contains(r.stderr, "without a bearer token") {
+		if r.code != exitError || !strings.Contains(r.stderr, "configure a token yourself") {
 			t.Errorf("want a refusal naming the token; got %v", r)
 		}
 	})
@@ -188,4 +190,92 @@ func exercise(t *testing.T, ctx context.Context, cs *mcp.ClientSession) {
 	if !res.IsError {
 		t.Errorf("a command exiting 3 is not a tool error: %+v", res)
 	}
+}
+
+// With no token configured, `wai serve --http` (loopback included) makes
+// one in the state directory, private, prints where it is and not what it
+// is, refuses requests without it, and reuses it on the next start; a
+// token file others can read is refused, not reused, and a short token
+// is refused.
+func TestServeHTTPCreatesToken(t *testing.T) {
+	e, _ := toolsEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	noEnvToken := []string{"WAI_MCP_TOKEN="}
+	path := filepath.Join(e.state, "mcp", "token")
+
+	s := startServe(t, ctx, e, noEnvToken, "--http", "127.0.0.1:0")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no token file: %v; stderr:\n%s", err, s.errText())
+	}
+	token := strings.TrimSpace(string(data))
+	if len(token) < 32 {
+		t.Errorf("token of %d characters, want at least 32 (128 bits in hex)", len(token))
+	}
+	for p, want := range map[string]os.FileMode{path: 0o600, filepath.Dir(path): 0o700} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v (%v), want %04o", p, fi.Mode().Perm(), err, want)
+		}
+	}
+	if !strings.Contains(s.errText(), "created a bearer token in "+path) || !strings.Contains(s.errText(), "Authorization: Bearer") {
+		t.Errorf("stderr does not say where the token is and how to send it:\n%s", s.errText())
+	}
+	if strings.Contains(s.errText(), token) {
+		t.Errorf("the token itself is on stderr:\n%s", s.errText())
+	}
+	status := func(authorization string) int {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if authorization != "" {
+			req.Header.Set("Authorization", authorization)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := status(""); got != http.StatusUnauthorized {
+		t.Errorf("loopback request without the token: status %d, want 401", got)
+	}
+	if got := status("bearer " + token); got != http.StatusOK {
+		t.Errorf("request with the created token: status %d, want 200", got)
+	}
+	if _, code := s.stop(syscall.SIGTERM); code != exitOK {
+		t.Fatalf("stop: status %d", code)
+	}
+
+	s = startServe(t, ctx, e, noEnvToken, "--http", "127.0.0.1:0", "--show-token")
+	if !strings.Contains(s.errText(), "reusing the bearer token in "+path) || !strings.Contains(s.errText(), "bearer token: "+token) {
+		t.Errorf("second start: want the same token reused and shown:\n%s", s.errText())
+	}
+	if got := status("Bearer " + token); got != http.StatusOK {
+		t.Errorf("the reused token: status %d, want 200", got)
+	}
+	s.stop(syscall.SIGTERM)
+
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.runEnv(noEnvToken, "serve", "--config", e.config, "--http", "127.0.0.1:0")
+	if r.code != exitError || !strings.Contains(r.stderr, "chmod 600") {
+		t.Errorf("a token file others can read: want a refusal saying chmod 600; got %v", r)
+	}
+	r = e.runEnv([]string{"WAI_MCP_TOKEN=short"}, "serve", "--config", e.config, "--http", "127.0.0.1:0")
+	if r.code != exitError || !strings.Contains(r.stderr, "at least 16") || strings.Contains(r.stderr, "short\n") {
+		t.Errorf("a 5-byte token: want a refusal saying at least 16; got %v", r)
+	}
+}
+
+// runEnv is run with extra environment variables.
+func (e *env) runEnv(vars []string, args ...string) result {
+	e.t.Helper()
+	saved := e.extra
+	e.extra = append(append([]string{}, e.extra...), vars...)
+	defer func() { e.extra = saved }()
+	return e.run(args...)
 }

@@ -78,19 +78,23 @@ func run(ctx context.Context, w io.Writer, cfg host.Config, addr string) error {
 		return err
 	}
 	defer srv.Close()
-	if err := mcpserver.CheckListen(addr, ""); err != nil {
+	// HTTP is always authenticated: a fresh token for this run, which the
+	// client sends as `Authorization: Bearer <token>`.
+	token := mcpserver.NewToken()
+	if err := mcpserver.CheckListen(addr, true); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv.HTTPHandler("")}
+	hs := &http.Server{Handler: srv.HTTPHandler(mcpserver.Token{Secret: token})}
 	go func() {
 		<-ctx.Done()
 		hs.Close()
 	}()
 	// The bound address, so that port 0 prints the port it got.
+	fmt.Fprintf(w, "bearer token: %s\n", token)
 	fmt.Fprintf(w, "serving MCP on http://%s/\n", ln.Addr())
 	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,11 +64,14 @@ func TestEmbedServesMCP(t *testing.T) {
 		pw.Close()
 		done <- err
 	}()
-	url := ""
+	url, token := "", ""
 	sc := bufio.NewScanner(pr)
 	for url == "" && sc.Scan() {
 		if u, ok := strings.CutPrefix(sc.Text(), "serving MCP on "); ok {
 			url = u
+		}
+		if tok, ok := strings.CutPrefix(sc.Text(), "bearer token: "); ok {
+			token = tok
 		}
 	}
 	if url == "" {
@@ -77,7 +81,8 @@ func TestEmbedServesMCP(t *testing.T) {
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
 
 	c := mcp.NewClient(&mcp.Implementation{Name: "embed-test", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	hc := &http.Client{Transport: bearerTransport(token)}
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatalf("connecting to %s: %v", url, err)
 	}
@@ -101,4 +106,12 @@ func TestEmbedServesMCP(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("the example after its context ended: %v", err)
 	}
+}
+
+type bearerTransport string
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
 }

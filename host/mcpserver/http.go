@@ -1,36 +1,254 @@
 package mcpserver
 
 import (
+	"context"
+	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 )
 
+// Token is one bearer token HTTP clients may present, and the user their
+// sessions are opened as ("" for none).
+type Token struct {
+	Secret string
+	User   string
+}
+
+// tokenUserKey is where a verified token's user travels in the SDK's
+// auth.TokenInfo.
+const tokenUserKey = "wai.user"
+
 // HTTPHandler serves MCP over streamable HTTP, each HTTP session its own
-// wai session. With a non-empty token every request must carry
-// `Authorization: Bearer TOKEN`; others get 401.
-func (s *Server) HTTPHandler(token string) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-		Logger:         s.log,
-		SessionTimeout: s.opts.HTTPIdleTimeout,
+// wai session. Every request must carry `Authorization: Bearer SECRET`
+// for one of tokens (the scheme matched case-insensitively, the secret in
+// constant time); others get 401 with WWW-Authenticate and no session. With
+// no tokens every request is refused: HTTP is never served unauthenticated.
+// A token host.CheckMCPToken refuses (shorter than 16 bytes) never matches.
+//
+// A session runs as its token's user (else Options.User), and only that
+// token's user can reach it: the SDK refuses a session id presented with
+// another user's token.
+func (s *Server) HTTPHandler(tokens ...Token) http.Handler {
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Logger:              s.log,
+		MaxRequestBodyBytes: MaxMessageBytes,
+		// No SessionTimeout: the SDK's timer runs while a client holds a
+		// stream open; idleCloser does not.
 	})
-	if token == "" {
-		return h
+	idle := &idleCloser{s: s, timeout: s.opts.HTTPIdleTimeout, sessions: map[string]*idleSession{}}
+	return newAuthenticator(tokens, idle.wrap(sdk))
+}
+
+// authenticator checks bearer tokens in front of the SDK's handler.
+type authenticator struct {
+	hashes [][sha256.Size]byte
+	tokens []Token
+	next   http.Handler // the SDK's auth middleware, then the MCP handler
+}
+
+func newAuthenticator(tokens []Token, h http.Handler) http.Handler {
+	a := &authenticator{}
+	for _, t := range tokens {
+		if host.CheckMCPToken("token", t.Secret) != nil {
+			continue // too short to resist guessing: never accepted
+		}
+		a.tokens = append(a.tokens, t)
+		a.hashes = append(a.hashes, sha256.Sum256([]byte(t.Secret)))
 	}
-	want := []byte("Bearer " + token)
+	// The SDK's middleware puts the token's identity in the request, which
+	// its handler binds each session to. Requests reach it verified.
+	verify := func(_ context.Context, secret string, _ *http.Request) (*auth.TokenInfo, error) {
+		i := a.match(secret)
+		if i < 0 {
+			return nil, auth.ErrInvalidToken
+		}
+		t := a.tokens[i]
+		// Sessions are bound to this identity: a user's, or a token's
+		// own when it names no user.
+		id := "user:" + t.User
+		if t.User == "" {
+			id = fmt.Sprintf("token:%d", i)
+		}
+		return &auth.TokenInfo{UserID: id, Extra: map[string]any{tokenUserKey: t.User}}, nil
+	}
+	a.next = auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	return a
+}
+
+func (a *authenticator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if a.match(bearerSecret(r)) < 0 {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="wai"`)
+		msg := "wai: missing or wrong bearer token: send the header `Authorization: Bearer <token>` with a token wai serve accepts (the file it printed at start, $WAI_MCP_TOKEN, or [[mcp.tokens]])"
+		if len(a.tokens) == 0 {
+			msg = "wai: this server has no bearer token configured, so it refuses every request: configure one ([mcp] in wai.toml)"
+		}
+		http.Error(w, msg, http.StatusUnauthorized)
+		return
+	}
+	a.next.ServeHTTP(w, r)
+}
+
+// bearerSecret returns the secret of an `Authorization: Bearer …` header,
+// the scheme in any case (RFC 9110 makes it case-insensitive).
+func bearerSecret(r *http.Request) string {
+	scheme, secret, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(secret)
+}
+
+// match returns the index of the token whose secret is secret, or -1. It
+// compares with every token in constant time; hashing first makes the
+// comparison independent of the lengths too.
+func (a *authenticator) match(secret string) int {
+	if secret == "" {
+		return -1
+	}
+	h := sha256.Sum256([]byte(secret))
+	found := -1
+	for i := range a.hashes {
+		if subtle.ConstantTimeCompare(h[:], a.hashes[i][:]) == 1 {
+			found = i
+		}
+	}
+	return found
+}
+
+// idleCloser closes an HTTP session that had no request open for the
+// timeout. A request open (a GET stream the client listens on, a call
+// still running) is a client still connected: its session is never closed
+// for idleness, whatever the timeout.
+type idleCloser struct {
+	s       *Server
+	timeout time.Duration
+
+	mu       sync.Mutex
+	sessions map[string]*idleSession // by Mcp-Session-Id
+}
+
+type idleSession struct {
+	open  int
+	timer *time.Timer
+}
+
+const sessionIDHeader = "Mcp-Session-Id"
+
+func (c *idleCloser) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="wai"`)
-			http.Error(w, "wai: missing or wrong bearer token: send `Authorization: Bearer <token>` with the token the server was started with", http.StatusUnauthorized)
+		id := r.Header.Get(sessionIDHeader)
+		if id != "" && c.begin(id) {
+			defer c.end(id)
+		}
+		if id != "" {
+			h.ServeHTTP(w, r)
 			return
 		}
-		h.ServeHTTP(w, r)
+		// A new session: its id is in the answer's header, and tracking
+		// must begin before the client can read it and open a stream.
+		h.ServeHTTP(&onFirstWrite{ResponseWriter: w, first: func(hd http.Header) {
+			if created := hd.Get(sessionIDHeader); created != "" {
+				c.start(created)
+			}
+		}}, r)
 	})
+}
+
+// onFirstWrite calls first with the headers just before they are sent.
+type onFirstWrite struct {
+	http.ResponseWriter
+	once  sync.Once
+	first func(http.Header)
+}
+
+func (w *onFirstWrite) sent() { w.once.Do(func() { w.first(w.Header()) }) }
+
+func (w *onFirstWrite) WriteHeader(code int) {
+	w.sent()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *onFirstWrite) Write(b []byte) (int, error) {
+	w.sent()
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush keeps streaming (SSE) working through the wrapper.
+func (w *onFirstWrite) Flush() {
+	w.sent()
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *onFirstWrite) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// start begins tracking a session the SDK just created.
+func (c *idleCloser) start(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.sessions[id]; ok {
+		return
+	}
+	is := &idleSession{}
+	is.timer = time.AfterFunc(c.timeout, func() { c.expire(id, is) })
+	c.sessions[id] = is
+}
+
+// begin marks a request open on a known session; false for an id wai did
+// not hand out (the SDK answers it 404), which is not tracked.
+func (c *idleCloser) begin(id string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	is, ok := c.sessions[id]
+	if !ok {
+		return false
+	}
+	is.open++
+	is.timer.Stop()
+	return true
+}
+
+func (c *idleCloser) end(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	is, ok := c.sessions[id]
+	if !ok {
+		return
+	}
+	is.open--
+	if is.open == 0 {
+		is.timer.Reset(c.timeout)
+	}
+}
+
+// expire closes a session idle for the whole timeout; a request that
+// began meanwhile keeps it.
+func (c *idleCloser) expire(id string, is *idleSession) {
+	c.mu.Lock()
+	if c.sessions[id] != is || is.open > 0 {
+		c.mu.Unlock()
+		return
+	}
+	delete(c.sessions, id)
+	c.mu.Unlock()
+	for ss := range c.s.mcp.Sessions() {
+		if ss.ID() == id {
+			c.s.log.Info("mcp.session.idle_close", "mcp_session", id, "idle", c.timeout)
+			_ = ss.Close()
+		}
+	}
 }
 
 // IsLoopback reports whether addr (host:port) listens only on the local
@@ -47,15 +265,17 @@ func IsLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// CheckListen refuses to serve a non-loopback address without a token:
-// anyone who can reach it could run commands.
-func CheckListen(addr, token string) error {
+// CheckListen checks a listen address, and refuses a non-loopback one
+// unless the operator configured a token (configured false means wai made
+// one up): a token created in the state directory is meant for local
+// clients, and plain HTTP to other machines carries it in the clear.
+func CheckListen(addr string, configured bool) error {
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return backend.Errorf(backend.ErrInvalid, "mcp.serve", addr, "listen address %q is not HOST:PORT (e.g. 127.0.0.1:8080): %v", addr, err)
 	}
-	if token == "" && !IsLoopback(addr) {
+	if !configured && !IsLoopback(addr) {
 		return backend.Errorf(backend.ErrInvalid, "mcp.serve", addr,
-			"refusing to serve %s without a bearer token: it is reachable from other machines; set [mcp] token_env (or --token-env NAME) to an environment variable holding a secret token, or listen on 127.0.0.1", addr)
+			"refusing to serve %s with a token wai created: it is reachable from other machines; configure a token yourself ([[mcp.tokens]] in wai.toml, or [mcp] token_env / --token-env NAME naming an environment variable that holds it), or listen on 127.0.0.1", addr)
 	}
 	return nil
 }

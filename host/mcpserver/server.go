@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -35,11 +36,19 @@ type Options struct {
 	// CloseTimeout bounds closing a wai session after its client left;
 	// 0 means 30 seconds.
 	CloseTimeout time.Duration
-	// HTTPIdleTimeout closes an HTTP session (and its wai session) that
-	// sent no request for this long: a client that vanished without
-	// ending its session must not keep a container forever. 0 means 30
-	// minutes.
+	// HTTPIdleTimeout closes an HTTP session (and its wai session, files
+	// and all) that had no request open for this long: a client that
+	// vanished without ending its session must not keep a container
+	// forever, and over HTTP that silence is the only sign it left. A
+	// client holding a stream open (a GET, or a call still running) is
+	// connected and is never closed by it. 0 means 30 minutes.
 	HTTPIdleTimeout time.Duration
+	// MaxSessions caps the MCP sessions the server holds at once; a client
+	// past it is refused at initialize. 0 means host.DefaultMCPMaxSessions.
+	MaxSessions int
+	// User is the user stdio sessions, and HTTP sessions whose token names
+	// none, are opened as ("" for none).
+	User string
 }
 
 // Server serves one kernel's tools over MCP.
@@ -50,10 +59,21 @@ type Server struct {
 	tools map[string]bool // the kernel's tools, fixed when it is built
 	log   *slog.Logger
 
-	mu       sync.Mutex
-	sessions map[*mcp.ServerSession]*host.Session
-	closed   bool
-	wg       sync.WaitGroup
+	// stopCalls ends every running call when the server shuts down: the
+	// SDK closes a session only once its calls have returned.
+	stopCalls   context.Context
+	cancelCalls context.CancelFunc
+
+	mu      sync.Mutex
+	clients map[*mcp.ServerSession]*client
+	closed  bool
+	wg      sync.WaitGroup
+}
+
+// client is one MCP session the server admitted.
+type client struct {
+	user string
+	ws   *host.Session // opened on the first tool call
 }
 
 // New builds a server offering every tool of k. The kernel's tool set is
@@ -74,11 +94,15 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 	if opts.HTTPIdleTimeout <= 0 {
 		opts.HTTPIdleTimeout = 30 * time.Minute
 	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = host.DefaultMCPMaxSessions
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{k: k, opts: opts, log: log, sessions: map[*mcp.ServerSession]*host.Session{}, tools: map[string]bool{}}
+	s := &Server{k: k, opts: opts, log: log, clients: map[*mcp.ServerSession]*client{}, tools: map[string]bool{}}
+	s.stopCalls, s.cancelCalls = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Logger:       log,
 		Instructions: instructions,
@@ -96,7 +120,7 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 		s.mcp.AddTool(tool, s.handler(t.Name))
 		s.tools[t.Name] = true
 	}
-	s.mcp.AddReceivingMiddleware(s.unknownTool)
+	s.mcp.AddReceivingMiddleware(s.admit, s.unknownTool)
 	return s, nil
 }
 
@@ -135,29 +159,25 @@ func sessionVersions() []string {
 // not wrap.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// Run serves one client over t (stdio, for instance) until it disconnects
-// or ctx ends, then closes the wai sessions it opened.
+// Run serves one client over t (a StdioTransport, for instance) until it
+// disconnects or ctx ends, then shuts the server down: running calls are
+// cancelled (their commands killed) and every wai session is closed.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	err := s.mcp.Run(ctx, t)
+	ss, err := s.mcp.Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	left := make(chan error, 1)
+	go func() { left <- ss.Wait() }()
+	select {
+	case err = <-left:
+	case <-ctx.Done():
+	}
 	s.Close()
-	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-		return nil
+	if err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
+		return err
 	}
-	return err
-}
-
-// Close closes every wai session still open and waits for that to finish.
-// Calls arriving after Close fail.
-func (s *Server) Close() {
-	s.mu.Lock()
-	s.closed = true
-	open := s.sessions
-	s.sessions = map[*mcp.ServerSession]*host.Session{}
-	s.mu.Unlock()
-	for _, ws := range open {
-		s.closeSession(ws)
-	}
-	s.wg.Wait()
+	return nil
 }
 
 func toMCPTool(t host.Tool) (*mcp.Tool, error) {
@@ -186,51 +206,6 @@ func toMCPTool(t host.Tool) (*mcp.Tool, error) {
 	return mt, nil
 }
 
-// session returns the wai session of an MCP session, opening it on the
-// first call and arranging for it to close when the client goes away.
-func (s *Server) session(ctx context.Context, ss *mcp.ServerSession) (*host.Session, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, backend.Errorf(backend.ErrUnavailable, "mcp.serve", "", "the server is shutting down; reconnect to a running wai serve")
-	}
-	if ws, ok := s.sessions[ss]; ok {
-		return ws, nil
-	}
-	// An empty name gives a fresh random one: MCP session ids are chosen
-	// by the transport (and empty on stdio), and a workspace name must
-	// never let one client land in another's workspace.
-	ws, err := s.k.Session(ctx, "", host.SessionOptions{})
-	if err != nil {
-		return nil, err
-	}
-	s.sessions[ss] = ws
-	s.log.Info("mcp.session.open", "mcp_session", ss.ID(), "session", ws.Name())
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		_ = ss.Wait()
-		s.mu.Lock()
-		cur, ok := s.sessions[ss]
-		delete(s.sessions, ss)
-		s.mu.Unlock()
-		if ok && cur == ws {
-			s.closeSession(ws)
-		}
-	}()
-	return ws, nil
-}
-
-func (s *Server) closeSession(ws *host.Session) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.opts.CloseTimeout)
-	defer cancel()
-	if err := ws.Close(ctx); err != nil {
-		s.log.Warn("mcp.session.close", "session", ws.Name(), "err", err)
-		return
-	}
-	s.log.Info("mcp.session.close", "session", ws.Name())
-}
-
 // handler runs one kernel tool for an MCP call. The kernel validates the
 // params against the schema, so the SDK's raw handler form is used: one
 // validation, with the kernel's messages.
@@ -244,6 +219,9 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 		if len(args) == 0 || string(args) == "null" {
 			args = json.RawMessage(`{}`)
 		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(s.stopCalls, cancel)()
 		pctx, stop := s.progress(ctx, req)
 		res, err := s.k.Call(pctx, ws.Name(), tool, args)
 		stop()

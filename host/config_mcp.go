@@ -1,0 +1,73 @@
+package host
+
+import (
+	"fmt"
+	"net"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// DefaultMCPMaxSessions is mcp.max_sessions when the config does not set
+// it: each session may start a container, so a server holds a bounded
+// number of them.
+const DefaultMCPMaxSessions = 64
+
+// MinMCPTokenBytes is the shortest bearer token wai accepts: 16 bytes, 128
+// bits when every byte is random.
+const MinMCPTokenBytes = 16
+
+// CheckMCPToken refuses a bearer token that is too short to resist
+// guessing or that cannot travel in an HTTP header. what names where the
+// token came from, for the message; the token itself is never repeated.
+func CheckMCPToken(what, token string) error {
+	if len(token) < MinMCPTokenBytes {
+		return backend.Errorf(backend.ErrInvalid, "config", "",
+			"%s: the bearer token is %d bytes long; it must be at least %d (e.g. `openssl rand -hex 32`)", what, len(token), MinMCPTokenBytes)
+	}
+	for i := 0; i < len(token); i++ {
+		if c := token[i]; c <= ' ' || c > '~' {
+			return backend.Errorf(backend.ErrInvalid, "config", "",
+				"%s: the bearer token has a space, a control or a non-ASCII character at byte %d; use printable ASCII (e.g. `openssl rand -hex 32`)", what, i)
+		}
+	}
+	return nil
+}
+
+func (m MCPConfig) validate(path string) []error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, backend.Errorf(backend.ErrInvalid, "config", path, format, args...))
+	}
+	if m.HTTPAddr != "" {
+		if _, _, err := net.SplitHostPort(m.HTTPAddr); err != nil {
+			bad("mcp.http_addr %q is not host:port: %v", m.HTTPAddr, err)
+		}
+	}
+	if m.TokenEnv != "" && !backend.ValidEnvName(m.TokenEnv) {
+		bad("mcp.token_env %q is not an environment variable name", m.TokenEnv)
+	}
+	if m.MaxSessions < 1 {
+		bad("mcp.max_sessions is %d: it must be at least 1 (default %d)", m.MaxSessions, DefaultMCPMaxSessions)
+	}
+	seen := map[string]int{}
+	for i, t := range m.Tokens {
+		what := fmt.Sprintf("mcp.tokens[%d]", i)
+		switch {
+		case (t.Token == "") == (t.TokenFile == ""):
+			bad("%s: set exactly one of token and token_file (a file only you can read is safer than a secret in the config)", what)
+		case t.Token != "":
+			if err := CheckMCPToken(what, t.Token); err != nil {
+				errs = append(errs, err)
+			} else if j, dup := seen[t.Token]; dup {
+				bad("%s has the same token as mcp.tokens[%d]: give each user its own token", what, j)
+			}
+			seen[t.Token] = i
+		}
+		if t.User != "" {
+			if err := (backend.WorkspaceSpec{Session: "s", User: t.User}).Validate(); err != nil {
+				bad("%s: user: %v", what, err)
+			}
+		}
+	}
+	return errs
+}

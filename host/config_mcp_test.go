@@ -1,0 +1,58 @@
+package host_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wai-dev/wai/host"
+)
+
+func TestMCPConfigLoad(t *testing.T) {
+	cfg, err := host.ParseConfig([]byte(`
+[mcp]
+max_sessions = 3
+
+[[mcp.tokens]]
+token = "0123456789abcdef-alice"
+user = "alice"
+
+[[mcp.tokens]]
+token_file = "/etc/wai/bob.token"
+user = "bob"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []host.MCPToken{{Token: "0123456789abcdef-alice", User: "alice"}, {TokenFile: "/etc/wai/bob.token", User: "bob"}}
+	if cfg.MCP.MaxSessions != 3 || len(cfg.MCP.Tokens) != 2 || cfg.MCP.Tokens[0] != want[0] || cfg.MCP.Tokens[1] != want[1] {
+		t.Errorf("mcp: %+v", cfg.MCP)
+	}
+	if def := host.DefaultConfig(); def.MCP.MaxSessions != 64 {
+		t.Errorf("default max_sessions %d, want 64", def.MCP.MaxSessions)
+	}
+}
+
+// A token too short to resist guessing is refused when the config loads,
+// with what to do and never the token itself.
+func TestMCPConfigRefusals(t *testing.T) {
+	for _, tc := range []struct{ name, toml, want string }{
+		{"one-character token", "[[mcp.tokens]]\ntoken = \"x\"", "must be at least 16"},
+		{"15-byte token", "[[mcp.tokens]]\ntoken = \"0123456789abcde\"", "15 bytes long"},
+		{"token with a space", "[[mcp.tokens]]\ntoken = \"0123456789 abcdef\"", "printable ASCII"},
+		{"token and token_file", "[[mcp.tokens]]\ntoken = \"0123456789abcdef\"\ntoken_file = \"/x\"", "exactly one of token and token_file"},
+		{"neither", "[[mcp.tokens]]\nuser = \"alice\"", "exactly one of token and token_file"},
+		{"bad user", "[[mcp.tokens]]\ntoken = \"0123456789abcdef\"\nuser = \"../root\"", "user"},
+		{"same token twice", "[[mcp.tokens]]\ntoken = \"0123456789abcdef\"\n[[mcp.tokens]]\ntoken = \"0123456789abcdef\"", "same token"},
+		{"zero sessions", "[mcp]\nmax_sessions = 0", "max_sessions is 0"},
+		{"unknown key", "[[mcp.tokens]]\ntoken = \"0123456789abcdef\"\nusr = \"a\"", "usr"},
+	} {
+		_, err := host.ParseConfig([]byte(tc.toml))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: want an error saying %q, got %v", tc.name, tc.want, err)
+			continue
+		}
+		if strings.Contains(err.Error(), "0123456789") {
+			t.Errorf("%s: the error repeats the token: %v", tc.name, err)
+		}
+	}
+}
