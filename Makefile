@@ -20,7 +20,7 @@ PLUGINDIR := build/plugins
 # needs more than this is hung, not slow.
 TEST_TIMEOUT ?= 12m
 TESTFLAGS    ?=
-FUZZTIME     ?= 15s
+FUZZTIME     ?= 60s
 BENCHTIME    ?= 1s
 # Pinned and installed by `go install` into build/tools, so nothing has to
 # be preinstalled. v0.8.2 is staticcheck 2026.2.2, a release line that knows
@@ -144,7 +144,7 @@ bench: ## run the benchmarks (BENCHTIME=1s) of every package that has some
 	$(GO) test -tags "$(GOTAGS)" -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $$pkgs
 
 .PHONY: fuzz
-fuzz: ## run each fuzz target for FUZZTIME (15s)
+fuzz: ## run each fuzz target for FUZZTIME (60s)
 	@files=$$(grep -rlE --include='*_test.go' '^func Fuzz[A-Z0-9_][A-Za-z0-9_]*[(]' . 2>/dev/null | grep -v '/testdata/' || true); \
 	if [[ -z "$$files" ]]; then echo "fuzz: no fuzz targets yet"; exit 0; fi; \
 	for f in $$files; do \
