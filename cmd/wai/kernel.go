@@ -49,7 +49,21 @@ func (k *kernelFlags) open(ctx context.Context, stderr io.Writer, withTools bool
 	if k.verbose {
 		opts = append(opts, host.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
-	return host.New(ctx, cfg, opts...)
+	kernel, err := host.New(ctx, cfg, opts...)
+	if err != nil {
+		return nil, err
+	}
+	// The backend is chosen before anything runs: an unavailable one fails
+	// here with what to do, and an unsandboxed one is announced.
+	info, err := kernel.Info(ctx)
+	if err != nil {
+		closeKernel(kernel, stderr)
+		return nil, err
+	}
+	if n := info.Notice(); n != "" {
+		fmt.Fprintf(stderr, "wai: notice: %s\n", n)
+	}
+	return kernel, nil
 }
 
 // cleanupTimeout bounds closing sessions and backends when wai exits: long
