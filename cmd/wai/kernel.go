@@ -23,7 +23,7 @@ type kernelFlags struct {
 
 func (k *kernelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&k.config, "config", "", "config `file` (default ./wai.toml, else $XDG_CONFIG_HOME/wai/config.toml, else built-in defaults)")
-	fs.StringVar(&k.backend, "backend", "", "execution backend `name` (podman, host, mock), overriding the config's backend")
+	fs.StringVar(&k.backend, "backend", "", "execution backend `name` (podman, the default; host, which is NOT a sandbox; mock), overriding the config's backend")
 	fs.BoolVar(&k.verbose, "v", false, "log the kernel's events (policy decisions, execs, backend lifecycle) to stderr")
 }
 
