@@ -83,6 +83,17 @@ func TestHostBackendSaysUnsandboxedEverywhere(t *testing.T) {
 			t.Errorf("%s: a host result must say it is not sandboxed: %+v, %v", name, res, err)
 		}
 	}
+	// A tool that cannot run commands (a file tool) keeps its message as
+	// it is; its result still says unsandboxed to a program.
+	k2, err := New(ctx, cfg, withTools(demoTools("files"), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k2.Close(ctx)
+	res, err := k2.Call(ctx, "files", "noop", nil)
+	if err != nil || res.Sandboxed || res.Message != "nothing" {
+		t.Errorf("a file tool's result on host: %+v, %v", res, err)
+	}
 }
 
 // A sandboxed backend's results and descriptions carry its limits, and

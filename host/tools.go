@@ -50,8 +50,11 @@ type ToolResult struct {
 	Message string
 	Value   json.RawMessage // JSON, or nil
 	// Sandboxed is false when the session runs unsandboxed (the host
-	// backend, named or as fallback). The model is told too: Message then
-	// ends with unsandboxedNote. Value stays the plugin's own.
+	// backend, named or as fallback). The model is told too: the Message
+	// of a tool that may run commands then ends with unsandboxedNote (a
+	// file tool's stays as it is: its files are confined to the workspace
+	// on every backend, and a line after a file's text would read as part
+	// of it). Value stays the plugin's own.
 	Sandboxed bool
 	// Duration is how long the call took, validation included.
 	Duration time.Duration
@@ -263,14 +266,15 @@ func (k *Kernel) call(ctx context.Context, session, tool string, params json.Raw
 		return ToolResult{}, session, err
 	}
 	res := ToolResult{OK: r.OK, Message: r.Message, Value: r.Value, Sandboxed: s.sandboxedOr(chosen.info.Sandboxed)}
-	if !res.Sandboxed {
+	if !res.Sandboxed && e.runsCommands {
 		res.Message = strings.TrimRight(res.Message, "\n") + "\n\n" + unsandboxedNote(chosen.info)
 	}
 	return res, session, nil
 }
 
-// unsandboxedNote ends the message of every result of an unsandboxed
-// session: the model must not believe in a sandbox it does not have.
+// unsandboxedNote ends the message of every result of a command tool in
+// an unsandboxed session: the model must not believe in a sandbox it does
+// not have.
 func unsandboxedNote(info BackendInfo) string {
 	return "[wai: this ran on the " + info.Backend + " backend: NOT sandboxed; commands run directly on the host]"
 }
