@@ -184,7 +184,10 @@ func pluginDirConfig(t *testing.T) string {
 	for _, name := range []string{"shell", "vfs", "python", "podman_shell"} {
 		writeFile(t, dir, name+".wasm", string(plugbuild.Build(t, "tools/"+name)))
 	}
-	return fmt.Sprintf("plugin_dir = %q\nstate_dir = %q\n", dir, newcomerState(t))
+	// A generous policy_timeout: it also bounds each plugin's describe,
+	// the first run of the module, slow under the race detector on a busy
+	// machine.
+	return fmt.Sprintf("plugin_dir = %q\nstate_dir = %q\npolicy_timeout = \"30s\"\n", dir, newcomerState(t))
 }
 
 // A misspelt disabled_tools entry is refused with the tool it likely
