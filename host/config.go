@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -17,7 +19,9 @@ import (
 // Directories left empty are resolved when a Kernel is built (StateDir,
 // PluginDir), so a Config stays a plain description of the file.
 type Config struct {
-	// Backend names the execution backend: "podman", "host" or "mock".
+	// Backend names the execution backend: "podman" (the default), "host"
+	// or "mock". The host backend is not a sandbox: it runs only when named
+	// here, by --backend, or as Fallback.
 	Backend string
 	// Fallback is "" or "host": the backend used only when Backend is
 	// unavailable (ErrUnavailable). Everything then reports unsandboxed.
@@ -68,6 +72,11 @@ type Config struct {
 
 	// Path is the file the config was loaded from; empty for defaults.
 	Path string
+
+	// backendLines maps keys inside [backends.NAME] tables to their lines
+	// in the file, for the errors of a backend's parser; nil for a Config
+	// built in Go.
+	backendLines map[string]int
 }
 
 // PluginConfig is one [[plugins]] entry: a tool plugin from a file.
@@ -125,6 +134,10 @@ const (
 	minPluginMemoryBudget     int64 = 32 << 20
 )
 
+// BundledToolPlugins are the tool plugins bundled_tools may name; any other
+// tool plugin is loaded from its path with [[plugins]].
+var BundledToolPlugins = []string{"shell", "vfs", "python", "podman_shell"}
+
 // DefaultToolTimeout applies to tools ToolTimeouts does not name.
 const DefaultToolTimeout = 60 * time.Second
 
@@ -139,7 +152,7 @@ const commandToolTimeout = 125 * time.Second
 // two in step.
 func DefaultConfig() Config {
 	return Config{
-		Backend:            "host",
+		Backend:            "podman",
 		SessionIdleTimeout: 15 * time.Minute,
 		ReadBeforeWrite:    true,
 		PolicyTimeout:      time.Second,
@@ -216,6 +229,8 @@ func (c Config) Validate() error {
 			bad("tool_timeouts.%s must be positive, got %s", tool, d)
 		}
 	}
+	// Whether disabled_tools names tools that exist is checked when the
+	// kernel has loaded them (checkToolNames): only then are they known.
 	for _, t := range c.DisabledTools {
 		if t == "" {
 			bad("disabled_tools has an empty name")
@@ -254,7 +269,7 @@ func (c Config) Validate() error {
 		case p.Name == "" && p.Path == "":
 			bad("%s: give a bundled policy name (%v) or a path to a policy plugin", where, BundledPolicies)
 		case p.Path == "" && !isBundledPolicy(p.Name):
-			bad("%s: %q is not a bundled policy (%v): give a path to load it from a file", where, p.Name, BundledPolicies)
+			bad("%s: %q is not a bundled policy (%v)%s: give a path to load it from a file", where, p.Name, BundledPolicies, didYouMean(p.Name, BundledPolicies))
 		}
 		if p.SHA256 != "" && !validSHA256(p.SHA256) {
 			bad("%s: sha256 must be 64 hex digits, got %q", where, p.SHA256)
@@ -263,15 +278,16 @@ func (c Config) Validate() error {
 	for _, n := range c.DefaultPolicies {
 		switch {
 		case !isBundledPolicy(n):
-			bad("default_policies: %q is not a bundled policy (%v)", n, BundledPolicies)
+			bad("default_policies: %q is not a bundled policy (%v)%s", n, BundledPolicies, didYouMean(n, BundledPolicies))
 		case n == "allowlist":
 			// Without its list it would deny every command.
 			bad(`default_policies: the allowlist needs its commands: list it under [[policies]] with name = "allowlist" and config = { commands = [...] }`)
 		}
 	}
 	for _, n := range c.BundledTools {
-		if !plainName(n) {
-			bad("bundled_tools: %q is not a plugin name", n)
+		if !slices.Contains(BundledToolPlugins, n) {
+			bad("bundled_tools: %q is not a bundled tool plugin (%s)%s: load any other plugin from its file with a [[plugins]] entry",
+				n, strings.Join(BundledToolPlugins, ", "), didYouMean(n, BundledToolPlugins))
 		}
 	}
 	errs = append(errs, c.MCP.validate(c.Path)...)

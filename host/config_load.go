@@ -164,7 +164,7 @@ func ParseConfig(data []byte) (Config, error) {
 		return Config{}, backend.Errorf(backend.ErrInvalid, "config", "", "%v%s", err, tomlAdvice(err))
 	}
 	var errs []error
-	for _, k := range topUndecoded(md.Undecoded()) {
+	for _, k := range topUndecoded(backendKeysDecoded(md.Undecoded())) {
 		errs = append(errs, backend.Errorf(backend.ErrInvalid, "config", "",
 			"unknown key %q%s: %s", k.String(), atLine(data, md, k), unknownKeyAdvice(k)))
 	}
@@ -178,7 +178,62 @@ func ParseConfig(data []byte) (Config, error) {
 		return Config{}, errors.Join(errs...)
 	}
 	cfg := fc.toConfig()
+	cfg.backendLines = backendKeyLines(data, md)
 	return cfg, cfg.Validate()
+}
+
+// backendKeysDecoded drops the keys inside a [backends.NAME] table from the
+// undecoded ones. The decoder reports every key below a table decoded into
+// a free-form map (env = { FOO = "bar" }, [[backends.podman.host_mounts]])
+// as undecoded, though the map holds it: the table goes to its backend
+// whole, and the backend's own parser rejects the keys it does not know.
+func backendKeysDecoded(keys []toml.Key) []toml.Key {
+	var out []toml.Key
+	for _, k := range keys {
+		if len(k) >= 3 && k[0] == "backends" {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// backendKeyLines maps each key inside a [backends.NAME] table, below the
+// table ("backends.host.env.FOO"), to the line that sets it, so that a key
+// the backend refuses can be shown where it is. A key whose line cannot be
+// found is left out.
+func backendKeyLines(data []byte, md toml.MetaData) map[string]int {
+	var lines map[string]int
+	for _, k := range md.Keys() {
+		if len(k) < 3 || k[0] != "backends" {
+			continue
+		}
+		if n := keyLine(data, md, k); n > 0 {
+			if lines == nil {
+				lines = map[string]int{}
+			}
+			lines[k.String()] = n
+		}
+	}
+	return lines
+}
+
+// backendKeyLine returns the line of the first key of table
+// [backends.NAME] whose last element is field ("" when none is known): a
+// backend's parser names only the field it refused, not where it is.
+func (c Config) backendKeyLine(name, field string) int {
+	prefix := "backends." + name + "."
+	best := 0
+	for k, n := range c.backendLines {
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
+		parts := strings.Split(k, ".")
+		if parts[len(parts)-1] == field && (best == 0 || n < best) {
+			best = n
+		}
+	}
+	return best
 }
 
 // topUndecoded drops keys below an unknown table: reporting [foo] once is

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -138,7 +139,11 @@ func TestValidateNamesTheKey(t *testing.T) {
 		want string
 	}{
 		{"fallback", func(c *Config) { c.Fallback = "podman" }, "fallback"},
-		{"self fallback", func(c *Config) { c.Fallback = "host" }, "falls back to itself"},
+		{"self fallback", func(c *Config) { c.Backend, c.Fallback = "host", "host" }, "falls back to itself"},
+		{"policy typo", func(c *Config) { c.Policies = []PolicyConfig{{Name: "alowlist"}} }, `did you mean "allowlist"?`},
+		{"default policy typo", func(c *Config) { c.DefaultPolicies = []string{"blocklst"} }, `default_policies: "blocklst" is not a bundled policy ([blocklist allowlist]); did you mean "blocklist"?`},
+		{"bundled tool typo", func(c *Config) { c.BundledTools = []string{"shell", "vsf"} }, `bundled_tools: "vsf" is not a bundled tool plugin (shell, vfs, python, podman_shell); did you mean "vfs"?`},
+		{"bundled tool unknown", func(c *Config) { c.BundledTools = []string{"mytools"} }, `[[plugins]] entry`},
 		{"empty backend", func(c *Config) { c.Backend = "" }, "backend is empty"},
 		{"limits", func(c *Config) { c.Limits.MaxOutputBytes = 0 }, "max_output_bytes"},
 		{"tool timeout", func(c *Config) { c.ToolTimeouts["x"] = -time.Second }, "tool_timeouts.x"},
@@ -158,6 +163,77 @@ func TestValidateNamesTheKey(t *testing.T) {
 				t.Fatalf("want ErrInvalid mentioning %q, got %v", tc.want, err)
 			}
 		})
+	}
+}
+
+// Podman is the default backend: the host backend, which is no sandbox,
+// runs only when a config names it.
+func TestDefaultBackendIsPodman(t *testing.T) {
+	if b := DefaultConfig().Backend; b != "podman" {
+		t.Fatalf("the default backend is %q, want podman", b)
+	}
+	if f := DefaultConfig().Fallback; f != "" {
+		t.Fatalf("the default fallback is %q, want none", f)
+	}
+}
+
+// Nested values under [backends.NAME] (inline tables, sub-tables, arrays
+// of tables) load and reach the backend's table as the file wrote them.
+func TestNestedBackendTablesLoad(t *testing.T) {
+	for _, tc := range []struct {
+		name, toml string
+		want       map[string]map[string]any
+	}{
+		{"inline env", "[backends.host]\nenv = { FOO = \"bar\" }\n",
+			map[string]map[string]any{"host": {"env": map[string]any{"FOO": "bar"}}}},
+		{"env sub-table", "[backends.host.env]\nFOO = \"bar\"\n",
+			map[string]map[string]any{"host": {"env": map[string]any{"FOO": "bar"}}}},
+		{"inline host_mounts", "[backends.podman]\nhost_mounts = [{ host_path = \"/srv\", mount_path = \"d\" }]\n",
+			map[string]map[string]any{"podman": {"host_mounts": []map[string]any{{"host_path": "/srv", "mount_path": "d"}}}}},
+		{"array of tables", "[[backends.podman.host_mounts]]\nhost_path = \"/srv\"\nmount_path = \"d\"\n[[backends.podman.host_mounts]]\nhost_path = \"/opt\"\nmount_path = \"o\"\n",
+			map[string]map[string]any{"podman": {"host_mounts": []map[string]any{{"host_path": "/srv", "mount_path": "d"}, {"host_path": "/opt", "mount_path": "o"}}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "wai.toml")
+			if err := os.WriteFile(path, []byte(tc.toml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := LoadConfig(path)
+			if err != nil {
+				t.Fatalf("does not load: %v", err)
+			}
+			got, _ := json.Marshal(cfg.Backends)
+			want, _ := json.Marshal(tc.want)
+			if string(got) != string(want) {
+				t.Errorf("backends %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+// A key a backend does not know, however deep, is still refused: by the
+// backend's own parser, with the line of the file it is on.
+func TestUnknownNestedBackendKeyNamesItsLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "wai.toml")
+	data := "backend = \"host\"\n\n[backends.host]\nshell = \"/bin/sh\"\nenvv = { FOO = \"bar\" }\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.StateDir = t.TempDir()
+	cfg.BundledTools = []string{}
+	ctx := context.Background()
+	k, err := New(ctx, cfg) // the host backend is linked in by e2e_test.go
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close(ctx)
+	_, err = k.Info(ctx)
+	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), `unknown field "envv"`) || !strings.Contains(err.Error(), path+", line 5") {
+		t.Fatalf("want the host backend's refusal of envv at %s line 5, got %v", path, err)
 	}
 }
 

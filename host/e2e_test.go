@@ -51,6 +51,7 @@ func (s *syncBuffer) String() string {
 // host backend, its shell use denied with the blocklist's reason.
 func TestEndToEndOnHostBackend(t *testing.T) {
 	cfg := host.DefaultConfig()
+	cfg.Backend = "host"
 	cfg.StateDir = host.SharedStateDir
 	cfg.BundledTools = []string{}
 	cfg.Plugins = []host.PluginConfig{
@@ -74,8 +75,13 @@ func TestEndToEndOnHostBackend(t *testing.T) {
 	}
 
 	res, err := k.Call(ctx, "e2e", "hello", json.RawMessage(`{"name":"world"}`))
-	if err != nil || !res.OK || res.Message != "hello, world" {
+	if err != nil || !res.OK || !strings.HasPrefix(res.Message, "hello, world\n") {
 		t.Fatalf("hello: %+v, %v", res, err)
+	}
+	// On the host backend every result says it was not sandboxed, to the
+	// model (the message) and to a program (the field).
+	if res.Sandboxed || !strings.HasSuffix(res.Message, "[wai: this ran on the host backend: NOT sandboxed; commands run directly on the host]") {
+		t.Fatalf("a host result must say it is not sandboxed: %+v", res)
 	}
 	var v struct {
 		Backend string `json:"backend"`
@@ -161,6 +167,7 @@ func TestFallbackToHostSaysUnsandboxed(t *testing.T) {
 
 func TestMissingBundledToolSaysMakePlugins(t *testing.T) {
 	cfg := host.DefaultConfig()
+	cfg.Backend = "host"
 	cfg.StateDir = host.SharedStateDir
 	cfg.PluginDir = t.TempDir()
 	cfg.BundledTools = []string{"shell"}
@@ -172,6 +179,7 @@ func TestMissingBundledToolSaysMakePlugins(t *testing.T) {
 
 func TestPluginSHA256Pin(t *testing.T) {
 	cfg := host.DefaultConfig()
+	cfg.Backend = "host"
 	cfg.StateDir = host.SharedStateDir
 	cfg.BundledTools = []string{}
 	cfg.Plugins = []host.PluginConfig{{Path: pluginFile(t, "host/testdata/noop"), SHA256: strings.Repeat("0", 64)}}
@@ -189,6 +197,7 @@ func TestMisbehavingPolicyPluginDenies(t *testing.T) {
 	for _, mode := range []string{"loop", "panic"} {
 		t.Run(mode, func(t *testing.T) {
 			cfg := host.DefaultConfig()
+			cfg.Backend = "host"
 			cfg.StateDir = host.SharedStateDir
 			cfg.BundledTools = []string{}
 			cfg.PolicyTimeout = 300 * time.Millisecond
@@ -225,6 +234,7 @@ func TestMisbehavingPolicyPluginDenies(t *testing.T) {
 // timeout, and the command's whole process tree is killed with it.
 func TestToolDeadlineStopsItsShellCommand(t *testing.T) {
 	cfg := host.DefaultConfig()
+	cfg.Backend = "host"
 	cfg.StateDir = host.SharedStateDir
 	cfg.BundledTools = []string{}
 	cfg.ToolTimeouts = map[string]time.Duration{"run": time.Second}

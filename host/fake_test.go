@@ -60,6 +60,12 @@ func (b *fakeBackend) Open(ctx context.Context, spec backend.WorkspaceSpec) (bac
 
 func (b *fakeBackend) Close(context.Context) error { return nil }
 
+// Info describes the fake to the kernel (Kernel.Info), as a backend handed
+// in with WithBackend may.
+func (b *fakeBackend) Info() backend.Info {
+	return backend.Info{Backend: b.name, Sandboxed: b.sandboxed}
+}
+
 func (b *fakeBackend) execCount() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sync"
 	"time"
 
@@ -36,9 +37,14 @@ type Kernel struct {
 	rt      *wasm.Runtime
 	plugins []*wasm.Plugin
 	tools   map[string]*toolEntry
+	// exported holds every tool name the plugins export (aliases
+	// applied), disabled ones included: what disabled_tools may name.
+	exported map[string]bool
 
 	mu       sync.Mutex
 	backends map[string]backend.Backend // opened lazily, by name
+	chosen   *resolved                  // the sessions' backend, once chosen (resolve)
+	choosing chan struct{}              // non-nil while a goroutine chooses it
 	sessions map[string]*Session
 	closed   bool
 
@@ -116,6 +122,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Kernel, error) {
 		backends: map[string]backend.Backend{},
 		sessions: map[string]*Session{},
 		tools:    map[string]*toolEntry{},
+		exported: map[string]bool{},
 	}
 	handler := slog.Handler(slog.DiscardHandler)
 	if o.logger != nil {
@@ -165,7 +172,10 @@ func (k *Kernel) load(ctx context.Context, o options) error {
 		return err
 	}
 	k.chain = &policyChain{policies: append(policies, o.policies...), timeout: k.cfg.PolicyTimeout, log: k.log}
-	return k.loadTools(ctx, o.tools, o.bundled)
+	if err := k.loadTools(ctx, o.tools, o.bundled); err != nil {
+		return err
+	}
+	return k.checkDisabledTools()
 }
 
 // Config returns the configuration the kernel runs with.
@@ -318,33 +328,16 @@ func (k *Kernel) forget(s *Session) {
 	}
 }
 
-// openWorkspace opens the session's workspace on the configured backend,
-// or on the fallback when the configured one is unavailable.
+// openWorkspace opens the session's workspace on the kernel's backend:
+// the configured one, or the fallback when the configured one was
+// unavailable when the kernel chose (see Info).
 func (k *Kernel) openWorkspace(ctx context.Context, spec backend.WorkspaceSpec) (ws backend.Workspace, fellBack bool, err error) {
-	if k.injected != nil {
-		ws, err = k.injected.Open(ctx, spec)
-		return ws, false, err
-	}
-	ws, err = k.openOn(ctx, k.cfg.Backend, spec)
-	if err == nil || k.cfg.Fallback == "" || !errors.Is(err, backend.ErrUnavailable) {
-		return ws, false, err
-	}
-	k.log.LogAttrs(ctx, slog.LevelWarn, "backend.fallback",
-		slog.String("session", spec.Session), slog.String("backend", k.cfg.Backend),
-		slog.String("fallback", k.cfg.Fallback), slog.Bool("sandboxed", false), slog.String("reason", err.Error()))
-	ws, ferr := k.openOn(ctx, k.cfg.Fallback, spec)
-	if ferr != nil {
-		return nil, false, fmt.Errorf("backend %s unavailable (%v), and fallback %s failed too: %w", k.cfg.Backend, err, k.cfg.Fallback, ferr)
-	}
-	return ws, true, nil
-}
-
-func (k *Kernel) openOn(ctx context.Context, name string, spec backend.WorkspaceSpec) (backend.Workspace, error) {
-	b, err := k.backend(ctx, name)
+	r, err := k.resolve(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return b.Open(ctx, spec)
+	ws, err = r.b.Open(ctx, spec)
+	return ws, r.info.Fallback, err
 }
 
 // backend returns the named backend, opening it on first use. A failed
@@ -372,10 +365,27 @@ func (k *Kernel) backend(ctx context.Context, name string) (backend.Backend, err
 		Logger:   k.log.With(slog.String("backend", name)),
 	})
 	if err != nil {
-		return nil, err
+		return nil, k.atConfigLine(name, err)
 	}
 	k.backends[name] = b
 	return b, nil
+}
+
+// unknownBackendField matches the backend parsers' message for a key they
+// do not know (backend.DecodeConfig).
+var unknownBackendField = regexp.MustCompile(`unknown field "([^"]+)" in \[backends\.`)
+
+// atConfigLine adds the file and line of the key a backend refused, which
+// the backend, given its table as JSON, cannot know.
+func (k *Kernel) atConfigLine(name string, err error) error {
+	m := unknownBackendField.FindStringSubmatch(err.Error())
+	if m == nil || !errors.Is(err, backend.ErrInvalid) {
+		return err
+	}
+	if n := k.cfg.backendKeyLine(name, m[1]); n > 0 {
+		return fmt.Errorf("%w (%s, line %d)", err, k.cfg.Path, n)
+	}
+	return err
 }
 
 // reap releases what sessions idle for longer than idle hold (a running

@@ -98,6 +98,18 @@ func (s *Session) Sandboxed(ctx context.Context) (bool, error) {
 	return !fellBack && ws.Shell().Info().Sandboxed, nil
 }
 
+// sandboxedOr reports whether the session's open workspace is sandboxed,
+// or def when it has not been opened.
+func (s *Session) sandboxedOr(def bool) bool {
+	s.mu.Lock()
+	ws, fellBack := s.ws, s.fellBack
+	s.mu.Unlock()
+	if ws == nil {
+		return def
+	}
+	return !fellBack && ws.Shell().Info().Sandboxed
+}
+
 // Close ends the session: its workspace is closed (and removed unless the
 // session was opened with Keep) and the session is forgotten. Calling it
 // again does nothing.

@@ -49,6 +49,13 @@ type ToolResult struct {
 	OK      bool
 	Message string
 	Value   json.RawMessage // JSON, or nil
+	// Sandboxed is false when the session runs unsandboxed (the host
+	// backend, named or as fallback). The model is told too: the Message
+	// of a tool that may run commands then ends with unsandboxedNote (a
+	// file tool's stays as it is: its files are confined to the workspace
+	// on every backend, and a line after a file's text would read as part
+	// of it). Value stays the plugin's own.
+	Sandboxed bool
 	// Duration is how long the call took, validation included.
 	Duration time.Duration
 }
@@ -66,6 +73,9 @@ type toolEntry struct {
 	tool   Tool
 	plugin toolPlugin
 	schema *jsonschema.Resolved
+	// runsCommands: the plugin may use the shell capability, so its
+	// description must say where commands run (backendNote).
+	runsCommands bool
 }
 
 // registerTools adds a plugin's tools under their names or aliases. A name
@@ -82,7 +92,8 @@ func (k *Kernel) registerTools(p toolPlugin, aliases map[string]string, where st
 	}
 	for orig := range aliases {
 		if !has[orig] {
-			return backend.Errorf(backend.ErrInvalid, "config", where, "aliases names tool %q, which plugin %s does not have (it has: %s)", orig, d.Name, strings.Join(sortedKeys(has), ", "))
+			return backend.Errorf(backend.ErrInvalid, "config", where, "aliases names tool %q, which plugin %s does not have (it has: %s)%s",
+				orig, d.Name, strings.Join(sortedKeys(has), ", "), didYouMean(orig, sortedKeys(has)))
 		}
 	}
 	disabled := map[string]bool{}
@@ -97,6 +108,7 @@ func (k *Kernel) registerTools(p toolPlugin, aliases map[string]string, where st
 			}
 			name = a
 		}
+		k.exported[name] = true
 		if disabled[name] {
 			continue
 		}
@@ -117,7 +129,7 @@ func (k *Kernel) registerTools(p toolPlugin, aliases map[string]string, where st
 			t.Annotations = &ToolAnnotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
 				IdempotentHint: a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}
 		}
-		k.tools[name] = &toolEntry{tool: t, plugin: p, schema: schema}
+		k.tools[name] = &toolEntry{tool: t, plugin: p, schema: schema, runsCommands: runsCommands(d)}
 	}
 	return nil
 }
@@ -133,11 +145,55 @@ func resolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
 	return s.Resolve(nil)
 }
 
-// Tools lists every callable tool, sorted by name.
+// checkDisabledTools refuses a disabled_tools entry that names no tool the
+// loaded plugins export: a misspelt name would leave enabled the very tool
+// it was meant to turn off. With no tool plugins loaded (wai exec loads
+// none) there is nothing to check against.
+func (k *Kernel) checkDisabledTools() error {
+	if len(k.exported) == 0 {
+		return nil
+	}
+	var errs []error
+	for _, t := range k.cfg.DisabledTools {
+		if !k.exported[t] {
+			errs = append(errs, backend.Errorf(backend.ErrInvalid, "config", k.cfg.Path,
+				"disabled_tools names %q, which no loaded plugin exports%s (tools: %s): fix the name, or remove it",
+				t, didYouMean(t, sortedKeys(k.exported)), strings.Join(sortedKeys(k.exported), ", ")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// runsCommands reports whether a plugin may run commands: it was granted
+// the shell capability (or, for a plugin handed in by Go code, declares it).
+func runsCommands(d wasm.Description) bool {
+	caps := d.Granted
+	if caps == nil {
+		caps = d.Capabilities
+	}
+	for _, c := range caps {
+		if c == "shell" {
+			return true
+		}
+	}
+	return false
+}
+
+// Tools lists every callable tool, sorted by name. Once the kernel's
+// backend is chosen (Info), the description of a tool that runs commands
+// ends with where they run: in a sandbox with its limits, or on the host
+// without one.
 func (k *Kernel) Tools() []Tool {
+	k.mu.Lock()
+	chosen := k.chosen
+	k.mu.Unlock()
 	out := make([]Tool, 0, len(k.tools))
 	for _, e := range k.tools {
-		out = append(out, e.tool)
+		t := e.tool
+		if chosen != nil && e.runsCommands {
+			t.Description = strings.TrimSpace(t.Description) + " " + commandsNote(chosen.info)
+		}
+		out = append(out, t)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -175,6 +231,12 @@ func (k *Kernel) call(ctx context.Context, session, tool string, params json.Raw
 	if !s.toolEnabled(tool) {
 		return ToolResult{}, session, backend.Errorf(backend.ErrPermission, "call", tool, "the tool is not enabled for session %s", session)
 	}
+	// The backend is chosen before anything runs, so that every result
+	// can say where it ran, and an unavailable one fails every call alike.
+	chosen, err := k.resolve(ctx)
+	if err != nil {
+		return ToolResult{}, session, err
+	}
 	done, err := s.begin()
 	if err != nil {
 		return ToolResult{}, session, err
@@ -205,7 +267,18 @@ func (k *Kernel) call(ctx context.Context, session, tool string, params json.Raw
 		}
 		return ToolResult{}, session, err
 	}
-	return ToolResult{OK: r.OK, Message: r.Message, Value: r.Value}, session, nil
+	res := ToolResult{OK: r.OK, Message: r.Message, Value: r.Value, Sandboxed: s.sandboxedOr(chosen.info.Sandboxed)}
+	if !res.Sandboxed && e.runsCommands {
+		res.Message = strings.TrimRight(res.Message, "\n") + "\n\n" + unsandboxedNote(chosen.info)
+	}
+	return res, session, nil
+}
+
+// unsandboxedNote ends the message of every result of a command tool in
+// an unsandboxed session: the model must not believe in a sandbox it does
+// not have.
+func unsandboxedNote(info BackendInfo) string {
+	return "[wai: this ran on the " + info.Backend + " backend: NOT sandboxed; commands run directly on the host]"
 }
 
 // validateParams checks params against the tool's schema and returns them

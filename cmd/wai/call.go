@@ -25,7 +25,7 @@ Calls TOOL with params given as a JSON object on the command line, read from
 agent's path: schema validation, the tool's deadline, limits and policies.
 
 Prints the message the model reads; --json prints the whole result instead
-({"ok","message","value","duration_ms"}). Exits 0 for a successful result,
+({"ok","message","value","duration_ms","sandboxed"}). Exits 0 for a successful result,
 1 for a failed one (a command that exited non-zero, a timeout, an answer
 that says why it failed), 2 when wai could not make the call at all (bad
 params, a policy refusal, an unavailable backend).
@@ -51,6 +51,7 @@ type callJSON struct {
 	Message    string          `json:"message"`
 	Value      json.RawMessage `json:"value,omitempty"`
 	DurationMS int64           `json:"duration_ms"`
+	Sandboxed  bool            `json:"sandboxed"`
 }
 
 func callFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
@@ -116,7 +117,7 @@ func callFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			enc := json.NewEncoder(std.out)
 			enc.SetIndent("", "  ")
 			enc.SetEscapeHTML(false)
-			if err := enc.Encode(callJSON{OK: res.OK, Message: res.Message, Value: res.Value, DurationMS: res.Duration.Milliseconds()}); err != nil {
+			if err := enc.Encode(callJSON{OK: res.OK, Message: res.Message, Value: res.Value, DurationMS: res.Duration.Milliseconds(), Sandboxed: res.Sandboxed}); err != nil {
 				return fail(ctx, std.err, err)
 			}
 		} else {

@@ -156,15 +156,6 @@ func execute(ctx context.Context, k *host.Kernel, session string, req backend.Ex
 	if err != nil {
 		return failExec(ctx, std.err, err)
 	}
-	if want := k.Config().Backend; res.Backend != "" && res.Backend != want {
-		// The configured fallback ran it: say so every time, since the
-		// user asked for a sandbox and did not get one.
-		sandbox := "NOT sandboxed"
-		if res.Sandboxed {
-			sandbox = "sandboxed"
-		}
-		fmt.Fprintf(std.err, "wai: note: backend %s was unavailable; this ran on the fallback backend %s, %s\n", want, res.Backend, sandbox)
-	}
 	// The backend returns both streams at the end; each goes to its own
 	// stream unchanged, so pipes and redirections behave as for the
 	// command itself.

@@ -24,7 +24,7 @@ type kernelFlags struct {
 
 func (k *kernelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&k.config, "config", "", "config `file` (default ./wai.toml, else $XDG_CONFIG_HOME/wai/config.toml, else built-in defaults)")
-	fs.StringVar(&k.backend, "backend", "", "execution backend `name` (podman, host, mock), overriding the config's backend")
+	fs.StringVar(&k.backend, "backend", "", "execution backend `name` (podman, the default; host, which is NOT a sandbox; mock), overriding the config's backend")
 	fs.BoolVar(&k.verbose, "v", false, "log the kernel's events (policy decisions, execs, backend lifecycle) to stderr")
 	fs.StringVar(&k.user, "user", "", "open sessions as this user `name` ([a-z_][a-z0-9_-]*): users never see or touch each other's sessions")
 }
@@ -54,7 +54,21 @@ func (k *kernelFlags) open(ctx context.Context, stderr io.Writer, withTools bool
 	if k.verbose {
 		opts = append(opts, host.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
-	return host.New(ctx, cfg, opts...)
+	kernel, err := host.New(ctx, cfg, opts...)
+	if err != nil {
+		return nil, err
+	}
+	// The backend is chosen before anything runs: an unavailable one fails
+	// here with what to do, and an unsandboxed one is announced.
+	info, err := kernel.Info(ctx)
+	if err != nil {
+		closeKernel(kernel, stderr)
+		return nil, err
+	}
+	if n := info.Notice(); n != "" {
+		fmt.Fprintf(stderr, "wai: notice: %s\n", n)
+	}
+	return kernel, nil
 }
 
 // cleanupTimeout bounds closing sessions and backends when wai exits: long

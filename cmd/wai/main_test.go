@@ -54,8 +54,24 @@ type env struct {
 
 type result struct {
 	stdout, stderr string
-	code           int
-	took           time.Duration
+	// notice is the line wai prints first on stderr when commands run
+	// unsandboxed (these tests run on the host backend); run takes it out
+	// of stderr so the tests of the command's own output stay exact.
+	notice string
+	code   int
+	took   time.Duration
+}
+
+const noticePrefix = "wai: notice: running on the host backend"
+
+// splitNotice takes the unsandboxed notice, when it is the first line,
+// out of stderr.
+func splitNotice(stderr string) (notice, rest string) {
+	if !strings.HasPrefix(stderr, noticePrefix) {
+		return "", stderr
+	}
+	line, rest, _ := strings.Cut(stderr, "\n")
+	return line, rest
 }
 
 // newEnv writes a config that picks the host backend explicitly (it is not
@@ -100,7 +116,8 @@ func (e *env) run(args ...string) result {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start)}
+	r := result{stdout: stdout.String(), took: time.Since(start)}
+	r.notice, r.stderr = splitNotice(stderr.String())
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -116,7 +133,7 @@ func (e *env) run(args ...string) result {
 }
 
 func (r result) String() string {
-	return fmt.Sprintf("exit %d after %s\nstdout: %q\nstderr: %q", r.code, r.took.Round(time.Millisecond), r.stdout, r.stderr)
+	return fmt.Sprintf("exit %d after %s\nstdout: %q\nstderr: %q\nnotice: %q", r.code, r.took.Round(time.Millisecond), r.stdout, r.stderr, r.notice)
 }
 
 // marker returns a string no other process on the machine carries.

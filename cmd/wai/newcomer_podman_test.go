@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -158,5 +159,63 @@ func crunService(t *testing.T) string {
 			t.Fatalf("the crun service did not create %s: %s", sock, bytes.TrimSpace(log))
 		case <-time.After(50 * time.Millisecond):
 		}
+	}
+}
+
+// requirePodman skips (fails on CI) when no Podman service answers with
+// the test image.
+func requirePodman(t *testing.T, r result) {
+	t.Helper()
+	if r.code == 0 {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("Podman is required on CI (make test runs scripts/setup-podman.sh first): %v", r)
+	}
+	t.Skipf("no usable Podman service (run scripts/setup-podman.sh as root): %s", r.stderr)
+}
+
+// On a machine set up with scripts/setup-podman.sh and no config at all,
+// `wai exec -- id -u` runs in a container as nobody, and says nothing
+// about an unsandboxed backend.
+func TestNoConfigExecRunsOnPodman(t *testing.T) {
+	noConfigHere(t)
+	t.Setenv("CONTAINER_HOST", "")
+	r := runInProcess(t, "exec", "--", "id", "-u")
+	requirePodman(t, r)
+	if r.stdout != "65534\n" || strings.Contains(r.stderr, "notice") {
+		t.Fatalf("want 65534 and no notice; got %v", r)
+	}
+}
+
+// host_mounts and env set in wai.toml (an array of tables and an inline
+// table under [backends.podman]) reach a real container: the mounted
+// files are in /workspace and the variable is in the command's
+// environment.
+func TestPodmanHostMountsAndEnvFromConfig(t *testing.T) {
+	root := t.TempDir()
+	data := filepath.Join(root, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, data, "hello.txt", "hi from the host\n")
+	prefix := "wai-mnt-" + marker(t)[len("wai-test-"):][:8]
+	cfg := writeFile(t, t.TempDir(), "wai.toml", fmt.Sprintf(`backend = "podman"
+state_dir = %q
+
+[backends.podman]
+image = %q
+name_prefix = %q
+allowed_host_roots = [%q]
+env = { WAI_TEST_FOO = "from-config" }
+
+[[backends.podman.host_mounts]]
+host_path = %q
+mount_path = "data"
+`, t.TempDir(), podmanImage(), prefix, root, data))
+	r := runInProcess(t, "exec", "--config", cfg, "-c", `cat /workspace/data/hello.txt; echo "$WAI_TEST_FOO"`)
+	requirePodman(t, r)
+	if r.stdout != "hi from the host\nfrom-config\n" {
+		t.Fatalf("want the mounted file and the variable; got %v", r)
 	}
 }

@@ -148,3 +148,99 @@ func TestNewcomerErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) { checkNewcomer(t, c) })
 	}
 }
+
+// noConfigHere makes this process look like a fresh machine's: no wai.toml
+// in the working directory, no user config, state in a temporary
+// directory. The test cannot run in parallel (it changes the environment).
+func noConfigHere(t *testing.T) {
+	t.Helper()
+	t.Chdir(t.TempDir())
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
+}
+
+// With no config and no Podman answering, every command fails (exit 2)
+// with the two ways out, and nothing runs on the host.
+func TestNoConfigNoPodmanFailsWithAdvice(t *testing.T) {
+	plugins := writeFile(t, t.TempDir(), "plugins.toml", pluginDirConfig(t)) // before leaving the source tree
+	noConfigHere(t)
+	t.Setenv("CONTAINER_HOST", "unix://"+filepath.Join(t.TempDir(), "missing.sock"))
+	for _, args := range [][]string{
+		{"exec", "--", "id", "-u"},
+		{"call", "--config", plugins, "shell_execute", `{"command":["id","-u"]}`},
+		{"serve", "--config", plugins},
+	} {
+		checkNewcomer(t, newcomerCase{
+			args:  args,
+			wrong: []string{"the podman backend, which is unavailable"},
+			next:  []string{"sudo scripts/setup-podman.sh", "wai preflight", "--backend host", `backend = "host"`, `fallback = "host"`, "WITHOUT a sandbox"},
+		})
+	}
+}
+
+// pluginDirConfig is a config that only says where the bundled plugins
+// are (built for the test): the backend is the default one.
+func pluginDirConfig(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{"shell", "vfs", "python", "podman_shell"} {
+		writeFile(t, dir, name+".wasm", string(plugbuild.Build(t, "tools/"+name)))
+	}
+	// A generous policy_timeout: it also bounds each plugin's describe,
+	// the first run of the module, slow under the race detector on a busy
+	// machine.
+	return fmt.Sprintf("plugin_dir = %q\nstate_dir = %q\npolicy_timeout = \"30s\"\n", dir, newcomerState(t))
+}
+
+// A misspelt disabled_tools entry is refused with the tool it likely
+// meant: silently ignored, it would leave enabled what it should disable.
+func TestDisabledToolsTypo(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "shell.wasm", string(plugbuild.Build(t, "tools/shell")))
+	cfg := writeFile(t, dir, "wai.toml", fmt.Sprintf("backend = \"host\"\nstate_dir = %q\nplugin_dir = %q\nbundled_tools = [\"shell\"]\ndisabled_tools = [\"shell_exec\"]\n",
+		newcomerState(t), dir))
+	checkNewcomer(t, newcomerCase{
+		args:  []string{"call", "--config", cfg, "shell_execute", `{"command":["true"]}`},
+		wrong: []string{`disabled_tools names "shell_exec", which no loaded plugin exports`},
+		next:  []string{`did you mean "shell_execute"?`},
+	})
+}
+
+// The host backend runs only when named, and then says on stderr, before
+// anything runs, that commands are not sandboxed: wai exec, wai call
+// (whose result says so too) and wai serve at start.
+func TestHostBackendNotice(t *testing.T) {
+	cfg := writeFile(t, t.TempDir(), "wai.toml", "backend = \"host\"\n"+pluginDirConfig(t))
+	noConfigHere(t)
+	const notice = "wai: notice: running on the host backend: commands are NOT sandboxed"
+	r := runInProcess(t, "exec", "--backend", "host", "--", "true")
+	if r.code != 0 || !strings.HasPrefix(r.stderr, notice) || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("exec --backend host: want one notice line on stderr; got %v", r)
+	}
+	r = runInProcess(t, "call", "--config", cfg, "--json", "shell_execute", `{"command":["true"]}`)
+	if r.code != 0 || !strings.HasPrefix(r.stderr, notice) || !strings.Contains(r.stdout, `"sandboxed": false`) ||
+		!strings.Contains(r.stdout, `NOT sandboxed; commands run directly on the host]`) {
+		t.Errorf("call on host: want the notice and a result saying unsandboxed; got %v", r)
+	}
+	r = runInProcess(t, "serve", "--config", cfg) // stdin is empty: it stops at once
+	if r.code != 0 || !strings.HasPrefix(r.stderr, notice) {
+		t.Errorf("serve on host: want the notice at start; got %v", r)
+	}
+}
+
+// env under [backends.host], as an inline table or a sub-table, reaches
+// the command from wai.toml.
+func TestHostEnvFromConfig(t *testing.T) {
+	t.Parallel()
+	for _, table := range []string{
+		"[backends.host]\nenv = { WAI_TEST_FOO = \"inline\" }\n",
+		"[backends.host.env]\nWAI_TEST_FOO = \"inline\"\n",
+	} {
+		r := newEnv(t, table).run("exec", "-c", "echo \"$WAI_TEST_FOO\"")
+		if r.code != 0 || r.stdout != "inline\n" {
+			t.Errorf("%q: want the variable set; got %v", table, r)
+		}
+	}
+}

@@ -105,7 +105,7 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 	s.stopCalls, s.cancelCalls = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Logger:       log,
-		Instructions: instructions,
+		Instructions: instructionsFor(k),
 		// Only the session-based protocol versions: a wai session is a
 		// workspace that lives across calls, which the sessionless
 		// 2026-07-28 protocol has no place for. Clients negotiate down.
@@ -142,8 +142,6 @@ func (s *Server) unknownTool(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 func (s *Server) hasTool(name string) bool { return s.tools[name] }
-
-const instructions = `wai gives you a shell and a filesystem in a sandboxed workspace that lasts for this session. Paths are relative to the workspace root. Every command and file change passes wai's limits and policies; a refused call says why.`
 
 func sessionVersions() []string {
 	var vs []string

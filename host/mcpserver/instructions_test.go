@@ -1,0 +1,65 @@
+package mcpserver
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wai-dev/wai/host"
+)
+
+var bundled = []host.Tool{
+	{Name: "shell_execute", Plugin: "shell"}, {Name: "read_file", Plugin: "vfs"}, {Name: "ls", Plugin: "vfs"},
+}
+
+// On podman the model reads seed 001's "Podman Workspace" section with the
+// real limit, and the host mounts as a table.
+func TestInstructionsPodmanWorkspace(t *testing.T) {
+	info := host.BackendInfo{Backend: "podman", Sandboxed: true, MaxCommandTimeout: 90 * time.Second,
+		HostMounts: []host.HostMount{{HostPath: "/srv/data", WorkspacePath: "/workspace/data"}}}
+	got := instructionsText(info, bundled)
+	for _, want := range []string{
+		"Podman Workspace\n----------------\n",
+		"isolated Linux container powered by Podman",
+		"The `read_file`, `ls` tools operate on `/workspace`",
+		"The `shell_execute` tools run short commands (≤90 seconds)",
+		"No network access or privileged operations are available.",
+		"Only `/workspace` persists between commands and is writable",
+		"| Host path | Workspace path | Access |",
+		"| /srv/data | /workspace/data | copied |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("instructions lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "NOT") {
+		t.Errorf("sandboxed instructions warn:\n%s", got)
+	}
+	info.HostMounts, info.NetworkEnabled = nil, true
+	got = instructionsText(info, bundled)
+	if strings.Contains(got, "Host path") || !strings.Contains(got, "Commands can reach the network") {
+		t.Errorf("without mounts, with network:\n%s", got)
+	}
+}
+
+// On the host backend, and on a fallback to it, the model reads a plain
+// warning and no promise of a sandbox.
+func TestInstructionsHostWarn(t *testing.T) {
+	for _, info := range []host.BackendInfo{
+		{Backend: "host", Configured: "host", NetworkEnabled: true, MaxCommandTimeout: 120 * time.Second},
+		{Backend: "host", Configured: "podman", Fallback: true, NetworkEnabled: true, MaxCommandTimeout: 120 * time.Second},
+	} {
+		got := instructionsText(info, bundled)
+		for _, want := range []string{"NOT SANDBOXED", "WARNING: commands run directly on the host machine", "nothing confines commands to it"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("instructions lack %q:\n%s", want, got)
+			}
+		}
+		if strings.Contains(got, "isolated") || strings.Contains(got, "Podman Workspace") {
+			t.Errorf("host instructions promise isolation:\n%s", got)
+		}
+		if info.Fallback && !strings.Contains(got, "the podman backend was unavailable") {
+			t.Errorf("fallback instructions do not say why:\n%s", got)
+		}
+	}
+}
