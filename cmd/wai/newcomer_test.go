@@ -161,7 +161,8 @@ func noConfigHere(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
 }
 
-// With no config and no Podman answering, every command fails (exit 2)
+// With no config and no Podman answering, every command fails (exit 125
+// for exec, 2 for the others)
 // with the two ways out, and nothing runs on the host.
 func TestNoConfigNoPodmanFailsWithAdvice(t *testing.T) {
 	plugins := writeFile(t, t.TempDir(), "plugins.toml", pluginDirConfig(t)) // before leaving the source tree
