@@ -246,3 +246,25 @@ func TestScopeCloseDiscardsBusyInstances(t *testing.T) {
 		t.Errorf("live instances %d → %d: the closed session's instance was kept", before, n)
 	}
 }
+
+// TestIdleInstancesAreTrimmed: an instance its session stopped using is
+// closed after IdleInstanceTimeout, and its memory returns to the budget,
+// though the session stays open.
+func TestIdleInstancesAreTrimmed(t *testing.T) {
+	r := newRuntime(t, Options{IdleInstanceTimeout: 50 * time.Millisecond})
+	p := loadStateful(t, r)
+	sc := r.NewScope("idle")
+	defer sc.Close()
+	remember(t, p, sc, "v")
+	// Polled with a generous bound: the janitor runs every 12.5 ms, so on
+	// any machine this ends long before the bound.
+	for deadline := time.Now().Add(time.Minute); live(p) > 0 || r.mem.inUse() > 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d instances, %d bytes still held a minute after their last use", live(p), r.mem.inUse())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if prev := remember(t, p, sc, "w"); prev != "" {
+		t.Errorf("after trimming, the session's next call saw %q: want a fresh instance", prev)
+	}
+}
