@@ -203,10 +203,9 @@ func (b *Backend) openWorkspace(ctx context.Context, spec backend.WorkspaceSpec)
 	}
 	undo := func() {
 		if fresh {
-			if b.cfg.workspaceBytes > 0 {
-				_ = detachVolume(w.dir, w.imagePath)
+			if detachVolume(w.dir, w.imagePath) == nil {
+				os.RemoveAll(w.dir)
 			}
-			os.RemoveAll(w.dir)
 		}
 		os.Remove(w.statePath)
 	}
@@ -243,7 +242,9 @@ func (b *Backend) makeDir(ctx context.Context, w *Workspace) (fresh bool, err er
 	} else if !os.IsExist(err) {
 		return false, backend.Errorf(backend.ErrUnavailable, "open", w.dir, "cannot create the workspace directory: %v", err)
 	}
-	if b.cfg.workspaceBytes > 0 {
+	// A session made with a size limit keeps its file system when the
+	// limit is turned off later: its files are in the image.
+	if _, err := os.Stat(w.imagePath); b.cfg.workspaceBytes > 0 || err == nil {
 		created, err := attachVolume(ctx, w.dir, w.imagePath, b.cfg.workspaceBytes, b.owner)
 		if err != nil {
 			if fresh {

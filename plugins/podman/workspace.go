@@ -336,12 +336,11 @@ func (w *Workspace) Close(ctx context.Context) error {
 	} else if st != nil {
 		w.b.event(ctx, "runtime.podman.removed", w, "container_id", short(st.id), "reason", "session closed")
 	}
-	if w.b.cfg.workspaceBytes > 0 {
-		if err := detachVolume(w.dir, w.imagePath); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if err := os.RemoveAll(w.dir); err != nil {
+	// The session's file system (when it has one) is unmounted first;
+	// anything else mounted there is not descended into.
+	if err := detachVolume(w.dir, w.imagePath); err != nil {
+		errs = append(errs, err)
+	} else if err := os.RemoveAll(w.dir); err != nil {
 		errs = append(errs, fmt.Errorf("removing workspace %s: %w", w.dir, err))
 	}
 	if err := os.Remove(w.statePath); err != nil && !os.IsNotExist(err) {

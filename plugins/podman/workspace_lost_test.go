@@ -152,3 +152,55 @@ func TestPerUserWorkspaceDir(t *testing.T) {
 		t.Errorf("two users' sessions share container %s", ws[0].ContainerName())
 	}
 }
+
+// TestKeptWorkspaceRemovedIsReported: a kept session whose files wai gc
+// removed is told so on its first call when it is opened again, rather
+// than finding an empty workspace unannounced.
+func TestKeptWorkspaceRemovedIsReported(t *testing.T) {
+	t.Parallel()
+	needPodman(t)
+	state := t.TempDir()
+	name := session("gone")
+	cfg := testConfig(t, map[string]any{"workspace_size": "0"})
+	b, err := New(bg, backend.Options{Config: cfg, StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close(bg) })
+	ws, err := b.Open(bg, backend.WorkspaceSpec{Session: name, Keep: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := ws.(*Workspace)
+	sh(t, old, "echo mine >f")
+	if err := ws.Close(bg); err != nil {
+		t.Fatal(err)
+	}
+	// What wai gc does to this session once its kept lifetime is over (a
+	// real gc --all would sweep the whole machine's sessions).
+	if err := b.remove(bg, old.ContainerName()); err != nil {
+		t.Fatal(err)
+	}
+	if err := removeWorkspace(old.dir, old.session, old.statePath); err != nil {
+		t.Fatal(err)
+	}
+	ws, err = b.Open(bg, backend.WorkspaceSpec{Session: name, Keep: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := ws.(*Workspace)
+	t.Cleanup(func() {
+		b.mu.Lock()
+		w.keepFlag = false
+		b.mu.Unlock()
+		_ = w.Close(bg)
+	})
+	_, err = w.FS().Read(bg, backend.ReadRequest{Path: "f"})
+	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "kept session's workspace was removed at") ||
+		!strings.Contains(err.Error(), "wai gc") || !strings.Contains(err.Error(), "starts empty") {
+		t.Fatalf("the first call of a kept session gc removed: %v; want it told when and why, and that it starts empty", err)
+	}
+	if res := sh(t, w, "ls -A; echo ok"); res.Stdout != "ok\n" {
+		t.Errorf("after the notice: %q %q", res.Stdout, res.Stderr)
+	}
+}
