@@ -92,6 +92,8 @@ type Config struct {
 	// session names: "/srv/wai/{user}" gives every user a directory of
 	// their own (a session of no user is then refused), and a session's
 	// directory is <expanded>/<session> unless "{session}" ends the path.
+	// Without "{user}", a user's sessions go under <expanded>/@users/<user>,
+	// so users' sessions never share files.
 	// With an ssh:// URL the same path must reach the same files on the
 	// service's host.
 	WorkspaceDir string `json:"workspace_dir"`

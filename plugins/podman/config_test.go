@@ -276,7 +276,8 @@ func TestWorkspaceDirPlaceholders(t *testing.T) {
 		wantDir, wantState string
 	}{
 		{"/ws", backend.WorkspaceSpec{Session: "s1"}, "/ws/s1", "/ws/@state/s1.json"},
-		{"/ws", backend.WorkspaceSpec{Session: "s1", User: "alice"}, "/ws/s1", "/ws/@state/s1.json"},
+		{"/ws", backend.WorkspaceSpec{Session: "s1", User: "alice"}, "/ws/@users/alice/s1", "/ws/@users/alice/@state/s1.json"},
+		{"/ws/{session}", backend.WorkspaceSpec{Session: "s1", User: "alice"}, "/ws/@users/alice/s1", "/ws/@users/alice/@state/s1.json"},
 		{"/ws/{user}", backend.WorkspaceSpec{Session: "s1", User: "alice"}, "/ws/alice/s1", "/ws/alice/@state/s1.json"},
 		{"/ws/{user}/{session}", backend.WorkspaceSpec{Session: "s1", User: "bob"}, "/ws/bob/s1", "/ws/bob/@state/s1.json"},
 		{"/ws/{session}", backend.WorkspaceSpec{Session: "s1"}, "/ws/s1", "/ws/@state/s1.json"},
@@ -306,5 +307,16 @@ func TestWorkspaceDirPlaceholders(t *testing.T) {
 	n, _ := cfg.pathsFor(backend.WorkspaceSpec{Session: "c", User: "a"})
 	if a.name == b.name || a.name == n.name || a.dir == n.dir {
 		t.Errorf("users' sessions collide: %+v %+v %+v", a, b, n)
+	}
+	// Without {user}, users' sessions still get directories of their own.
+	cfg, err = ParseConfig(nil, "/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ = cfg.pathsFor(backend.WorkspaceSpec{Session: "s", User: "a"})
+	b, _ = cfg.pathsFor(backend.WorkspaceSpec{Session: "s", User: "b"})
+	n, _ = cfg.pathsFor(backend.WorkspaceSpec{Session: "s"})
+	if a.dir == b.dir || a.dir == n.dir || a.state == b.state || a.name == b.name || a.name == n.name {
+		t.Errorf("users' sessions share a directory or container on a workspace_dir without {user}: %+v %+v %+v", a, b, n)
 	}
 }

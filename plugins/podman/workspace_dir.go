@@ -66,24 +66,32 @@ type sessionPaths struct {
 }
 
 // pathsFor expands workspace_dir for a session. A session's state file and
-// image sit in the "@state" directory next to its workspace directory.
+// image sit in the "@state" directory next to its workspace directory. A
+// user's session on a workspace_dir without {user} goes under
+// "@users/<user>/" there, so that two users' sessions of one name never
+// share files.
 func (c Config) pathsFor(spec backend.WorkspaceSpec) (sessionPaths, error) {
 	if c.perUser() && spec.User == "" {
 		return sessionPaths{}, backend.Errorf(backend.ErrInvalid, "open", spec.Session,
 			"workspace_dir %q of [backends.podman] is per user: open the session with a user name (--user NAME)", c.WorkspaceDir)
 	}
-	dir := strings.NewReplacer("{user}", spec.User, "{session}", spec.Session).Replace(c.WorkspaceDir)
-	if !strings.Contains(c.WorkspaceDir, "{session}") {
-		dir = filepath.Join(dir, spec.Session)
+	root := strings.TrimSuffix(c.WorkspaceDir, "/{session}")
+	root = strings.ReplaceAll(root, "{user}", spec.User)
+	if !c.perUser() && spec.User != "" {
+		root = filepath.Join(root, usersDirName, spec.User)
 	}
-	parent := filepath.Join(filepath.Dir(dir), stateDirName)
+	parent := filepath.Join(root, stateDirName)
 	return sessionPaths{
-		dir:   dir,
+		dir:   filepath.Join(root, spec.Session),
 		state: filepath.Join(parent, spec.Session+".json"),
 		image: filepath.Join(parent, spec.Session+imageSuffix),
 		name:  containerName(c.NamePrefix, spec),
 	}, nil
 }
+
+// usersDirName holds users' sessions on a workspace_dir without {user};
+// "@" keeps it apart from session names.
+const usersDirName = "@users"
 
 // containerName is <name_prefix>-<session>, or for a user's session
 // <name_prefix>-u<length of user>-<user>-<session>: the length keeps

@@ -119,37 +119,49 @@ func TestWorkspaceRemovedHostSide(t *testing.T) {
 
 // TestPerUserWorkspaceDir: workspace_dir "<dir>/{user}" puts each user's
 // sessions in a directory of their own, with containers of their own even
-// for the same session name; a session without a user is refused.
+// for the same session name; a session without a user is refused. On a
+// workspace_dir without {user}, users' sessions of one name are kept apart
+// all the same.
 func TestPerUserWorkspaceDir(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	b := newTestBackend(t, backend.Limits{}, map[string]any{"workspace_dir": filepath.Join(root, "{user}"), "workspace_size": "0"})
-	name := session("pu")
-	if _, err := b.Open(bg, backend.WorkspaceSpec{Session: name}); !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "user name") {
-		t.Fatalf("a session without a user on a per-user workspace_dir: %v, want ErrInvalid asking for a user name", err)
-	}
-	var ws []*Workspace
-	for _, user := range []string{"alice", "bob"} {
-		x, err := b.Open(bg, backend.WorkspaceSpec{Session: name, User: user})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := x.(*Workspace)
-		t.Cleanup(func() { _ = w.Close(bg) })
-		sh(t, w, "echo "+user+" >who")
-		ws = append(ws, w)
-	}
-	for i, user := range []string{"alice", "bob"} {
-		b, err := os.ReadFile(filepath.Join(root, user, name, "who"))
-		if err != nil || string(b) != user+"\n" {
-			t.Errorf("%s's file: %q, %v", user, b, err)
-		}
-		if res := sh(t, ws[i], "cat who"); res.Stdout != user+"\n" {
-			t.Errorf("%s's session reads %q", user, res.Stdout)
-		}
-	}
-	if ws[0].ContainerName() == ws[1].ContainerName() {
-		t.Errorf("two users' sessions share container %s", ws[0].ContainerName())
+	for _, perUser := range []bool{true, false} {
+		t.Run(map[bool]string{true: "per-user", false: "shared"}[perUser], func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			dir, where := root, func(user, name string) string { return filepath.Join(root, "@users", user, name) }
+			if perUser {
+				dir, where = filepath.Join(root, "{user}"), func(user, name string) string { return filepath.Join(root, user, name) }
+			}
+			b := newTestBackend(t, backend.Limits{}, map[string]any{"workspace_dir": dir, "workspace_size": "0"})
+			name := session("pu")
+			_, err := b.Open(bg, backend.WorkspaceSpec{Session: name})
+			if perUser && (!errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "user name")) {
+				t.Fatalf("a session without a user on a per-user workspace_dir: %v, want ErrInvalid asking for a user name", err)
+			}
+			var ws []*Workspace
+			for _, user := range []string{"alice", "bob"} {
+				x, err := b.Open(bg, backend.WorkspaceSpec{Session: name, User: user})
+				if err != nil {
+					t.Fatal(err)
+				}
+				w := x.(*Workspace)
+				t.Cleanup(func() { _ = w.Close(bg) })
+				sh(t, w, "echo "+user+" >who")
+				ws = append(ws, w)
+			}
+			for i, user := range []string{"alice", "bob"} {
+				got, err := os.ReadFile(filepath.Join(where(user, name), "who"))
+				if err != nil || string(got) != user+"\n" {
+					t.Errorf("%s's file: %q, %v", user, got, err)
+				}
+				if res := sh(t, ws[i], "cat who"); res.Stdout != user+"\n" {
+					t.Errorf("%s's session reads %q", user, res.Stdout)
+				}
+			}
+			if ws[0].ContainerName() == ws[1].ContainerName() {
+				t.Errorf("two users' sessions share container %s", ws[0].ContainerName())
+			}
+		})
 	}
 }
 
