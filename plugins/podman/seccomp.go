@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -97,8 +96,7 @@ func writeSeccompProfile(dir string) (string, error) {
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
-	// World-readable: a rootless service runs as another user than a
-	// root wai in some setups, and the profile holds no secret.
+	// The service reads it; it holds no secret.
 	if err == nil {
 		err = os.Chmod(tmp.Name(), 0o644)
 	}
@@ -107,7 +105,7 @@ func writeSeccompProfile(dir string) (string, error) {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return fail(fmt.Errorf("%w", err))
+		return fail(err)
 	}
 	return p, nil
 }

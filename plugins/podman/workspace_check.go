@@ -14,6 +14,56 @@ import (
 	"github.com/wai-dev/wai/host/backend/rootfs"
 )
 
+// makeDir creates the workspace directory when it is missing and, with
+// workspace_size, mounts the session's file system on it. fresh reports a
+// directory (and image) this call made.
+func (b *Backend) makeDir(ctx context.Context, w *Workspace) (fresh bool, err error) {
+	if err := os.Mkdir(w.dir, 0o755); err == nil {
+		fresh = true
+	} else if !os.IsExist(err) {
+		return false, backend.Errorf(backend.ErrUnavailable, "open", w.dir, "cannot create the workspace directory: %v", err)
+	}
+	// A session made with a size limit keeps its file system when the
+	// limit is turned off later: its files are in the image.
+	if _, err := os.Stat(w.imagePath); b.cfg.workspaceBytes > 0 || err == nil {
+		created, err := attachVolume(ctx, w.dir, w.imagePath, b.cfg.workspaceBytes, b.owner)
+		if err != nil {
+			if fresh {
+				os.Remove(w.dir)
+			}
+			return false, err
+		}
+		fresh = fresh || created
+	}
+	return fresh, nil
+}
+
+// openFS opens the confined file system of the workspace directory and
+// records which directory it is, so that a workspace removed or replaced
+// behind the session's back is noticed (see checkDir).
+func (w *Workspace) openFS() error {
+	b := w.b
+	fsOpts := rootfs.Options{Limits: b.limits}
+	if b.owner != nil {
+		fsOpts.Owner = &rootfs.Owner{UID: b.owner.uid, GID: b.owner.gid}
+	} else {
+		// Without root the container user cannot be given the files;
+		// make them writable for it instead (the parent is 0711).
+		fsOpts.FileMode, fsOpts.DirMode = 0o666, 0o777
+	}
+	fs, err := rootfs.New(w.dir, fsOpts)
+	if err != nil {
+		return err
+	}
+	id, err := dirIdentity(w.dir)
+	if err != nil {
+		fs.Close()
+		return backend.Errorf(backend.ErrUnavailable, "open", w.dir, "cannot stat the workspace directory: %v", err)
+	}
+	w.fs, w.dirID = fs, id
+	return nil
+}
+
 // fileID tells one directory from another made at the same path.
 type fileID struct{ dev, ino uint64 }
 
