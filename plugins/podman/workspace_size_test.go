@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -138,6 +141,54 @@ func TestWorkspaceSizeSurvives(t *testing.T) {
 	for _, p := range []string{w3.dir, w3.imagePath} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s left after the session closed: %v", p, err)
+		}
+	}
+}
+
+// TestWorkspaceSizeFailsClosedWithoutRoot: where the limit cannot be
+// enforced (here: not root), opening the backend fails with
+// ErrUnavailable saying why and how to opt out, never silently without a
+// limit. The test binary runs itself again as user 65534.
+func TestWorkspaceSizeFailsClosedWithoutRoot(t *testing.T) {
+	if os.Getenv("WAI_TEST_VOLUME_CHILD") == "1" {
+		err := checkVolumeSupport(1 << 30)
+		fmt.Printf("kind-unavailable=%v\nmessage=%v\n", errors.Is(err, backend.ErrUnavailable), err)
+		return
+	}
+	needRoot(t)
+	if err := checkVolumeSupport(1 << 30); err != nil {
+		t.Fatalf("as root with mkfs.ext4: %v", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} { // the user must reach the copy
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "podman.test")
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run", "^TestWorkspaceSizeFailsClosedWithoutRoot$")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "WAI_TEST_VOLUME_CHILD=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("running the check as 65534: %v\n%s", err, out)
+	}
+	got := string(out)
+	for _, want := range []string{"kind-unavailable=true", "workspace_size 1 GiB cannot be enforced", "only root", `workspace_size = "0"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("as a non-root user: %q lacks %q", got, want)
 		}
 	}
 }
