@@ -21,37 +21,39 @@ import (
 // is applied exactly, with the FS's owner. Unlike Write, the content is
 // streamed and bounded by nothing but the file system: the podman backend
 // copies host_mounts in with it, each mount within its own byte budget.
+//
+// The file is made by Write itself (empty), then opened again through the
+// root: one confinement, whatever Write's resolution rules become.
 func (f *FS) CopyIn(ctx context.Context, p string, r io.Reader, perm fs.FileMode) (int64, error) {
 	const op = "fs.copyin"
 	if perm&^fs.ModePerm != 0 {
 		return 0, backend.Errorf(backend.ErrInvalid, op, p, "perm may only hold permission bits, got %v", perm)
 	}
-	rel, err := cleanPath(op, p)
+	res, err := f.Write(ctx, backend.WriteRequest{Path: p, Mode: backend.WriteCreate})
 	if err != nil {
+		if errors.Is(err, backend.ErrExist) {
+			return 0, backend.Errorf(backend.ErrExist, op, p, "already exists")
+		}
 		return 0, err
-	}
-	if rel == "." {
-		return 0, backend.Errorf(backend.ErrInvalid, op, p, "the workspace root is a directory: name a file inside it")
 	}
 	root, release, err := f.acquire(ctx, op, p)
 	if err != nil {
 		return 0, err
 	}
 	defer release()
-	dfd, name, _, err := f.resolveFinal(root, rel, true)
+	fd, err := openat2(root, res.Path, syscall.O_WRONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY)
 	if err != nil {
 		return 0, mapErr(op, p, err)
 	}
-	defer closeFD(dfd)
-	fd, err := openat(dfd, name, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_NOCTTY, uint32(perm))
-	if err != nil {
-		if errors.Is(err, syscall.EEXIST) {
-			return 0, backend.Errorf(backend.ErrExist, op, p, "already exists")
-		}
-		return 0, mapErr(op, p, err)
-	}
-	file := os.NewFile(uintptr(fd), name)
+	file := os.NewFile(uintptr(fd), res.Path)
 	defer file.Close()
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return 0, mapErr(op, p, err)
+	}
+	if fileType(&st) != syscall.S_IFREG { // swapped for something else meanwhile
+		return 0, notRegular(op, p)
+	}
 	if err := f.own(fd, uint32(perm)); err != nil {
 		return 0, mapErr(op, p, err)
 	}
