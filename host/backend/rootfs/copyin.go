@@ -57,7 +57,7 @@ func (f *FS) CopyIn(ctx context.Context, p string, r io.Reader, perm fs.FileMode
 	if err := f.own(fd, uint32(perm)); err != nil {
 		return 0, mapErr(op, p, err)
 	}
-	n, err := io.Copy(file, ctxReader{ctx, r})
+	n, err := io.Copy(file, copyInReader{ctx, r})
 	if err == nil {
 		err = file.Close()
 	}
@@ -70,13 +70,13 @@ func (f *FS) CopyIn(ctx context.Context, p string, r io.Reader, perm fs.FileMode
 	return n, nil
 }
 
-// ctxReader stops a copy once its context ends.
-type ctxReader struct {
+// copyInReader stops a copy once its context ends.
+type copyInReader struct {
 	ctx context.Context
 	r   io.Reader
 }
 
-func (c ctxReader) Read(b []byte) (int, error) {
+func (c copyInReader) Read(b []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, err
 	}
