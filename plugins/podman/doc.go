@@ -7,21 +7,16 @@
 // (pulled when missing, with exponential backoff between failed pulls) and
 // runs `sleep infinity` as user 65534:65534 with no network, 1 GiB of memory
 // and no swap, one CPU, a pids limit, every capability dropped,
-// no-new-privileges, a seccomp profile that denies user namespaces, a
-// read-only root, an init process, explicit rlimits, a tmpfs /tmp and the
-// session's workspace directory bind-mounted at /workspace as the only
-// other writable mount. With workspace_size (default 1 GiB) that directory
-// is a loop-mounted ext4 image of that size, so a full workspace is ENOSPC. Commands run as exec sessions
+// no-new-privileges, a read-only root, an init process, explicit rlimits, a
+// tmpfs /tmp and the session's workspace directory bind-mounted at
+// /workspace as the only other writable mount. Commands run as exec sessions
 // in it; one that outlives its timeout is killed inside the container with
 // every process it started (SIGTERM, then SIGKILL). A container that died is
-// recreated on the next call; idle containers are removed by a reaper (the
-// files stay). A workspace removed behind a live session is reported on its
-// next call, not replaced silently by an empty one.
+// recreated on the next call; idle containers are removed by a reaper.
 //
 // The workspace directory lives on this host, so the Filesystem capability
 // works on it directly, confined chroot-style by host/backend/rootfs, with
-// files owned by the container user; host_mounts are copied in through the
-// same confinement.
+// files owned by the container user.
 //
 // The Podman bindings only build with the tags
 //
