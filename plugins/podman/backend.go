@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
-	"github.com/wai-dev/wai/host/backend/rootfs"
 )
 
 func init() {
@@ -32,6 +31,9 @@ type Backend struct {
 	svc    *service
 	pull   puller
 	owner  *ownerIDs // who owns workspace files; nil when not root
+	// seccompDir holds the profile every container runs under (see
+	// seccompProfile); the service reads it from there.
+	seccompDir string
 
 	mu      sync.Mutex
 	open    map[string]*Workspace
@@ -74,8 +76,17 @@ func newBackend(ctx context.Context, cfg Config, opts backend.Options) (*Backend
 	if _, err := b.svc.ctx(ctx); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(cfg.WorkspaceDir, 0o711); err != nil {
-		return nil, backend.Errorf(backend.ErrUnavailable, "open", cfg.WorkspaceDir, "cannot create the workspace directory: %v", err)
+	if cfg.workspaceBytes > 0 {
+		if err := checkVolumeSupport(cfg.workspaceBytes); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(cfg.fixedDir(), 0o711); err != nil {
+		return nil, backend.Errorf(backend.ErrUnavailable, "open", cfg.fixedDir(), "cannot create the workspace directory: %v", err)
+	}
+	b.seccompDir = filepath.Join(cfg.fixedDir(), seccompDirName)
+	if _, err := writeSeccompProfile(b.seccompDir); err != nil {
+		return nil, err
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	b.stopReaper = cancel
@@ -111,13 +122,14 @@ func (b *Backend) Open(ctx context.Context, spec backend.WorkspaceSpec) (backend
 			b.mu.Unlock()
 			return nil, backend.Errorf(backend.ErrUnavailable, "open", "", "the podman backend is closed")
 		}
-		if w, ok := b.open[spec.Session]; ok {
+		key := openKey(spec.User, spec.Session)
+		if w, ok := b.open[key]; ok {
 			w.refs++
 			w.keepFlag = w.keepFlag || spec.Keep
 			b.mu.Unlock()
 			return w, nil
 		}
-		if ch, ok := b.opening[spec.Session]; ok {
+		if ch, ok := b.opening[key]; ok {
 			// Another caller is opening the same session: wait for it
 			// rather than hydrate the directory twice.
 			b.mu.Unlock()
@@ -129,14 +141,14 @@ func (b *Backend) Open(ctx context.Context, spec backend.WorkspaceSpec) (backend
 			}
 		}
 		ch := make(chan struct{})
-		b.opening[spec.Session] = ch
+		b.opening[key] = ch
 		b.mu.Unlock()
 		w, err := b.openWorkspace(ctx, spec)
 		b.mu.Lock()
-		delete(b.opening, spec.Session)
+		delete(b.opening, key)
 		closed := b.closed
 		if err == nil && !closed {
-			b.open[spec.Session] = w
+			b.open[key] = w
 		}
 		close(ch)
 		b.mu.Unlock()
@@ -152,16 +164,23 @@ func (b *Backend) Open(ctx context.Context, spec backend.WorkspaceSpec) (backend
 }
 
 func (b *Backend) openWorkspace(ctx context.Context, spec backend.WorkspaceSpec) (*Workspace, error) {
+	paths, err := b.cfg.pathsFor(spec)
+	if err != nil {
+		return nil, err
+	}
 	w := &Workspace{
-		b: b, session: spec.Session, name: b.cfg.NamePrefix + "-" + spec.Session,
-		dir: filepath.Join(b.cfg.WorkspaceDir, spec.Session), statePath: statePath(b.cfg.WorkspaceDir, spec.Session),
+		b: b, session: spec.Session, user: spec.User, name: paths.name,
+		dir: paths.dir, statePath: paths.state, imagePath: paths.image,
 		closing: make(chan struct{}), refs: 1, keepFlag: spec.Keep,
 	}
 	w.shell = &Shell{w: w}
+	if err := os.MkdirAll(filepath.Dir(w.dir), 0o711); err != nil {
+		return nil, backend.Errorf(backend.ErrUnavailable, "open", filepath.Dir(w.dir), "cannot create the workspace directory: %v", err)
+	}
 	// The state file comes first: from then on wai gc sees a live owner,
 	// never a bare directory it would take for a crash's leftover.
 	prev, _, prevErr := readState(w.statePath)
-	state := sessionState{Session: spec.Session, Container: w.name, Workspace: w.dir, Keep: spec.Keep,
+	state := sessionState{Session: spec.Session, User: spec.User, Container: w.name, Workspace: w.dir, Keep: spec.Keep,
 		Created: time.Now().UTC(), Owner: currentOwner(), IdleTimeout: &b.cfg.IdleTimeout}
 	if prevErr == nil && !prev.Created.IsZero() {
 		state.Created = prev.Created
@@ -169,16 +188,23 @@ func (b *Backend) openWorkspace(ctx context.Context, spec backend.WorkspaceSpec)
 	if err := writeState(w.statePath, state); err != nil {
 		return nil, backend.Errorf(backend.ErrUnavailable, "open", w.statePath, "cannot write the session's state file: %v", err)
 	}
-	fresh := false
-	if err := os.Mkdir(w.dir, 0o755); err == nil {
-		fresh = true
-	} else if !os.IsExist(err) {
+	fresh, err := b.makeDir(ctx, w)
+	if err != nil {
 		os.Remove(w.statePath)
-		return nil, backend.Errorf(backend.ErrUnavailable, "open", w.dir, "cannot create the workspace directory: %v", err)
+		return nil, err
+	}
+	if fresh && spec.Keep {
+		// wai gc removed this kept session's workspace: say so on its
+		// first call rather than hand out an empty one unannounced.
+		w.noticeRemoved()
+	} else {
+		_ = os.Remove(tombstonePath(w.statePath))
 	}
 	undo := func() {
 		if fresh {
-			os.RemoveAll(w.dir)
+			if detachVolume(w.dir, w.imagePath) == nil {
+				os.RemoveAll(w.dir)
+			}
 		}
 		os.Remove(w.statePath)
 	}
@@ -186,31 +212,22 @@ func (b *Backend) openWorkspace(ctx context.Context, spec backend.WorkspaceSpec)
 		undo()
 		return nil, err
 	}
+	if err := w.openFS(); err != nil {
+		undo()
+		return nil, err
+	}
 	if len(b.cfg.HostMounts) > 0 {
 		if empty, _ := isEmptyDir(w.dir); empty {
 			t0 := time.Now()
-			files, n, err := newHydrator(b.cfg.AllowedHostRoots, b.owner).run(ctx, w.dir, b.cfg.HostMounts)
+			files, n, err := newHydrator(b.cfg.AllowedHostRoots).run(ctx, w.fs, b.cfg.HostMounts)
 			if err != nil {
+				w.fs.Close()
 				undo()
 				return nil, err
 			}
 			b.event(ctx, "runtime.podman.hydrated", w, "files", files, "bytes", n, "duration", time.Since(t0))
 		}
 	}
-	fsOpts := rootfs.Options{Limits: b.limits}
-	if b.owner != nil {
-		fsOpts.Owner = &rootfs.Owner{UID: b.owner.uid, GID: b.owner.gid}
-	} else {
-		// Without root the container user cannot be given the files;
-		// make them writable for it instead (the parent is 0711).
-		fsOpts.FileMode, fsOpts.DirMode = 0o666, 0o777
-	}
-	fs, err := rootfs.New(w.dir, fsOpts)
-	if err != nil {
-		undo()
-		return nil, err
-	}
-	w.fs = fs
 	w.lastUsed.Store(time.Now().UnixNano())
 	return w, nil
 }
@@ -226,15 +243,9 @@ func (b *Backend) prepareDir(dir string) error {
 	return os.Chmod(dir, 0o777)
 }
 
-func isEmptyDir(dir string) (bool, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	names, err := f.Readdirnames(1)
-	return len(names) == 0 && err != nil, nil
-}
+// openKey names an open session: two users' sessions of one name are two
+// sessions. "/" occurs in neither name.
+func openKey(user, session string) string { return user + "/" + session }
 
 // release drops one hold on w and reports whether it was the last.
 func (b *Backend) release(w *Workspace) bool {
@@ -247,8 +258,8 @@ func (b *Backend) release(w *Workspace) bool {
 	if w.refs > 0 {
 		return false
 	}
-	if b.open[w.session] == w {
-		delete(b.open, w.session)
+	if key := openKey(w.user, w.session); b.open[key] == w {
+		delete(b.open, key)
 	}
 	return true
 }

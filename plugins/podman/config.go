@@ -87,14 +87,28 @@ type Config struct {
 	HostMounts       []HostMount `json:"host_mounts"`
 	AllowedHostRoots []string    `json:"allowed_host_roots"`
 	// WorkspaceDir holds one directory per session, bind-mounted at
-	// /workspace. Default <state_dir>/podman. With an ssh:// URL the same
-	// path must reach the same files on the service's host.
+	// /workspace. Default <state_dir>/podman. "{user}" and "{session}",
+	// each a whole path element, are replaced by the workspace's user and
+	// session names: "/srv/wai/{user}" gives every user a directory of
+	// their own (a session of no user is then refused), and a session's
+	// directory is <expanded>/<session> unless "{session}" ends the path.
+	// Without "{user}", a user's sessions go under <expanded>/@users/<user>,
+	// so users' sessions never share files.
+	// With an ssh:// URL the same path must reach the same files on the
+	// service's host.
 	WorkspaceDir string `json:"workspace_dir"`
+	// WorkspaceSize caps what a session may store in /workspace: each
+	// session's workspace is an ext4 file system in a sparse image file of
+	// this size, loop-mounted by wai (needs root and mkfs.ext4). A write
+	// past it fails with "No space left on device". Default "1g"; "0"
+	// turns the limit off, explicitly.
+	WorkspaceSize string `json:"workspace_size"`
 
 	// Parsed forms, filled by ParseConfig.
-	memoryBytes  int64
-	tmpfsBytes   int64
-	imageDefault bool // Image was not configured
+	memoryBytes    int64
+	tmpfsBytes     int64
+	workspaceBytes int64 // 0: no limit
+	imageDefault   bool  // Image was not configured
 }
 
 // HostMount copies HostPath (a file or directory under one of
@@ -127,6 +141,10 @@ const (
 	DefaultUser       = "65534:65534"
 	defaultMemory     = "1g"
 	defaultTmpfs      = "64m"
+	defaultWorkspace  = "1g"
+	// minWorkspaceBytes is the smallest workspace_size: below it the
+	// file system's own metadata would eat most of the space.
+	minWorkspaceBytes = 8 << 20
 	defaultPids       = 256
 	defaultNofile     = 1024
 	defaultMountBytes = 64 << 20
@@ -147,6 +165,7 @@ func DefaultConfig() Config {
 		PidsLimit:      defaultPids,
 		Nofile:         defaultNofile,
 		TmpfsSize:      defaultTmpfs,
+		WorkspaceSize:  defaultWorkspace,
 		IdleTimeout:    Duration(15 * time.Minute),
 		KillGrace:      Duration(time.Second),
 		PullBackoff:    Duration(time.Second),
@@ -258,6 +277,9 @@ func (c *Config) resolve(stateDir string) error {
 	if err := c.checkMounts(); err != nil {
 		return err
 	}
+	if c.workspaceBytes, err = parseBytes(c.WorkspaceSize); err != nil || c.workspaceBytes != 0 && c.workspaceBytes < minWorkspaceBytes {
+		return bad("workspace_size %q: give a size of at least 8m, like \"1g\", or \"0\" for no limit", c.WorkspaceSize)
+	}
 	if c.WorkspaceDir == "" {
 		if stateDir == "" {
 			return bad("no workspace_dir and no state directory to put workspaces in")
@@ -267,7 +289,7 @@ func (c *Config) resolve(stateDir string) error {
 	if c.WorkspaceDir, err = filepath.Abs(c.WorkspaceDir); err != nil {
 		return bad("workspace_dir %q: %v", c.WorkspaceDir, err)
 	}
-	return nil
+	return c.checkWorkspaceDir()
 }
 
 func (c *Config) checkMounts() error {

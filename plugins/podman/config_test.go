@@ -29,7 +29,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		c.Network != "none" || c.memoryBytes != 1<<30 || c.CPUs != 1 || c.PidsLimit != 256 || c.Nofile != 1024 ||
 		c.Nproc == 0 || c.tmpfsBytes != 64<<20 || c.IdleTimeout != Duration(15*time.Minute) || c.MaxUptime != 0 ||
 		c.PullBackoff != Duration(time.Second) || c.PullBackoffMax != Duration(5*time.Minute) ||
-		c.WorkspaceDir != "/state/podman" || c.networkEnabled() {
+		c.WorkspaceDir != "/state/podman" || c.workspaceBytes != 1<<30 || c.networkEnabled() {
 		t.Errorf("defaults: %+v", c)
 	}
 	if c.URL != DefaultURL() || !strings.HasPrefix(c.URL, "unix://") {
@@ -78,6 +78,14 @@ func TestParseConfigRejects(t *testing.T) {
 		`{"allowed_host_roots":["/"],"host_mounts":[{"host_path":"/etc","mount_path":"a/./b"}]}`,
 		`{"allowed_host_roots":["/"],"host_mounts":[{"host_path":"/etc","mount_path":""}]}`,
 		`{"allowed_host_roots":["/"],"host_mounts":[{"host_path":"/etc","mount_path":"x","include":["[a"]}]}`,
+		`{"workspace_size":"lots"}`,
+		`{"workspace_size":"1m"}`,
+		`{"workspace_size":"-1g"}`,
+		`{"workspace_dir":"/ws/{usr}"}`,
+		`{"workspace_dir":"/ws/x{user}"}`,
+		`{"workspace_dir":"/ws/{session}/x"}`,
+		`{"workspace_dir":"/ws/{user}/{user}"}`,
+		`{"workspace_dir":"/ws/{user"}`,
 	} {
 		_, err := ParseConfig(json.RawMessage(raw), "/state")
 		if !errors.Is(err, backend.ErrInvalid) {
@@ -241,5 +249,74 @@ func TestExampleConfigShowsEveryKey(t *testing.T) {
 	}
 	if !reflect.DeepEqual(shown, defaults) {
 		t.Errorf("wai.example.toml's [backends.podman] block gives\n%+v\nbut the defaults are\n%+v", shown, defaults)
+	}
+}
+
+func TestWorkspaceSizeConfig(t *testing.T) {
+	for raw, want := range map[string]int64{`{}`: 1 << 30, `{"workspace_size":"0"}`: 0, `{"workspace_size":"16m"}`: 16 << 20, `{"workspace_size":"2GiB"}`: 2 << 30} {
+		c, err := ParseConfig(json.RawMessage(raw), "/state")
+		if err != nil || c.workspaceBytes != want {
+			t.Errorf("%s: %d bytes, %v; want %d", raw, c.workspaceBytes, err, want)
+		}
+	}
+	_, err := ParseConfig(json.RawMessage(`{"workspace_size":"1m"}`), "/state")
+	if err == nil || !strings.Contains(err.Error(), `"0" for no limit`) {
+		t.Errorf("a too small workspace_size: %v, want advice naming \"0\"", err)
+	}
+}
+
+// TestWorkspaceDirPlaceholders: {user} and {session} in workspace_dir
+// give per-user (and per-session) directories; a per-user directory
+// without a user is refused, and two users' sessions of one name get
+// different directories and containers.
+func TestWorkspaceDirPlaceholders(t *testing.T) {
+	for _, c := range []struct {
+		dir                string
+		spec               backend.WorkspaceSpec
+		wantDir, wantState string
+	}{
+		{"/ws", backend.WorkspaceSpec{Session: "s1"}, "/ws/s1", "/ws/@state/s1.json"},
+		{"/ws", backend.WorkspaceSpec{Session: "s1", User: "alice"}, "/ws/@users/alice/s1", "/ws/@users/alice/@state/s1.json"},
+		{"/ws/{session}", backend.WorkspaceSpec{Session: "s1", User: "alice"}, "/ws/@users/alice/s1", "/ws/@users/alice/@state/s1.json"},
+		{"/ws/{user}", backend.WorkspaceSpec{Session: "s1", User: "alice"}, "/ws/alice/s1", "/ws/alice/@state/s1.json"},
+		{"/ws/{user}/{session}", backend.WorkspaceSpec{Session: "s1", User: "bob"}, "/ws/bob/s1", "/ws/bob/@state/s1.json"},
+		{"/ws/{session}", backend.WorkspaceSpec{Session: "s1"}, "/ws/s1", "/ws/@state/s1.json"},
+	} {
+		cfg, err := ParseConfig(json.RawMessage(fmt.Sprintf(`{"workspace_dir":%q}`, c.dir)), "/state")
+		if err != nil {
+			t.Fatalf("%s: %v", c.dir, err)
+		}
+		p, err := cfg.pathsFor(c.spec)
+		if err != nil || p.dir != c.wantDir || p.state != c.wantState || p.image != strings.TrimSuffix(c.wantState, ".json")+".ext4" {
+			t.Errorf("%s %+v: %+v, %v; want dir %s state %s", c.dir, c.spec, p, err, c.wantDir, c.wantState)
+		}
+	}
+	cfg, err := ParseConfig(json.RawMessage(`{"workspace_dir":"/ws/{user}"}`), "/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.fixedDir() != "/ws" {
+		t.Errorf("fixedDir %q, want /ws", cfg.fixedDir())
+	}
+	_, err = cfg.pathsFor(backend.WorkspaceSpec{Session: "s1"})
+	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "user name") {
+		t.Errorf("a per-user workspace_dir without a user: %v, want ErrInvalid asking for a user name", err)
+	}
+	a, _ := cfg.pathsFor(backend.WorkspaceSpec{Session: "c", User: "a-b"})
+	b, _ := cfg.pathsFor(backend.WorkspaceSpec{Session: "b-c", User: "a"})
+	n, _ := cfg.pathsFor(backend.WorkspaceSpec{Session: "c", User: "a"})
+	if a.name == b.name || a.name == n.name || a.dir == n.dir {
+		t.Errorf("users' sessions collide: %+v %+v %+v", a, b, n)
+	}
+	// Without {user}, users' sessions still get directories of their own.
+	cfg, err = ParseConfig(nil, "/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ = cfg.pathsFor(backend.WorkspaceSpec{Session: "s", User: "a"})
+	b, _ = cfg.pathsFor(backend.WorkspaceSpec{Session: "s", User: "b"})
+	n, _ = cfg.pathsFor(backend.WorkspaceSpec{Session: "s"})
+	if a.dir == b.dir || a.dir == n.dir || a.state == b.state || a.name == b.name || a.name == n.name {
+		t.Errorf("users' sessions share a directory or container on a workspace_dir without {user}: %+v %+v %+v", a, b, n)
 	}
 }

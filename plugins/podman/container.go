@@ -28,19 +28,22 @@ const (
 	labelWorkspace = "wai.workspace" // host path of the workspace directory
 	labelState     = "wai.state"     // host path of the session's state file
 	labelKeep      = "wai.keep"      // "true" when the session was opened with Keep
+	labelUser      = "wai.user"      // the session's user, "" for none
 )
 
 // spec builds the hardened container of a session.
-func (b *Backend) spec(name, session, dir, state string, keep bool) (*specgen.SpecGenerator, error) {
+func (b *Backend) spec(w *Workspace) (*specgen.SpecGenerator, error) {
 	c := b.cfg
+	name := w.name
 	s := specgen.NewSpecGenerator(b.image(), false)
 	s.Name = name
 	s.Labels = map[string]string{
 		labelManaged:   "true",
-		labelSession:   session,
-		labelWorkspace: dir,
-		labelState:     state,
-		labelKeep:      fmt.Sprint(keep),
+		labelSession:   w.session,
+		labelUser:      w.user,
+		labelWorkspace: w.dir,
+		labelState:     w.statePath,
+		labelKeep:      fmt.Sprint(w.keep()),
 	}
 	// The init process (catatonit) is PID 1: it reaps the orphans of
 	// killed commands, so zombies do not pile up against the pids limit.
@@ -80,8 +83,11 @@ func (b *Backend) spec(name, session, dir, state string, keep bool) (*specgen.Sp
 	s.Mounts = []spec.Mount{
 		{Destination: "/tmp", Type: "tmpfs", Source: "tmpfs",
 			Options: []string{"rw", "nosuid", "nodev", fmt.Sprintf("size=%d", c.tmpfsBytes), "mode=1777"}},
-		{Destination: ContainerWorkspace, Type: "bind", Source: dir, Options: []string{"rbind", "rw", "nosuid", "nodev"}},
+		{Destination: ContainerWorkspace, Type: "bind", Source: w.dir, Options: []string{"rbind", "rw", "nosuid", "nodev"}},
 	}
+	// Podman's default profile with user namespaces denied (inside one a
+	// command would get every capability back over its own namespaces):
+	// createStarted sets SeccompProfilePath.
 	if err := s.Validate(); err != nil {
 		return nil, backend.Errorf(backend.ErrInvalid, "create", name, "the container spec is invalid: %v", err)
 	}
@@ -96,8 +102,13 @@ func (b *Backend) createStarted(ctx context.Context, w *Workspace) (*ctrState, e
 	if err := b.ensureImage(ctx); err != nil {
 		return nil, err
 	}
-	s, err := b.spec(w.name, w.session, w.dir, w.statePath, w.keep())
+	s, err := b.spec(w)
 	if err != nil {
+		return nil, err
+	}
+	// Written again when missing (cleaned away by hand, say): without it
+	// the service refuses to create the container.
+	if s.SeccompProfilePath, err = writeSeccompProfile(b.seccompDir); err != nil {
 		return nil, err
 	}
 	// Create and start take about a second, more on a busy service: the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -13,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/rootfs"
 )
 
 // hydrator copies host mounts (seed 001) into a new, empty workspace
@@ -24,7 +24,6 @@ import (
 // nothing.
 type hydrator struct {
 	roots []string // allowed roots, symlinks resolved
-	owner *ownerIDs
 }
 
 type ownerIDs struct{ uid, gid int }
@@ -35,8 +34,8 @@ type hydrateFile struct {
 	mode     fs.FileMode
 }
 
-func newHydrator(allowed []string, owner *ownerIDs) *hydrator {
-	h := &hydrator{owner: owner}
+func newHydrator(allowed []string) *hydrator {
+	h := &hydrator{}
 	for _, r := range allowed {
 		if real, err := filepath.EvalSymlinks(r); err == nil {
 			h.roots = append(h.roots, filepath.Clean(real))
@@ -45,8 +44,11 @@ func newHydrator(allowed []string, owner *ownerIDs) *hydrator {
 	return h
 }
 
-// run copies every mount into dir and returns the files and bytes copied.
-func (h *hydrator) run(ctx context.Context, dir string, mounts []HostMount) (int, int64, error) {
+// run copies every mount into the workspace through fsys, the same
+// root-confined file system the file tools use: a symlink a process in the
+// container planted in the workspace (a kept session's container may still
+// run) is resolved inside it and never leads wai, as root, out of it.
+func (h *hydrator) run(ctx context.Context, fsys *rootfs.FS, mounts []HostMount) (int, int64, error) {
 	defer backend.StartProgress(ctx, "copying host_mounts into the workspace")()
 	var files int
 	var total int64
@@ -55,20 +57,20 @@ func (h *hydrator) run(ctx context.Context, dir string, mounts []HostMount) (int
 		if err != nil {
 			return files, total, err
 		}
-		dest := filepath.Join(dir, filepath.FromSlash(m.MountPath))
 		for _, f := range list {
 			if err := ctx.Err(); err != nil {
 				return files, total, err
 			}
-			target := dest
+			target := m.MountPath
 			if isDir {
-				target = filepath.Join(dest, filepath.FromSlash(f.rel))
+				target = path.Join(m.MountPath, f.rel)
 			}
-			if err := h.mkdirs(dir, filepath.Dir(target)); err != nil {
-				return files, total, fmt.Errorf("host_mounts[%d]: %w", i, err)
-			}
-			n, err := h.copyFile(f.src, target, f.mode)
+			n, err := h.copyFile(ctx, fsys, f.src, target, f.mode)
 			if err != nil {
+				var be *backend.Error
+				if errors.As(err, &be) || ctx.Err() != nil {
+					return files, total, fmt.Errorf("host_mounts[%d]: copying %s: %w", i, f.src, err)
+				}
 				return files, total, backend.Errorf(backend.ErrUnavailable, "open", m.HostPath,
 					"host_mounts[%d]: copying %s: %v", i, f.src, err)
 			}
@@ -159,27 +161,10 @@ func (h *hydrator) allowed(p string) bool {
 	return false
 }
 
-// mkdirs creates dir and its missing parents below root, owned by the
-// container user.
-func (h *hydrator) mkdirs(root, dir string) error {
-	if dir == root {
-		return nil
-	}
-	if _, err := os.Lstat(dir); err == nil {
-		return nil
-	}
-	if err := h.mkdirs(root, filepath.Dir(dir)); err != nil {
-		return err
-	}
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	return h.chown(dir)
-}
-
-// copyFile copies a regular file without following a symlink or blocking
-// on a FIFO swapped in since the walk, into a new file.
-func (h *hydrator) copyFile(src, dst string, mode fs.FileMode) (int64, error) {
+// copyFile copies a regular file, opened without following a symlink or
+// blocking on a FIFO swapped in since the walk, into a new file of the
+// workspace.
+func (h *hydrator) copyFile(ctx context.Context, fsys *rootfs.FS, src, dst string, mode fs.FileMode) (int64, error) {
 	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return 0, err
@@ -196,28 +181,7 @@ func (h *hydrator) copyFile(src, dst string, mode fs.FileMode) (int64, error) {
 	if mode&0o111 != 0 {
 		perm = 0o755
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
-	if err != nil {
-		return 0, err
-	}
-	n, err := io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(dst, perm)
-	}
-	if err == nil {
-		err = h.chown(dst)
-	}
-	return n, err
-}
-
-func (h *hydrator) chown(p string) error {
-	if h.owner == nil {
-		return nil
-	}
-	return os.Lchown(p, h.owner.uid, h.owner.gid)
+	return fsys.CopyIn(ctx, dst, in, perm)
 }
 
 // matchAny reports whether rel (slash-separated) matches one of the globs:

@@ -19,6 +19,7 @@ import (
 // file's modification time is the session's last use.
 type sessionState struct {
 	Session   string    `json:"session"`
+	User      string    `json:"user,omitempty"`
 	Container string    `json:"container"`
 	Workspace string    `json:"workspace"`
 	Keep      bool      `json:"keep"`
@@ -167,22 +168,62 @@ func verdict(s *sessionState, lastUsed time.Time, all bool, idle time.Duration, 
 	return true, "its session was closed"
 }
 
-// removeWorkspace removes a session's directory and state file. The
-// directory must be named after the session: a label edited to point
-// elsewhere does not make gc delete it.
-func removeWorkspace(dir, session, stPath string) error {
+// removeWorkspace removes a session's directory (unmounting the file
+// system of a size-limited one and removing its image) and state file, and
+// leaves a tombstone saying when and why, which the session's next call
+// reports (see Workspace.checkDir). The directory must be named after the
+// session: a label edited to point elsewhere does not make gc delete it.
+func removeWorkspace(dir, session, stPath string, reason ...string) error {
 	var errs []error
+	validState := stPath != "" && filepath.Base(stPath) == session+".json" && filepath.Base(filepath.Dir(stPath)) == stateDirName
 	if dir != "" && filepath.IsAbs(dir) && filepath.Base(dir) == session && validSession(session) {
-		if err := os.RemoveAll(dir); err != nil {
+		if validState {
+			writeTombstone(tombstonePath(stPath), strings.Join(reason, "; "))
+		}
+		image := filepath.Join(filepath.Dir(dir), stateDirName, session+imageSuffix)
+		if err := detachVolume(dir, image); err != nil {
+			errs = append(errs, err)
+		} else if err := os.RemoveAll(dir); err != nil {
 			errs = append(errs, fmt.Errorf("removing workspace %s: %w", dir, err))
 		}
 	}
-	if stPath != "" && filepath.Base(stPath) == session+".json" && filepath.Base(filepath.Dir(stPath)) == stateDirName {
+	if validState {
 		if err := os.Remove(stPath); err != nil && !os.IsNotExist(err) {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// tombstone records the removal of a session's workspace by wai gc.
+type tombstone struct {
+	RemovedAt time.Time `json:"removed_at"`
+	Reason    string    `json:"reason"`
+}
+
+// tombstonePath is next to the state file; its name ends in neither
+// ".json" nor a session name, so gc never takes it for a session.
+func tombstonePath(statePath string) string {
+	return strings.TrimSuffix(statePath, ".json") + ".removed"
+}
+
+func writeTombstone(p, reason string) {
+	if reason == "" {
+		reason = "wai gc found no live process holding the session"
+	}
+	b, err := json.Marshal(tombstone{RemovedAt: time.Now().UTC(), Reason: "wai gc removed it (pid " + strconv.Itoa(os.Getpid()) + "): " + reason})
+	if err == nil {
+		_ = os.WriteFile(p, b, 0o600)
+	}
+}
+
+func readTombstone(p string) (tombstone, error) {
+	var t tombstone
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return t, err
+	}
+	return t, json.Unmarshal(b, &t)
 }
 
 func validSession(s string) bool {

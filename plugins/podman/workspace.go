@@ -25,11 +25,20 @@ import (
 type Workspace struct {
 	b         *Backend
 	session   string
+	user      string // "" when opened without a user
 	name      string // container name
 	dir       string // host directory
 	statePath string
-	fs        *rootfs.FS
+	imagePath string // the file system image of a size-limited workspace
 	shell     *Shell
+
+	fs *rootfs.FS
+
+	// dirMu guards dirID, the identity of the workspace directory, and
+	// removedNotice; see checkDir. It is taken before mu, never after.
+	dirMu         sync.Mutex
+	dirID         fileID
+	removedNotice string
 
 	cur      atomic.Pointer[ctrState] // the running container, nil until ensured
 	lastUsed atomic.Int64             // unix nanoseconds
@@ -84,7 +93,7 @@ func (w *Workspace) Shell() backend.Shell { return w.shell }
 
 // FS returns the workspace's filesystem: the host directory behind
 // /workspace, confined to it.
-func (w *Workspace) FS() backend.Filesystem { return w.fs }
+func (w *Workspace) FS() backend.Filesystem { return &workspaceFS{FS: w.fs, w: w} }
 
 // Dir is the host directory mounted at /workspace.
 func (w *Workspace) Dir() string { return w.dir }
@@ -129,6 +138,9 @@ func (w *Workspace) touch() {
 // ensure returns the running container, creating it (or adopting the one a
 // kept session left under the same name) when there is none.
 func (w *Workspace) ensure(ctx context.Context) (*ctrState, error) {
+	if err := w.checkDir(ctx); err != nil {
+		return nil, err
+	}
 	if st := w.cur.Load(); st != nil {
 		return st, nil
 	}
@@ -152,6 +164,12 @@ func (w *Workspace) ensure(ctx context.Context) (*ctrState, error) {
 		if data.Config == nil || data.Config.Labels[labelManaged] != "true" {
 			return nil, backend.Errorf(backend.ErrUnavailable, "exec", w.name,
 				"a container named %s exists that wai did not create: remove it (`podman rm -f %s`) or change name_prefix", w.name, w.name)
+		}
+		if u := data.Config.Labels[labelUser]; u != w.user {
+			// Another user's session whose name happens to be this one's:
+			// never theirs to remove.
+			return nil, backend.Errorf(backend.ErrPermission, "exec", w.name,
+				"the container %s belongs to a session of another user: open the session under another name", w.name)
 		}
 		if reason == "" && data.State != nil && data.State.Running && data.Config.Labels[labelWorkspace] == w.dir {
 			st := &ctrState{id: data.ID, started: data.State.StartedAt, env: data.Config.Env}
@@ -318,12 +336,17 @@ func (w *Workspace) Close(ctx context.Context) error {
 	} else if st != nil {
 		w.b.event(ctx, "runtime.podman.removed", w, "container_id", short(st.id), "reason", "session closed")
 	}
-	if err := os.RemoveAll(w.dir); err != nil {
+	// The session's file system (when it has one) is unmounted first;
+	// anything else mounted there is not descended into.
+	if err := detachVolume(w.dir, w.imagePath); err != nil {
+		errs = append(errs, err)
+	} else if err := os.RemoveAll(w.dir); err != nil {
 		errs = append(errs, fmt.Errorf("removing workspace %s: %w", w.dir, err))
 	}
 	if err := os.Remove(w.statePath); err != nil && !os.IsNotExist(err) {
 		errs = append(errs, err)
 	}
+	_ = os.Remove(tombstonePath(w.statePath))
 	return errors.Join(errs...)
 }
 
