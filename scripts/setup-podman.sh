@@ -52,10 +52,10 @@ die() {
 # (health check of the API socket), crun (not used by wai here, but `wai
 # preflight` and its test check the advice given when podman picks crun on a
 # cgroup v1/hybrid host, so the test needs the real binary), e2fsprogs and
-# util-linux (mkfs.ext4 and losetup: size-limited workspaces). Not needed:
+# util-linux and mount (mkfs.ext4, losetup, mount: size-limited workspaces). Not needed:
 # slirp4netns and fuse-overlayfs — wai runs rootful with --network none on
 # native overlayfs.
-PACKAGES=(podman runc crun catatonit mmdebstrap debian-archive-keyring uidmap curl e2fsprogs util-linux)
+PACKAGES=(podman runc crun catatonit mmdebstrap debian-archive-keyring uidmap curl e2fsprogs util-linux mount)
 
 pkg_installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
@@ -65,7 +65,7 @@ missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
 	for p in "${PACKAGES[@]}"; do pkg_installed "$p" || missing+=("$p"); done
 else
-	for b in podman runc crun catatonit mmdebstrap curl mkfs.ext4 losetup; do
+	for b in podman runc crun catatonit mmdebstrap curl mkfs.ext4 losetup mount; do
 		command -v "$b" >/dev/null 2>&1 || missing+=("$b")
 	done
 fi
@@ -86,7 +86,7 @@ if ((${#missing[@]})); then
 else
 	log "packages present"
 fi
-for b in podman runc crun conmon curl mmdebstrap mkfs.ext4 losetup; do
+for b in podman runc crun conmon curl mmdebstrap mkfs.ext4 losetup mount; do
 	command -v "$b" >/dev/null 2>&1 || die "$b not on PATH after install"
 done
 [[ -x /usr/libexec/podman/catatonit || -x /usr/bin/catatonit ]] ||
