@@ -51,8 +51,9 @@ die() {
 # uidmap (newuidmap/newgidmap, for rootless use of the same host), curl
 # (health check of the API socket), crun (not used by wai here, but `wai
 # preflight` and its test check the advice given when podman picks crun on a
-# cgroup v1/hybrid host, so the test needs the real binary), e2fsprogs and
-# util-linux and mount (mkfs.ext4, losetup, mount: size-limited workspaces). Not needed:
+# cgroup v1/hybrid host, so the test needs the real binary), e2fsprogs,
+# util-linux and mount (mkfs.ext4, losetup, mount: size-limited workspaces).
+# Not needed:
 # slirp4netns and fuse-overlayfs — wai runs rootful with --network none on
 # native overlayfs.
 PACKAGES=(podman runc crun catatonit mmdebstrap debian-archive-keyring uidmap curl e2fsprogs util-linux mount)
