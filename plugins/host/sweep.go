@@ -52,7 +52,7 @@ func sweep(entry string, group int, minStart uint64, sig syscall.Signal) int {
 	want := []byte("\x00" + entry + "\x00")
 	escaped := map[int]bool{}
 	for range sweepRounds {
-		found := scanMarked(want, minStart)
+		found := scanMarked(want, group, minStart)
 		live := 0
 		for _, p := range found {
 			if syscall.Kill(p.pid, sig) == nil {
@@ -78,11 +78,11 @@ type procInfo struct {
 
 // scanMarked lists the live processes carrying want (NUL-delimited entry)
 // in their environment, with their descendants.
-func scanMarked(want []byte, minStart uint64) []procInfo {
-	procs := listProcs(minStart)
+func scanMarked(want []byte, leader int, minStart uint64) []procInfo {
+	procs := listProcs(leader, minStart)
 	self := os.Getpid()
 	ours := map[int]bool{}
-	envBuf := make([]byte, 0, 64<<10)
+	var envBuf []byte // grown on the first environment read, kept for the next
 	for _, p := range procs {
 		if p.pid != self && !p.zombie && environHas(p.pid, want, &envBuf) {
 			ours[p.pid] = true
@@ -108,8 +108,15 @@ func scanMarked(want []byte, minStart uint64) []procInfo {
 }
 
 // listProcs reads pid, parent and start time of every process that started
-// at minStart or later.
-func listProcs(minStart uint64) []procInfo {
+// at minStart or later. Pids are handed out in increasing order, wrapping
+// at pid_max, so only those between the leader's and the last one handed
+// out (ns_last_pid) can be younger than the leader: the others are not even
+// read, which keeps a sweep on a busy host to a directory listing and a
+// few stat reads. (A command that lives through a whole cycle of pid_max
+// pids could hide a child below its leader's pid from this; the group kill
+// still gets it unless it left the group.)
+func listProcs(leader int, minStart uint64) []procInfo {
+	last, lastOK := readInt("/proc/sys/kernel/ns_last_pid")
 	d, err := os.Open("/proc")
 	if err != nil {
 		return nil
@@ -119,9 +126,17 @@ func listProcs(minStart uint64) []procInfo {
 	var out []procInfo
 	buf := make([]byte, 1024)
 	for _, name := range names {
+		if name == "" || name[0] < '0' || name[0] > '9' {
+			continue
+		}
 		pid, err := strconv.Atoi(name)
 		if err != nil {
 			continue
+		}
+		if lastOK && leader > 0 {
+			if last >= leader && (pid < leader || pid > last) || last < leader && pid < leader && pid > last {
+				continue
+			}
 		}
 		p, ok := readStat(pid, buf)
 		if ok && p.start >= minStart {
@@ -162,6 +177,16 @@ func startTime(pid int) (uint64, bool) {
 	return p.start, ok
 }
 
+func readInt(path string) (int, bool) {
+	var buf [32]byte
+	n, ok := readSmall(path, buf[:])
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.Atoi(string(bytes.TrimSpace(buf[:n])))
+	return v, err == nil
+}
+
 func readSmall(path string, buf []byte) (int, bool) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -181,6 +206,9 @@ func environHas(pid int, want []byte, buf *[]byte) bool {
 		return false
 	}
 	defer f.Close()
+	if cap(*buf) == 0 {
+		*buf = make([]byte, 0, 8<<10)
+	}
 	b := append((*buf)[:0], 0)
 	for {
 		if len(b) == cap(b) {

@@ -168,6 +168,10 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 	}
 	att.close()
 	hdr.flush()
+	var count <-chan taskCountResult
+	if why == stopExited && !r.quiet {
+		count = b.startTaskCount(st.id)
+	}
 	code, running, known := b.execExit(ctx, execID)
 	if herr := st.wait(context.WithoutCancel(ctx)); herr != nil {
 		return res, herr
@@ -175,7 +179,7 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 	if why == stopExited && !running && !r.quiet {
 		// What the command left running in the background ends with it,
 		// as on the host backend.
-		kill = w.stopLeftovers(st, id, secret, hdr.root())
+		kill = w.stopLeftovers(st, id, secret, hdr.root(), count)
 	}
 	res.Duration = time.Since(start)
 	if !r.discard {

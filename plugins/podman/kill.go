@@ -246,17 +246,38 @@ func (b *Backend) grace() time.Duration { return time.Duration(b.cfg.KillGrace) 
 func (w *Workspace) killTree(st *ctrState, id, secret string, root execRoot, grace time.Duration, nprocs int) killReport {
 	b := w.b
 	t0 := time.Now()
-	if nprocs < 0 {
-		nprocs, _ = b.taskCount(st.id)
+	limit := int(b.cfg.PidsLimit)
+	atLimit := func(n int) string {
+		return fmt.Sprintf("the container is at its pids limit (%d of %d), so no kill can run inside it", n, limit)
 	}
-	if limit := int(b.cfg.PidsLimit); nprocs >= limit-pidsHeadroom {
-		return w.removeUnconfirmed(st, id, t0, fmt.Sprintf("the container is at its pids limit (%d of %d), so no kill can run inside it", nprocs, limit))
+	if nprocs >= limit-pidsHeadroom {
+		return w.removeUnconfirmed(st, id, t0, atLimit(nprocs))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), grace+killScriptBudget)
 	defer cancel()
+	// Without a count, one is read beside the kill rather than before it
+	// (a stats call costs as much as an exec on a busy service): at the
+	// limit, the kill exec cannot start, and is given up for the removal.
+	bomb := make(chan int, 1)
+	if nprocs < 0 {
+		go func() {
+			if n, ok := b.taskCount(st.id); ok && n >= limit-pidsHeadroom {
+				bomb <- n
+				cancel()
+			}
+			close(bomb)
+		}()
+	} else {
+		close(bomb)
+	}
 	argv := []string{"/bin/sh", "-c", killScript, "wai-kill", secret, fmt.Sprint(int(grace / (100 * time.Millisecond))),
 		strconv.FormatUint(root.pid, 10), strconv.FormatUint(root.start, 10)}
 	code, out, err := b.execSimple(ctx, st.id, argv, []string{markerVar + "=k" + secret})
+	if err != nil {
+		if n, ok := <-bomb; ok {
+			return w.removeUnconfirmed(st, id, t0, atLimit(n))
+		}
+	}
 	out = strings.TrimSpace(out)
 	outcome := lastLine(out)
 	if err != nil || code != 0 || !validOutcome(outcome) {
@@ -316,8 +337,9 @@ func (w *Workspace) removeUnconfirmed(st *ctrState, id string, t0 time.Time, why
 // (background jobs, daemons): they end with their command unless the
 // session is closed first. The common case, nothing left, costs one
 // stats call to the service and no exec.
-func (w *Workspace) stopLeftovers(st *ctrState, id, secret string, root execRoot) killReport {
-	n, ok := w.b.taskCount(st.id)
+func (w *Workspace) stopLeftovers(st *ctrState, id, secret string, root execRoot, count <-chan taskCountResult) killReport {
+	c := <-count
+	n, ok := c.n, c.ok
 	if ok && n <= baseProcesses {
 		return killReport{outcome: "none"}
 	}
@@ -325,6 +347,22 @@ func (w *Workspace) stopLeftovers(st *ctrState, id, secret string, root execRoot
 		n = -1
 	}
 	return w.killTree(st, id, secret, root, 0, n)
+}
+
+type taskCountResult struct {
+	n  int
+	ok bool
+}
+
+// startTaskCount reads taskCount in the background, so the call overlaps
+// the others made after a command ends.
+func (b *Backend) startTaskCount(ctrID string) <-chan taskCountResult {
+	ch := make(chan taskCountResult, 1)
+	go func() {
+		n, ok := b.taskCount(ctrID)
+		ch <- taskCountResult{n, ok}
+	}()
+	return ch
 }
 
 // taskCount is the container's pids cgroup count (processes and threads,
