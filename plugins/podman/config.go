@@ -75,6 +75,11 @@ type Config struct {
 	// KillGrace is how long a command that outlived its timeout gets
 	// between SIGTERM and SIGKILL. Default "1s".
 	KillGrace Duration `json:"kill_grace"`
+	// KeepBackground leaves running what a command that exited by itself
+	// started in the background (a server for the next command, say).
+	// Off by default: what a command starts ends with it, as on the host
+	// backend, so nothing runs on unseen between calls.
+	KeepBackground bool `json:"keep_background"`
 	// Env is added to the image's environment for every command.
 	Env map[string]string `json:"env"`
 	// PullBackoff is the wait after a failed image pull before the next

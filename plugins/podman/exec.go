@@ -169,14 +169,14 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 	att.close()
 	hdr.flush()
 	var count <-chan taskCountResult
-	if why == stopExited && !r.quiet {
+	if why == stopExited && !r.quiet && !b.cfg.KeepBackground {
 		count = b.startTaskCount(st.id)
 	}
 	code, running, known := b.execExit(ctx, execID)
 	if herr := st.wait(context.WithoutCancel(ctx)); herr != nil {
 		return res, herr
 	}
-	if why == stopExited && !running && !r.quiet {
+	if why == stopExited && !running && !r.quiet && !b.cfg.KeepBackground {
 		// What the command left running in the background ends with it,
 		// as on the host backend.
 		kill = w.stopLeftovers(st, id, secret, hdr.root(), count)

@@ -162,6 +162,23 @@ func TestExitKillsBackground(t *testing.T) {
 	}
 }
 
+// TestKeepBackgroundSetting: keep_background = true is the one way to let
+// a background job outlive its command (a server for the next command);
+// without it the job ends with its command (TestExitKillsBackground).
+func TestKeepBackgroundSetting(t *testing.T) {
+	t.Parallel()
+	b := newTestBackend(t, backend.Limits{}, map[string]any{"name_prefix": killTestPrefix, "keep_background": true})
+	w := openTest(t, b, false)
+	m := marker()
+	res := run(t, w, backend.ExecRequest{Shell: "sleep " + m + " &\necho done", Timeout: 30 * time.Second})
+	if res.ExitCode != 0 || res.Stdout != "done\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if left := leftovers(t, w, m); left == "" {
+		t.Errorf("with keep_background = true the background sleep was killed with its command")
+	}
+}
+
 // TestExitKillSparesOthers: the kill after one command's end leaves a
 // concurrent command of the same session alone, background jobs included
 // (those that keep their marker: one that also cleared its environment and
