@@ -59,7 +59,7 @@ func list(ctx context.Context, svc *service, now time.Time) ([]listed, error) {
 		if p := ct.statePath; p != "" {
 			if s, used, err := readState(p); err == nil {
 				ct.LastUsed, ct.Idle = used, now.Sub(used)
-				ct.Owner, ct.OwnerAlive = s.Owner.String(), s.Owner.alive()
+				ct.Owner, ct.OwnerAlive = s.Owner.String(), s.Owner.Alive()
 				ct.Keep = ct.Keep || s.Keep
 			}
 		}
@@ -259,7 +259,7 @@ func (b *Backend) fillInfo(ctx context.Context, si *backend.SessionInfo) {
 		if !st.Created.IsZero() {
 			si.Created = st.Created
 		}
-		if st.Owner.alive() {
+		if st.Owner.Alive() {
 			si.Holder = st.Owner.String()
 		}
 	}
@@ -282,7 +282,7 @@ func (b *Backend) RemoveSession(ctx context.Context, session string) (backend.Se
 		Container: b.cfg.NamePrefix + "-" + session}
 	stPath := statePath(b.cfg.WorkspaceDir, session)
 	st, _, stErr := readState(stPath)
-	if stErr == nil && st.Owner.alive() {
+	if stErr == nil && st.Owner.Alive() {
 		return si, backend.Errorf(backend.ErrPermission, "rm", session,
 			"the session is in use by %s: wai never removes a session a running process holds; end it there (close the client, or stop that process) and run wai rm again", st.Owner)
 	}

@@ -16,14 +16,14 @@ import (
 
 // deadOwner describes a process that has exited: what a crashed wai
 // leaves in its state files.
-func deadOwner(t *testing.T) *owner {
+func deadOwner(t *testing.T) *backend.Holder {
 	t.Helper()
 	cmd := exec.Command("true")
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
 	h, _ := os.Hostname()
-	return &owner{Host: h, PID: cmd.ProcessState.Pid(), Start: 1}
+	return &backend.Holder{Host: h, PID: cmd.ProcessState.Pid(), Start: 1}
 }
 
 // crash makes w look abandoned by a process that died.

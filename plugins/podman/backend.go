@@ -181,7 +181,7 @@ func (b *Backend) openWorkspace(ctx context.Context, spec backend.WorkspaceSpec)
 	// never a bare directory it would take for a crash's leftover.
 	prev, _, prevErr := readState(w.statePath)
 	state := sessionState{Session: spec.Session, User: spec.User, Container: w.name, Workspace: w.dir, Keep: spec.Keep,
-		Created: time.Now().UTC(), Owner: currentOwner(), IdleTimeout: &b.cfg.IdleTimeout}
+		Created: time.Now().UTC(), Owner: backend.CurrentHolder(), IdleTimeout: &b.cfg.IdleTimeout}
 	if prevErr == nil && !prev.Created.IsZero() {
 		state.Created = prev.Created
 	}

@@ -132,9 +132,9 @@ func TestParseBytes(t *testing.T) {
 
 func TestVerdict(t *testing.T) {
 	now := time.Now()
-	alive := currentOwner()
-	dead := &owner{Host: alive.Host, PID: alive.PID, Start: alive.Start + 1} // same pid, another start: reused
-	other := &owner{Host: alive.Host + "-elsewhere", PID: 1, Start: 1}
+	alive := backend.CurrentHolder()
+	dead := &backend.Holder{Host: alive.Host, PID: alive.PID, Start: alive.Start + 1} // same pid, another start: reused
+	other := &backend.Holder{Host: alive.Host + "-elsewhere", PID: 1, Start: 1}
 	fifteen := Duration(15 * time.Minute)
 	cases := []struct {
 		name   string
@@ -168,14 +168,14 @@ func TestStateFile(t *testing.T) {
 	if filepath.Base(filepath.Dir(p)) != stateDirName {
 		t.Fatalf("state path %s", p)
 	}
-	want := sessionState{Session: "s1", Container: "c", Workspace: filepath.Join(dir, "s1"), Keep: true, Owner: currentOwner(), Created: time.Now().UTC().Round(0)}
+	want := sessionState{Session: "s1", Container: "c", Workspace: filepath.Join(dir, "s1"), Keep: true, Owner: backend.CurrentHolder(), Created: time.Now().UTC().Round(0)}
 	if err := writeState(p, want); err != nil {
 		t.Fatal(err)
 	}
 	when := time.Now().Add(-time.Hour).Round(time.Second)
 	touchState(p, when)
 	got, used, err := readState(p)
-	if err != nil || got.Session != "s1" || !got.Keep || !got.Owner.alive() || !used.Equal(when) {
+	if err != nil || got.Session != "s1" || !got.Keep || !got.Owner.Alive() || !used.Equal(when) {
 		t.Errorf("read back %+v (used %v), %v", got, used, err)
 	}
 	if err := removeWorkspace(filepath.Join(dir, "other"), "s1", p); err != nil {

@@ -26,67 +26,11 @@ type sessionState struct {
 	Created   time.Time `json:"created"`
 	// Owner is the process holding the session open; nil once it closed
 	// the session (which then lingers only when kept).
-	Owner *owner `json:"owner,omitempty"`
+	Owner *backend.Holder `json:"owner,omitempty"`
 	// IdleTimeout is the idle_timeout of the config that opened the
 	// session: a kept session is cleaned up by its own rule, whichever
 	// process sweeps.
 	IdleTimeout *Duration `json:"idle_timeout,omitempty"`
-}
-
-// owner identifies a process across pid reuse: host name, pid and the
-// process's start time in clock ticks since boot.
-type owner struct {
-	Host  string `json:"host"`
-	PID   int    `json:"pid"`
-	Start uint64 `json:"start"`
-}
-
-func (o *owner) String() string {
-	if o == nil {
-		return ""
-	}
-	return fmt.Sprintf("pid %d on %s", o.PID, o.Host)
-}
-
-// currentOwner describes this process.
-func currentOwner() *owner {
-	h, _ := os.Hostname()
-	pid := os.Getpid()
-	return &owner{Host: h, PID: pid, Start: procStart(pid)}
-}
-
-// alive reports whether the owning process still runs. A process on another
-// host cannot be checked and counts as alive: only its own host may judge it.
-func (o *owner) alive() bool {
-	if o == nil {
-		return false
-	}
-	if h, _ := os.Hostname(); h != o.Host {
-		return true
-	}
-	st := procStart(o.PID)
-	return st != 0 && st == o.Start
-}
-
-// procStart returns field 22 of /proc/PID/stat (start time), 0 if the
-// process does not exist.
-func procStart(pid int) uint64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(s[i+1:])
-	// f[0] is field 3 (state); start time is field 22.
-	if len(f) < 20 {
-		return 0
-	}
-	v, _ := strconv.ParseUint(f[19], 10, 64)
-	return v
 }
 
 // stateDirName holds the state files inside the workspace directory. "@"
@@ -154,7 +98,7 @@ func verdict(s *sessionState, lastUsed time.Time, all bool, idle time.Duration, 
 	switch {
 	case s == nil:
 		return true, "no state file: its session is gone"
-	case s.Owner.alive():
+	case s.Owner.Alive():
 		return false, "in use by " + s.Owner.String()
 	case s.Keep && !all && idle == 0:
 		return false, "kept session (idle_timeout 0 keeps it; wai gc --all removes it)"
@@ -231,4 +175,3 @@ func validSession(s string) bool {
 }
 
 // Interface guards
-var _ fmt.Stringer = (*owner)(nil)
