@@ -54,6 +54,7 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 		incoming: make(chan msgOrErr),
 		closed:   make(chan struct{}),
 		batches:  map[jsonrpc.ID]*pendingBatch{},
+		inflight: newInflight(),
 	}
 	if rc, ok := t.Reader.(io.Closer); ok {
 		c.closeReader = rc
@@ -85,6 +86,8 @@ type stdioConn struct {
 	version  string     // the negotiated protocol version, once known
 	batches  map[jsonrpc.ID]*pendingBatch
 	writeErr error
+
+	inflight *inflight // requests read and not yet answered
 }
 
 // pendingBatch collects the answers to one batch; it is written as one
@@ -115,6 +118,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	if resp, ok := msg.(*jsonrpc.Response); ok {
+		defer c.inflight.answered(resp.ID)
 		c.noteVersion(resp)
 		if done, inBatch, err := c.answerInBatch(resp); inBatch {
 			if err != nil || done == nil {
@@ -183,6 +187,12 @@ func (c *stdioConn) readLoop(r io.Reader, limit int) {
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = io.EOF
+				// The client is done sending, not done listening: answer
+				// what it sent before the session ends.
+				select {
+				case <-c.inflight.drained():
+				case <-c.closed:
+				}
 			}
 			c.deliver(msgOrErr{err: err})
 			return
@@ -244,6 +254,7 @@ func (c *stdioConn) handleLine(line []byte) bool {
 		return true
 	}
 	c.noteInitialize(msg)
+	c.inflight.read(msg)
 	return c.deliver(msgOrErr{msg: msg})
 }
 

@@ -58,6 +58,7 @@ func (c *stdioConn) handleBatch(line []byte) bool {
 		_ = c.writeLine(data)
 	}
 	for _, msg := range deliver {
+		c.inflight.read(msg)
 		if !c.deliver(msgOrErr{msg: msg}) {
 			return false
 		}

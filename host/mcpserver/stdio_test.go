@@ -195,3 +195,33 @@ func TestStdioBatchWhereTheVersionHasThem(t *testing.T) {
 	r.send(`{"jsonrpc":"2.0","id":5,"method":"ping"}`)
 	r.wantPong(5)
 }
+
+// The end of the input is not the end of the answers: a client that
+// writes its requests and closes stdin (printf … | wai serve) gets every
+// answer, the one to a call still running at EOF included. The session
+// used to end at EOF and cancel that call, losing its answer about two
+// times in three.
+func TestStdioAnswersEverythingBeforeEOF(t *testing.T) {
+	r := newRawStdio(t, newServer(t))
+	r.initialize("2025-06-18")
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run","arguments":{"command":["sh","-c","sleep 1; echo late"]}}}`)
+	r.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	r.in.Close()
+	got := map[float64]string{}
+	for range 2 {
+		line, v := r.answer()
+		id, _ := v["id"].(float64)
+		got[id] = line
+	}
+	if !strings.Contains(got[2], "late") || got[3] == "" {
+		t.Errorf("want the call's answer (with its output) and the ping's; got %v", got)
+	}
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Errorf("Run after EOF: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Errorf("the server did not end after answering everything")
+	}
+}

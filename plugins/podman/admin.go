@@ -95,7 +95,7 @@ type gcScope struct {
 }
 
 func (sc gcScope) takes(cfg Config, session, workspace string) bool {
-	if sc.ours && workspace != filepath.Join(cfg.WorkspaceDir, session) {
+	if p, err := cfg.pathsOf(session); sc.ours && (err != nil || workspace != p.dir) {
 		return false
 	}
 	return sc.match == nil || sc.match(session)
@@ -205,15 +205,15 @@ func (b *Backend) ListSessions(ctx context.Context) ([]backend.SessionInfo, erro
 	}
 	byName := map[string]*backend.SessionInfo{}
 	for _, c := range cs {
-		if c.Workspace != filepath.Join(b.cfg.WorkspaceDir, c.Session) {
+		if p, err := b.cfg.pathsOf(c.Session); err != nil || c.Workspace != p.dir {
 			continue // another configuration's container
 		}
 		byName[c.Session] = &backend.SessionInfo{Backend: "podman", Session: c.Session, Created: c.Created,
 			Container: c.Name, State: c.State, Keep: c.Keep, Workspace: c.Workspace}
 	}
 	for _, n := range b.sessionNames() {
-		if byName[n] == nil {
-			byName[n] = &backend.SessionInfo{Backend: "podman", Session: n, Workspace: filepath.Join(b.cfg.WorkspaceDir, n)}
+		if p, err := b.cfg.pathsOf(n); err == nil && byName[n] == nil {
+			byName[n] = &backend.SessionInfo{Backend: "podman", Session: n, Workspace: p.dir}
 		}
 	}
 	out := make([]backend.SessionInfo, 0, len(byName))
@@ -229,17 +229,19 @@ func (b *Backend) ListSessions(ctx context.Context) ([]backend.SessionInfo, erro
 // directory under workspace_dir.
 func (b *Backend) sessionNames() []string {
 	names := map[string]bool{}
-	if ents, err := os.ReadDir(b.cfg.WorkspaceDir); err == nil {
-		for _, e := range ents {
-			if e.IsDir() && validSession(e.Name()) {
-				names[e.Name()] = true
+	for _, root := range b.cfg.sessionRoots() {
+		if ents, err := os.ReadDir(root); err == nil {
+			for _, e := range ents {
+				if e.IsDir() && validSession(e.Name()) {
+					names[e.Name()] = true
+				}
 			}
 		}
-	}
-	if ents, err := os.ReadDir(filepath.Join(b.cfg.WorkspaceDir, stateDirName)); err == nil {
-		for _, e := range ents {
-			if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && validSession(n) {
-				names[n] = true
+		if ents, err := os.ReadDir(filepath.Join(root, stateDirName)); err == nil {
+			for _, e := range ents {
+				if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && validSession(n) {
+					names[n] = true
+				}
 			}
 		}
 	}
@@ -253,7 +255,11 @@ func (b *Backend) sessionNames() []string {
 // fillInfo adds what the state file and the disk say of a session.
 func (b *Backend) fillInfo(ctx context.Context, si *backend.SessionInfo) {
 	si.Size = -1
-	if st, used, err := readState(statePath(b.cfg.WorkspaceDir, si.Session)); err == nil {
+	p, err := b.cfg.pathsOf(si.Session)
+	if err != nil {
+		return
+	}
+	if st, used, err := readState(p.state); err == nil {
 		si.LastUsed = used
 		si.Keep = si.Keep || st.Keep
 		if !st.Created.IsZero() {
@@ -278,9 +284,12 @@ func (b *Backend) RemoveSession(ctx context.Context, session string) (backend.Se
 	if !validSession(session) {
 		return backend.SessionInfo{}, backend.Errorf(backend.ErrInvalid, "rm", session, "not a session name")
 	}
-	si := backend.SessionInfo{Backend: "podman", Session: session, Workspace: filepath.Join(b.cfg.WorkspaceDir, session),
-		Container: b.cfg.NamePrefix + "-" + session}
-	stPath := statePath(b.cfg.WorkspaceDir, session)
+	p, err := b.cfg.pathsOf(session)
+	if err != nil {
+		return backend.SessionInfo{}, err
+	}
+	si := backend.SessionInfo{Backend: "podman", Session: session, Workspace: p.dir, Container: p.name}
+	stPath := p.state
 	st, _, stErr := readState(stPath)
 	if stErr == nil && st.Owner.Alive() {
 		return si, backend.Errorf(backend.ErrPermission, "rm", session,

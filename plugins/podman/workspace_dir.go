@@ -77,7 +77,7 @@ func (c Config) pathsFor(spec backend.WorkspaceSpec) (sessionPaths, error) {
 	}
 	root := strings.TrimSuffix(c.WorkspaceDir, "/{session}")
 	root = strings.ReplaceAll(root, "{user}", spec.User)
-	if !c.perUser() && spec.User != "" {
+	if !c.perUser() && spec.User != "" && !ownKey(spec) {
 		root = filepath.Join(root, usersDirName, spec.User)
 	}
 	parent := filepath.Join(root, stateDirName)
@@ -98,8 +98,39 @@ const usersDirName = "@users"
 // user "a-b" with session "c" apart from user "a" with session "b-c", and
 // two users' sessions of the same name apart from each other.
 func containerName(prefix string, spec backend.WorkspaceSpec) string {
-	if spec.User == "" {
+	if spec.User == "" || ownKey(spec) {
 		return prefix + "-" + spec.Session
 	}
 	return prefix + "-u" + strconv.Itoa(len(spec.User)) + "-" + spec.User + "-" + spec.Session
+}
+
+// ownKey reports whether the session name is already its user's session
+// key ("u.USER.NAME", what the kernel opens a user's session as): such a
+// name cannot meet another user's, so it needs no "@users/<user>" level
+// nor a user part in its container name, and wai ps, rm and gc find it by
+// its name alone.
+func ownKey(spec backend.WorkspaceSpec) bool {
+	user, _, ok := backend.SplitSessionKey(spec.Session)
+	return ok && user != "" && user == spec.User
+}
+
+// pathsOf is pathsFor for a session known by its key alone (wai ps, rm
+// and gc): the user, if any, is the key's.
+func (c Config) pathsOf(session string) (sessionPaths, error) {
+	user, _, ok := backend.SplitSessionKey(session)
+	if !ok {
+		return sessionPaths{}, backend.Errorf(backend.ErrInvalid, "rm", session, "not a session name")
+	}
+	return c.pathsFor(backend.WorkspaceSpec{Session: session, User: user})
+}
+
+// sessionRoots are the directories that hold this configuration's session
+// directories: workspace_dir itself, or each user's expansion of it.
+func (c Config) sessionRoots() []string {
+	root := strings.TrimSuffix(c.WorkspaceDir, "/{session}")
+	if !c.perUser() {
+		return []string{root}
+	}
+	m, _ := filepath.Glob(strings.ReplaceAll(root, "{user}", "*"))
+	return m
 }
