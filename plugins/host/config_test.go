@@ -270,18 +270,22 @@ func TestExampleConfigShowsEveryKey(t *testing.T) {
 	}
 	// The block's values are TOML scalars JSON reads the same ("…",
 	// false, {}), so the block becomes the backend's raw JSON config.
+	// The first commented [backends.host] block lists every key; the later
+	// ones are examples of nested values.
 	fields := map[string]json.RawMessage{}
-	in := false
+	in, done := false, false
 	for _, line := range strings.Split(string(data), "\n") {
 		body, commented := strings.CutPrefix(line, "#   ")
 		switch {
+		case done:
+			continue
 		case commented && body == "[backends.host]":
 			in = true
 			continue
 		case !in:
 			continue
 		case !commented || strings.HasPrefix(body, "["):
-			in = false
+			in, done = false, true
 			continue
 		}
 		kv, _, _ := strings.Cut(body, "#")
