@@ -25,7 +25,9 @@ const killTestPrefix = "wai-podkill"
 func TestForkBombKeptSessionRecovers(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
-	extra := map[string]any{"name_prefix": killTestPrefix, "pids_limit": 64}
+	// workspace_size 0: a kept session's workspace image stays mounted
+	// after the test, and the bomb is not about the workspace.
+	extra := map[string]any{"name_prefix": killTestPrefix, "pids_limit": 64, "workspace_size": "0"}
 	b := newTestBackend(t, backend.Limits{}, extra)
 	b.log = slog.New(rec)
 	w := openTest(t, b, true)
