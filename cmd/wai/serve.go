@@ -30,7 +30,8 @@ subprocess (mcpServers: {"wai": {"command": "wai", "args": ["serve"]}}).
 A malformed line gets the JSON-RPC error for it (-32700, -32600) and the
 next line is served; a line over 4 MiB is refused unread.
 
-With --http ADDR it serves streamable HTTP at http://ADDR/ instead
+With --http ADDR it serves streamable HTTP at http://ADDR/mcp instead
+(the path clients look for; any path is served the same)
 (--http= with an empty value uses the config's [mcp] http_addr). HTTP is
 always authenticated, loopback included: every request must carry
 "Authorization: Bearer <token>". The tokens are [[mcp.tokens]] in the

@@ -24,10 +24,10 @@ type Config struct {
 	// Identity is the SSH private key file for an ssh:// URL (default
 	// $CONTAINER_SSHKEY, else the SSH agent).
 	Identity string `json:"identity"`
-	// Image every session container runs. Default
-	// docker.io/library/python:3.12-bookworm; when that is not configured
-	// explicitly and cannot be had, the image scripts/setup-podman.sh
-	// builds (localhost/wai-python:bookworm) is used if present.
+	// Image every session container runs. When it is not configured, the
+	// image scripts/setup-podman.sh builds (localhost/wai-python:bookworm:
+	// Python with pytest, git and the usual tools) if present, else
+	// docker.io/library/python:3.12-bookworm.
 	Image string `json:"image"`
 	// NamePrefix names containers <name_prefix>-<session>. Default
 	// "wai-shell".
@@ -139,8 +139,8 @@ type Duration = backend.Duration
 const (
 	DefaultImage = "docker.io/library/python:3.12-bookworm"
 	// LocalImage is what scripts/setup-podman.sh builds without a
-	// registry. When no image is configured and DefaultImage is neither
-	// present nor pullable, the backend uses LocalImage if it is present.
+	// registry. When no image is configured, the backend uses LocalImage
+	// if it is present, else DefaultImage (pulled if missing).
 	LocalImage        = "localhost/wai-python:bookworm"
 	DefaultNamePrefix = "wai-shell"
 	DefaultUser       = "65534:65534"

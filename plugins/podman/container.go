@@ -255,6 +255,19 @@ func (b *Backend) ensureImage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if p.local {
+		// No image was configured: the one scripts/setup-podman.sh builds
+		// (full Python with pytest, git and the usual tools), when
+		// present, is what the user set up, and more useful than the
+		// registry's python image.
+		if ok, err := images.Exists(cctx, LocalImage, nil); err == nil && ok {
+			b.log.LogAttrs(ctx, slog.LevelInfo, "runtime.podman.image_local",
+				slog.String("image", LocalImage), slog.String("instead_of", p.image))
+			p.image, p.local = LocalImage, false
+			p.present, p.delay, p.lastErr = true, 0, nil
+			return nil
+		}
+	}
 	ok, err := images.Exists(cctx, p.image, nil)
 	if err != nil {
 		return b.svc.wrap(ctx, "image", p.image, err)
@@ -262,17 +275,6 @@ func (b *Backend) ensureImage(ctx context.Context) error {
 	if ok {
 		p.present, p.delay, p.lastErr = true, 0, nil
 		return nil
-	}
-	if p.local {
-		// No image was configured and the default is missing: the one
-		// the setup script builds, when present, is what the user has.
-		if ok, err := images.Exists(cctx, LocalImage, nil); err == nil && ok {
-			b.log.LogAttrs(ctx, slog.LevelInfo, "runtime.podman.image_fallback",
-				slog.String("image", LocalImage), slog.String("missing", p.image))
-			p.image, p.local = LocalImage, false
-			p.present, p.delay, p.lastErr = true, 0, nil
-			return nil
-		}
 	}
 	if wait := time.Until(p.next); p.lastErr != nil && wait > 0 {
 		return b.imageMissing(p.image, fmt.Errorf("the last pull failed (%v); next attempt in %s", p.lastErr, wait.Round(100*time.Millisecond)))

@@ -98,11 +98,11 @@ func Preflight(ctx context.Context, cfg Config) []Check {
 	}
 
 	imageOK := false
-	if ok, err := images.Exists(cctx, cfg.Image, nil); err != nil {
-		add("image present", CheckFail, err.Error(), "check the service")
-	} else if !ok && cfg.imageDefault && localImagePresent(cctx) {
+	if cfg.imageDefault && localImagePresent(cctx) {
 		imageOK = true
-		add("image present", CheckOK, cfg.Image+" is missing; no image is configured, so "+LocalImage+" (built by scripts/setup-podman.sh) is used", "")
+		add("image present", CheckOK, "no image is configured, so "+LocalImage+" (built by scripts/setup-podman.sh) is used", "")
+	} else if ok, err := images.Exists(cctx, cfg.Image, nil); err != nil {
+		add("image present", CheckFail, err.Error(), "check the service")
 	} else if !ok {
 		add("image present", CheckFail, cfg.Image+" is not in the service's image store (wai pulls it on first use, which needs a reachable registry)",
 			setupFix+`, then set image = "localhost/wai-python:bookworm" in [backends.podman]; or podman pull `+cfg.Image)
