@@ -36,7 +36,7 @@ func TestDefaultImageRunsPytest(t *testing.T) {
 		// the tools an agent reaches for.
 		check := `python3 -m venv /tmp/venv && /tmp/venv/bin/python -m pip --version >/dev/null && ` +
 			`python3 -m unittest --help >/dev/null && git --version >/dev/null && ` +
-			`for b in sqlite3 jq make gawk sed grep diff patch ps file less tar gzip xz unzip find; do command -v $b >/dev/null || echo missing $b; done; echo checked`
+			`{ which sqlite3 jq make gawk sed grep diff patch ps file less tar gzip xz unzip find >/dev/null || echo missing; }; echo checked`
 		res, err = e.CallIn(t, session, "shell_execute", `{"command":["sh","-c",`+jsonString(check)+`],"timeout_seconds":120}`)
 		// Nothing missing: stdout is the final word alone.
 		if err != nil || !res.OK || !strings.Contains(res.Message, "STDOUT:\nchecked\n") {
