@@ -122,6 +122,8 @@ func hint(err error) string {
 		return "`wai tools --json` prints each tool's full input schema"
 	case op == "config":
 		return "fix the configuration as the message says (wai.example.toml documents every key, limit and default); `wai preflight` checks the whole setup"
+	case op == "mcp.token":
+		return "a token file must be yours and private (mode 0600, in a directory only you can write): fix it as the message says, or remove it and wai serve --http creates a new one"
 	case kind == backend.ErrPermission && strings.Contains(err.Error(), "grants ="):
 		return "a plugin uses only the capabilities its [[plugins]] entry grants: add the one named if you trust the plugin with it"
 	}

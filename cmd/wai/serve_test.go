@@ -262,7 +262,7 @@ func TestServeHTTPCreatesToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.runEnv(noEnvToken, "serve", "--config", e.config, "--http", "127.0.0.1:0")
-	if r.code != exitError || !strings.Contains(r.stderr, "chmod 600") {
+	if r.code != exitError || !strings.Contains(r.stderr, "chmod 600") || strings.Contains(r.stderr, "a policy refused") {
 		t.Errorf("a token file others can read: want a refusal saying chmod 600; got %v", r)
 	}
 	r = e.runEnv([]string{"WAI_MCP_TOKEN=short"}, "serve", "--config", e.config, "--http", "127.0.0.1:0")
