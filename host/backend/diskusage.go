@@ -4,7 +4,6 @@ import (
 	"context"
 	"io/fs"
 	"path/filepath"
-	"syscall"
 )
 
 // DiskUsage returns the bytes the files under dir take on disk (allocated
@@ -24,11 +23,7 @@ func DiskUsage(ctx context.Context, dir string) (int64, error) {
 		if err != nil {
 			return nil
 		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			total += st.Blocks * 512
-		} else {
-			total += fi.Size()
-		}
+		total += allocated(fi)
 		return nil
 	})
 	return total, err

@@ -161,10 +161,7 @@ func (sb *dashSandbox) run(tb testing.TB, s string) []string {
 		}
 	}
 	data, _ := os.ReadFile(logPath)
-	var names []string
-	for _, n := range strings.Fields(string(data)) {
-		names = append(names, n)
-	}
+	names := strings.Fields(string(data))
 	sort.Strings(names)
 	return names
 }
