@@ -47,7 +47,7 @@ type HostMount struct {
 
 // bundledCommandTimeout is the longest timeout the bundled command tools
 // (shell_execute, podman_shell, evaluate_python) accept: they clamp to
-// 1–120 s, the seed's model-facing limit.
+// 1–120 s, the contract's model-facing limit.
 const bundledCommandTimeout = 120 * time.Second
 
 // infoer is implemented by a backend that can describe itself; a backend

@@ -16,7 +16,7 @@ func RunShell(t *testing.T, b Backend) {
 
 func shellChecks() []check {
 	return []check{
-		// Seed 002's protocol tests, and what a user of the protocol expects.
+		// The contract's protocol tests, and what a user of the protocol expects.
 		{name: "Echo", needs: needProcesses, fn: checkEcho},
 		{name: "NonexistentCommand", needs: needProcesses, fn: checkNonexistentCommand},
 		{name: "ArgvIsNotInterpolated", needs: needProcesses, fn: checkArgvNotInterpolated},

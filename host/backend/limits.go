@@ -24,7 +24,7 @@ type Limits struct {
 	MaxReadBytes    int // bytes one Read returns
 }
 
-// DefaultLimits returns the limits of DESIGN.md.
+// DefaultLimits returns the limits of docs/ARCHITECTURE.md.
 func DefaultLimits() Limits {
 	return Limits{
 		DefaultTimeout:  30 * time.Second,

@@ -13,11 +13,11 @@ func TestDefaultLimitsValid(t *testing.T) {
 	if err := l.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	// The numbers DESIGN.md promises.
+	// The numbers docs/ARCHITECTURE.md promises.
 	if l.DefaultTimeout != 30*time.Second || l.MinTimeout != 100*time.Millisecond || l.MaxTimeout != 600*time.Second ||
 		l.MaxOutputBytes != 32<<10 || l.MaxCommandBytes != 4096 || l.MaxStdinBytes != 64<<10 || l.MaxEnvVars != 256 ||
 		l.MaxWriteChars != 48000 || l.MaxResults != 2000 {
-		t.Fatalf("defaults drifted from DESIGN.md: %s", l)
+		t.Fatalf("defaults drifted from docs/ARCHITECTURE.md: %s", l)
 	}
 	if !strings.Contains(l.String(), "timeout 30s") {
 		t.Fatalf("String() = %q", l.String())

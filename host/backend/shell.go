@@ -72,7 +72,7 @@ type ScriptRequest struct {
 }
 
 // DefaultInterpreter runs scripts that name no interpreter. /bin/sh rather
-// than the seed's /bin/bash: every image and host has it.
+// than /bin/bash, which wai's predecessors used: every image and host has it.
 const DefaultInterpreter = "/bin/sh"
 
 // TimeoutExitCode is the exit code of a command killed at its timeout, as

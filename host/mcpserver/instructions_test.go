@@ -12,7 +12,7 @@ var bundled = []host.Tool{
 	{Name: "shell_execute", Plugin: "shell"}, {Name: "read_file", Plugin: "vfs"}, {Name: "ls", Plugin: "vfs"},
 }
 
-// On podman the model reads seed 001's "Podman Workspace" section with the
+// On podman the model reads the contract's "Podman Workspace" section with the
 // real limit, and the host mounts as a table.
 func TestInstructionsPodmanWorkspace(t *testing.T) {
 	info := host.BackendInfo{Backend: "podman", Sandboxed: true, MaxCommandTimeout: 90 * time.Second,

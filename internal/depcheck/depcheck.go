@@ -1,4 +1,4 @@
-// Package depcheck enforces the dependency rules of DESIGN.md ("Layout and
+// Package depcheck enforces the dependency rules of docs/ARCHITECTURE.md ("Layout and
 // who may import whom") on the module's real import graph, as `go list`
 // reports it for every platform the code is built for.
 //
@@ -51,7 +51,7 @@ type dep struct {
 }
 
 type rule struct {
-	// text says the rule as DESIGN.md does, so a violation explains itself.
+	// text says the rule as docs/ARCHITECTURE.md does, so a violation explains itself.
 	text    string
 	applies func(rel string) bool
 	// transitive rules look at every dependency; the others at direct
@@ -135,7 +135,7 @@ var rules = []rule{
 			// still reaches nothing but pdk and the standard library.
 			tree, _, _ := strings.Cut(from, "/")
 			if tree == "policies" && !d.local && strings.HasPrefix(d.path, shellParser) {
-				return true // policies see commands as the shell does (DESIGN.md)
+				return true // policies see commands as the shell does (docs/ARCHITECTURE.md)
 			}
 			return d.std || d.local && (under(d.rel, "pdk") || topTwo(d.rel) == topTwo(from) || under(d.rel, tree+"/internal"))
 		},

@@ -67,7 +67,7 @@ func TestRules(t *testing.T) {
 		want []edge // every violation, as (package, dependency)
 	}{
 		{
-			name: "a layout that follows DESIGN.md",
+			name: "a layout that follows docs/ARCHITECTURE.md",
 			pkgs: []Package{
 				pkg("host/backend", "context", "io/fs"),
 				pkg("host/backend/internal/x", "strings"),

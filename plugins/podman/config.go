@@ -70,7 +70,7 @@ type Config struct {
 	// container). "0s" never. Default "15m".
 	IdleTimeout Duration `json:"idle_timeout"`
 	// MaxUptime force-removes a container this long after it started,
-	// busy or not (seed 000's timeout). "0s" (the default) never.
+	// busy or not (the contract's timeout). "0s" (the default) never.
 	MaxUptime Duration `json:"max_uptime"`
 	// KillGrace is how long a command that outlived its timeout gets
 	// between SIGTERM and SIGKILL. Default "1s".
@@ -88,7 +88,7 @@ type Config struct {
 	PullBackoff    Duration `json:"pull_backoff"`
 	PullBackoffMax Duration `json:"pull_backoff_max"`
 	// HostMounts are host paths copied into a new workspace before its
-	// first command (seed 001), only from under AllowedHostRoots.
+	// first command (docs/ARCHITECTURE.md), only from under AllowedHostRoots.
 	HostMounts       []HostMount `json:"host_mounts"`
 	AllowedHostRoots []string    `json:"allowed_host_roots"`
 	// WorkspaceDir holds one directory per session, bind-mounted at

@@ -15,7 +15,7 @@ import (
 	"github.com/wai-dev/wai/host/backend/rootfs"
 )
 
-// hydrator copies host mounts (seed 001) into a new, empty workspace
+// hydrator copies host mounts (docs/ARCHITECTURE.md) into a new, empty workspace
 // directory before its container first starts. Sources must lie under one of
 // the allowed roots once every symlink in their path is resolved; inside a
 // source, symlinks are skipped rather than followed, since they could lead

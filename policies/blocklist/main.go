@@ -1,5 +1,5 @@
-// Command blocklist is the bundled blocklist policy as a Wasm plugin: seed
-// 002's blocked patterns, the command length limit, and structural rules
+// Command blocklist is the bundled blocklist policy as a Wasm plugin: the
+// default blocked patterns (docs/ARCHITECTURE.md), the command length limit, and structural rules
 // that recognise destructive commands however they are spelled. The
 // decisions are those of package rules, which the host also runs
 // in-process for the bundled policy; this build is what a [[policies]]

@@ -13,7 +13,7 @@ import (
 	"github.com/wai-dev/wai/plugins/mock"
 )
 
-// Seed 000's output budget is configurable: loaded as a [[plugins]] entry,
+// The contract's output budget is configurable: loaded as a [[plugins]] entry,
 // podman_shell takes max_output_bytes from its plugin config, and ignores
 // (with a warning) a value too small to hold the truncation marker.
 func TestOutputBudgetFromPluginConfig(t *testing.T) {

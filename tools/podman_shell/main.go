@@ -1,4 +1,4 @@
-// Command podman_shell is the bundled tool plugin podman_shell (seed 000):
+// Command podman_shell is the bundled tool plugin podman_shell (docs/ARCHITECTURE.md):
 // one tool whose action starts, uses or stops the session's container.
 //
 // Start and stop go through the lifecycle capability, which the kernel
@@ -8,7 +8,7 @@
 // model told "started" would believe it is isolated when it is not.
 //
 // Each stream of an exec is cut to 32 KiB (head and tail kept). The budget
-// is seed 000's "configurable byte budget": loaded from a [[plugins]] entry
+// is the contract's "configurable byte budget": loaded from a [[plugins]] entry
 // (grants = ["shell", "lifecycle"]) rather than as a bundled tool, the
 // plugin reads it from config = { max_output_bytes = N }, N ≥ 64; the
 // host's limits.max_output_bytes still caps what the backend returns.
@@ -29,7 +29,7 @@ const (
 	minTimeout     = 1
 	maxTimeout     = 120
 	// defaultOutputBytes is the per-stream budget unless the plugin config
-	// sets max_output_bytes (seed 000: "a configurable byte budget").
+	// sets max_output_bytes (the contract: "a configurable byte budget").
 	defaultOutputBytes = 32 * 1024
 	maxShellChars      = 4096
 )
@@ -40,7 +40,7 @@ type params struct {
 	TimeoutSeconds *int   `json:"timeout_seconds,omitempty" jsonschema:"seconds before an exec is killed; clamped to 1-120" default:"30"`
 }
 
-// result is seed 000's PodmanShellResult: the streams and exit code are
+// result is the contract's PodmanShellResult: the streams and exit code are
 // null for start and stop.
 type result struct {
 	Action        string  `json:"action"`

@@ -1,4 +1,4 @@
-// Command python is the bundled tool plugin evaluate_python (seed 001):
+// Command python is the bundled tool plugin evaluate_python (docs/ARCHITECTURE.md):
 // `python3 -c CODE` in the session's workspace with a fixed five-second
 // timeout and 4,096 characters per stream. It is a convenience over
 // shell_execute for quick calculations and checks; everything it does goes

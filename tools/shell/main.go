@@ -1,6 +1,6 @@
-// Command shell is the bundled tool plugin shell_execute (seed 001): one
+// Command shell is the bundled tool plugin shell_execute (docs/ARCHITECTURE.md): one
 // argv command, no shell, in the session's workspace, on whatever backend
-// the session runs. Its limits are the model-facing ones of the seed, tighter
+// the session runs. Its limits are the model-facing ones of docs/ARCHITECTURE.md, tighter
 // than the host's protocol limits, and are checked here so the model gets
 // one stable message per rule before anything runs.
 package main
@@ -14,7 +14,7 @@ import (
 	"github.com/wai-dev/wai/tools/internal/shellfmt"
 )
 
-// Limits of seed 001.
+// Limits of the shell_execute contract (docs/ARCHITECTURE.md).
 const (
 	maxCommandChars = 4096
 	maxEnvVars      = 64
@@ -78,7 +78,7 @@ func run(_ *pdk.Call, p params) (pdk.Result, error) {
 		TimedOut:   res.TimedOut,
 	}
 	if r.TimedOut {
-		// Whatever the backend reports, the seed's contract is 124.
+		// Whatever the backend reports, the contract is 124.
 		r.ExitCode = pdk.TimeoutExitCode
 	}
 	if req.DiscardOutput {
@@ -115,7 +115,7 @@ func displayCwd(cwd string) string {
 	return cwd
 }
 
-// clampTimeout applies the seed's default and range; NaN is refused rather
+// clampTimeout applies the contract's default and range; NaN is refused rather
 // than clamped, since it says nothing about what the caller wanted.
 func clampTimeout(v *float64) (time.Duration, error) {
 	s := defaultTimeout

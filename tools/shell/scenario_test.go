@@ -8,7 +8,7 @@ import (
 	"github.com/wai-dev/wai/internal/tooltest"
 )
 
-// Seed 002's "write a script, then execute it", as an agent does it in one
+// The contract's "write a script, then execute it", as an agent does it in one
 // session: write a module and its test with the VFS tools, run the test
 // with shell_execute and see it fail, read and fix the module, run again.
 func TestScenarioWriteTestFix(t *testing.T) {

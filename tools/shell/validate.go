@@ -95,7 +95,7 @@ func checkCwd(cwd string) (string, error) {
 	return c, nil
 }
 
-// checkEnv upper-cases names (seed 001) and checks both halves are ASCII
+// checkEnv upper-cases names (docs/ARCHITECTURE.md) and checks both halves are ASCII
 // and short; names must also be what a shell can export.
 func checkEnv(env map[string]string) (map[string]string, error) {
 	if len(env) == 0 {

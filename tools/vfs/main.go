@@ -1,6 +1,6 @@
 // Command vfs is the bundled plugin of the filesystem tools a model edits a
 // workspace with: ls, read_file, write_file, edit_file, glob, grep and rm
-// (seed 001, phase 2). It speaks only to the pdk's FS client, so the tools
+// (docs/ARCHITECTURE.md). It speaks only to the pdk's FS client, so the tools
 // behave the same on every backend; the kernel enforces limits, policies
 // and read-before-write, so the plugin checks only what the model should
 // hear about first: the path language, the ranges of its parameters and a
@@ -16,7 +16,7 @@ import (
 	"github.com/wai-dev/wai/tools/internal/vfspath"
 )
 
-// Limits of seed 001: a read returns at most MaxLines lines, a write at
+// Limits of the contract: a read returns at most MaxLines lines, a write at
 // most MaxWriteChars characters, and listings stop at MaxResults entries.
 const (
 	MaxLines      = 2000

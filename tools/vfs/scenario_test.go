@@ -11,7 +11,7 @@ import (
 	"github.com/wai-dev/wai/internal/tooltest"
 )
 
-// An agent's loop in seed 002's spirit, through the bundled tools only:
+// An agent's loop as the protocol expects it, through the bundled tools only:
 // write a module and its tests, run them (one fails), read the module,
 // fix the bug with edit_file, run again: they pass. On every backend whose
 // commands really run (the mock's canned results have no bug to fix).

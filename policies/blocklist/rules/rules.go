@@ -2,7 +2,7 @@
 // so the Wasm plugin (policies/blocklist) and the tests share it.
 //
 // A command is denied when it is longer than the command limit, when its
-// text contains one of the blocked patterns (seed 002's list, matched on
+// text contains one of the blocked patterns (the default list of docs/ARCHITECTURE.md, matched on
 // whitespace-normalised text), or when a structural rule recognises it
 // from its words: recursive rm or chmod/chown of the root, the home
 // directory or a top-level system directory (however the flags are
@@ -19,7 +19,7 @@ import (
 	"github.com/wai-dev/wai/policies/internal/shellparse"
 )
 
-// DefaultPatterns are seed 002's default blocked patterns.
+// DefaultPatterns are the default blocked patterns (docs/ARCHITECTURE.md).
 var DefaultPatterns = []string{
 	"rm -rf /",
 	"rm -rf /*",
@@ -32,7 +32,7 @@ var DefaultPatterns = []string{
 	"wget | sh",
 }
 
-// patternWhy says what each default pattern guards against (seed 002's
+// patternWhy says what each default pattern guards against (docs/ARCHITECTURE.md's
 // table), for deny reasons.
 var patternWhy = map[string]string{
 	"rm -rf /":        "recursive root deletion",
@@ -46,7 +46,7 @@ var patternWhy = map[string]string{
 	"wget | sh":       "remote code execution",
 }
 
-// DefaultMaxCommandBytes is seed 002's command length limit.
+// DefaultMaxCommandBytes is the command length limit (docs/ARCHITECTURE.md).
 const DefaultMaxCommandBytes = 4096
 
 // Rule names, for Config.DisableRules and in reasons.

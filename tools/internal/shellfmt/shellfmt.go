@@ -21,7 +21,7 @@ const Marker = "\n[truncated]\n"
 const Empty = "<empty>"
 
 // CaptureDisabled is what both streams read when the caller asked not to
-// capture output (seed 001).
+// capture output (docs/ARCHITECTURE.md).
 const CaptureDisabled = "capture disabled"
 
 // Bytes bounds s to max bytes, keeping its head and tail around Marker (the

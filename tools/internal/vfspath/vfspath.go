@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-// Limits of the path language (seed 001, phase 2).
+// Limits of the path language (docs/ARCHITECTURE.md).
 const (
 	MaxDepth   = 16
 	MaxSegment = 80
