@@ -138,7 +138,7 @@ func TestFallbackToHostSaysUnsandboxed(t *testing.T) {
 	if res.Sandboxed || res.Backend != "host" {
 		t.Fatalf("a fallback result claims sandboxed=%v backend=%q", res.Sandboxed, res.Backend)
 	}
-	if info := s.Shell().Info(); info.Sandboxed || info.Backend != "host" {
+	if info, _ := s.Shell().Info(t.Context()); info.Sandboxed || info.Backend != "host" {
 		t.Fatalf("fallback Info: %+v", info)
 	}
 	if ok, err := s.Sandboxed(ctx); ok || err != nil {

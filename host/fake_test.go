@@ -124,8 +124,8 @@ func (s fakeShell) Env(ctx context.Context) (backend.EnvSnapshot, error) {
 	return backend.NewEnvSnapshot(map[string]string{"PATH": "/usr/bin"}, "/", "/bin/sh"), nil
 }
 
-func (s fakeShell) Info() backend.Info {
-	return backend.Info{Backend: s.w.b.name, Sandboxed: s.w.b.sandboxed, DefaultTimeout: 30 * time.Second}
+func (s fakeShell) Info(context.Context) (backend.Info, error) {
+	return backend.Info{Backend: s.w.b.name, Sandboxed: s.w.b.sandboxed, DefaultTimeout: 30 * time.Second}, nil
 }
 
 type fakeFS struct{ w *fakeWorkspace }

@@ -100,25 +100,22 @@ func (g *guardedShell) Env(ctx context.Context) (backend.EnvSnapshot, error) {
 	return ws.Shell().Env(ctx)
 }
 
-// infoTimeout bounds the workspace open Info may trigger: Info has no
-// context of its own.
-const infoTimeout = 30 * time.Second
-
 // Info opens the workspace if needed, since only the backend knows what it
-// is. When that fails, it claims nothing: not sandboxed.
-func (g *guardedShell) Info() backend.Info {
-	s := g.s
-	ctx, cancel := context.WithTimeout(context.Background(), infoTimeout)
-	defer cancel()
-	ws, fellBack, err := s.workspace(ctx)
+// is, under the caller's context. A workspace that cannot be opened is an
+// error, not a claim either way.
+func (g *guardedShell) Info(ctx context.Context) (backend.Info, error) {
+	ws, fellBack, err := g.s.workspace(ctx)
 	if err != nil {
-		return backend.Info{Backend: s.k.cfg.Backend, Sandboxed: false, DefaultTimeout: s.k.cfg.Limits.DefaultTimeout}
+		return backend.Info{}, err
 	}
-	info := ws.Shell().Info()
+	info, err := ws.Shell().Info(ctx)
+	if err != nil {
+		return backend.Info{}, err
+	}
 	if fellBack {
 		info.Sandboxed = false
 	}
-	return info
+	return info, nil
 }
 
 func (g *guardedShell) event(ctx context.Context, kind string, command []string, res backend.ExecResult, err error, dur time.Duration, fellBack bool) {

@@ -30,6 +30,8 @@ type Session struct {
 	mu       sync.Mutex // guards ws, fellBack, closed
 	ws       backend.Workspace
 	fellBack bool
+	// info is what the workspace said of itself when it was opened.
+	info backend.Info
 	closed   bool
 	opening  chan struct{} // non-nil while a goroutine opens ws
 
@@ -91,23 +93,24 @@ func (s *Session) toolEnabled(tool string) bool { return s.tools == nil || s.too
 // Sandboxed reports whether the session runs sandboxed; false before the
 // workspace is opened is not a claim either way, so it opens it.
 func (s *Session) Sandboxed(ctx context.Context) (bool, error) {
-	ws, fellBack, err := s.workspace(ctx)
+	_, fellBack, err := s.workspace(ctx)
 	if err != nil {
 		return false, err
 	}
-	return !fellBack && ws.Shell().Info().Sandboxed, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !fellBack && s.info.Sandboxed, nil
 }
 
 // sandboxedOr reports whether the session's open workspace is sandboxed,
 // or def when it has not been opened.
 func (s *Session) sandboxedOr(def bool) bool {
 	s.mu.Lock()
-	ws, fellBack := s.ws, s.fellBack
-	s.mu.Unlock()
-	if ws == nil {
+	defer s.mu.Unlock()
+	if s.ws == nil {
 		return def
 	}
-	return !fellBack && ws.Shell().Info().Sandboxed
+	return !s.fellBack && s.info.Sandboxed
 }
 
 // Close ends the session: its workspace is closed (and removed unless the
@@ -208,6 +211,12 @@ func (s *Session) workspace(ctx context.Context) (backend.Workspace, bool, error
 
 		start := time.Now()
 		ws, fb, err := s.k.openWorkspace(ctx, s.spec)
+		var info backend.Info
+		if err == nil {
+			if info, err = ws.Shell().Info(ctx); err != nil {
+				_ = ws.Close(context.WithoutCancel(ctx))
+			}
+		}
 
 		s.mu.Lock()
 		s.opening = nil
@@ -221,9 +230,8 @@ func (s *Session) workspace(ctx context.Context) (backend.Workspace, bool, error
 			_ = ws.Close(context.WithoutCancel(ctx))
 			return nil, false, s.errClosed()
 		}
-		s.ws, s.fellBack = ws, fb
+		s.ws, s.fellBack, s.info = ws, fb, info
 		s.mu.Unlock()
-		info := ws.Shell().Info()
 		s.k.log.LogAttrs(ctx, slog.LevelInfo, "session.workspace_opened",
 			slog.String("session", s.spec.Session), slog.String("backend", info.Backend),
 			slog.Bool("sandboxed", info.Sandboxed && !fb), slog.Bool("fallback", fb),

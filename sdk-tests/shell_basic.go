@@ -143,7 +143,10 @@ func checkSharedFiles(t *T, w *ws) {
 }
 
 func checkInfo(t *T, w *ws) {
-	info := w.Shell().Info()
+	info, err := w.Shell().Info(t.Context())
+	if err != nil {
+		t.Fatalf("Info: %v", err)
+	}
 	if info.Backend == "" || (w.b.Name != "" && info.Backend != w.b.Name) {
 		t.Errorf("Info().Backend = %q, want %q", info.Backend, w.b.Name)
 	}
@@ -159,12 +162,15 @@ func checkInfo(t *T, w *ws) {
 }
 
 func checkResultsStamped(t *T, w *ws) {
-	info := w.Shell().Info()
+	info, err := w.Shell().Info(t.Context())
+	if err != nil {
+		t.Fatalf("Info: %v", err)
+	}
 	res := w.exec(backend.ExecRequest{Argv: []string{"echo", "hi"}, Cwd: w.p("")})
 	if res.Backend != info.Backend || res.Sandboxed != info.Sandboxed {
 		t.Errorf("Execute result says backend %q sandboxed %v; Info says %q %v", res.Backend, res.Sandboxed, info.Backend, info.Sandboxed)
 	}
-	res, err := w.Shell().ExecuteScript(t.Context(), backend.ScriptRequest{Script: "echo hi\n", Cwd: w.p("")})
+	res, err = w.Shell().ExecuteScript(t.Context(), backend.ScriptRequest{Script: "echo hi\n", Cwd: w.p("")})
 	if err != nil {
 		t.Fatalf("ExecuteScript: %v", err)
 	}

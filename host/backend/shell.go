@@ -19,7 +19,9 @@ type Shell interface {
 	ExecuteScript(ctx context.Context, req ScriptRequest) (ExecResult, error)
 	Which(ctx context.Context, command string) (WhichResult, error)
 	Env(ctx context.Context) (EnvSnapshot, error)
-	Info() Info
+	// Info describes the shell. It may open the workspace (a container start)
+	// to find out, so it takes a context and can fail.
+	Info(ctx context.Context) (Info, error)
 }
 
 // EnvMode says how ExecRequest.Env combines with the workspace environment.

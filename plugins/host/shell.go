@@ -18,8 +18,8 @@ import (
 type Shell struct{ w *Workspace }
 
 // Info describes the host shell: not sandboxed, with the host's network.
-func (s *Shell) Info() backend.Info {
-	return backend.Info{Backend: "host", Sandboxed: false, NetworkEnabled: true, DefaultTimeout: s.w.b.limits.DefaultTimeout}
+func (s *Shell) Info(context.Context) (backend.Info, error) {
+	return backend.Info{Backend: "host", Sandboxed: false, NetworkEnabled: true, DefaultTimeout: s.w.b.limits.DefaultTimeout}, nil
 }
 
 // Execute runs argv directly, or a shell string with `shell -c`.

@@ -200,7 +200,7 @@ func TestInfo(t *testing.T) {
 	l := backend.DefaultLimits()
 	l.DefaultTimeout = 9e9
 	w := openWSLimits(t, "", l)
-	if info := w.Shell().Info(); info != (backend.Info{Backend: "host", Sandboxed: false, NetworkEnabled: true, DefaultTimeout: 9e9}) {
+	if info, _ := w.Shell().Info(t.Context()); info != (backend.Info{Backend: "host", Sandboxed: false, NetworkEnabled: true, DefaultTimeout: 9e9}) {
 		t.Fatalf("Info() = %+v", info)
 	}
 }

@@ -209,8 +209,8 @@ func (s *Shell) Env(ctx context.Context) (backend.EnvSnapshot, error) {
 }
 
 // Info says mock, sandboxed, no network.
-func (s *Shell) Info() backend.Info {
-	return backend.Info{Backend: Name, Sandboxed: true, NetworkEnabled: false, DefaultTimeout: s.ws.limits().DefaultTimeout}
+func (s *Shell) Info(context.Context) (backend.Info, error) {
+	return backend.Info{Backend: Name, Sandboxed: true, NetworkEnabled: false, DefaultTimeout: s.ws.limits().DefaultTimeout}, nil
 }
 
 func firstMatch(rs []Response, text string) (backend.ExecResult, bool) {

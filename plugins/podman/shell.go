@@ -141,9 +141,9 @@ func (s *Shell) Env(ctx context.Context) (backend.EnvSnapshot, error) {
 }
 
 // Info describes the shell.
-func (s *Shell) Info() backend.Info {
+func (s *Shell) Info(context.Context) (backend.Info, error) {
 	return backend.Info{Backend: "podman", Sandboxed: true, NetworkEnabled: s.w.b.cfg.networkEnabled(),
-		DefaultTimeout: s.w.b.limits.DefaultTimeout}
+		DefaultTimeout: s.w.b.limits.DefaultTimeout}, nil
 }
 
 // cwd resolves a request's working directory on the host side, where the

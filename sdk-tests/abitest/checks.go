@@ -94,7 +94,10 @@ func checkWhichEnvInfo(t *testing.T, c *check) {
 		vars = append(vars, map[string]string{"name": v.Name, "value": v.Value})
 	}
 	c.same("env", c.value("env", map[string]any{}), map[string]any{"vars": vars, "cwd": env.Cwd, "shell": env.Shell})
-	i := c.ws.Shell().Info()
+	i, err := c.ws.Shell().Info(c.ctx())
+	if err != nil {
+		t.Fatalf("Info: %v", err)
+	}
 	c.same("info", c.value("info", map[string]any{}), map[string]any{"backend": i.Backend, "sandboxed": i.Sandboxed,
 		"network_enabled": i.NetworkEnabled, "default_timeout_ms": ms(i.DefaultTimeout)})
 }

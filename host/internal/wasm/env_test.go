@@ -60,7 +60,9 @@ func (s fakeShell) Env(ctx context.Context) (backend.EnvSnapshot, error) {
 	return backend.NewEnvSnapshot(nil, "/", "/bin/sh"), nil
 }
 
-func (s fakeShell) Info() backend.Info { return backend.Info{Backend: "fake"} }
+func (s fakeShell) Info(context.Context) (backend.Info, error) {
+	return backend.Info{Backend: "fake"}, nil
+}
 
 // Interface guards
 var (

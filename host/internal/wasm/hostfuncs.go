@@ -63,7 +63,10 @@ var handlers = map[string]handler{
 		if err := decodeRequest("info", b, &empty{}); err != nil {
 			return nil, err
 		}
-		i := env.Shell().Info()
+		i, err := env.Shell().Info(ctx)
+		if err != nil {
+			return nil, err
+		}
 		return infoResult{Backend: i.Backend, Sandboxed: i.Sandboxed, NetworkEnabled: i.NetworkEnabled, DefaultTimeoutMS: ms(i.DefaultTimeout)}, nil
 	},
 	"wai_fs_stat": func(ctx context.Context, env Env, _ *Plugin, b []byte) (any, error) {
