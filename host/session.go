@@ -31,9 +31,9 @@ type Session struct {
 	ws       backend.Workspace
 	fellBack bool
 	// info is what the workspace said of itself when it was opened.
-	info backend.Info
-	closed   bool
-	opening  chan struct{} // non-nil while a goroutine opens ws
+	info    backend.Info
+	closed  bool
+	opening chan struct{} // non-nil while a goroutine opens ws
 
 	readMu sync.Mutex
 	seen   map[string]fingerprint // files this session read or wrote, as they were then (read_before_write)
