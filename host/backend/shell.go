@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -51,7 +52,39 @@ type ExecRequest struct {
 	Timeout time.Duration
 	// DiscardOutput drops stdout and stderr instead of capturing them.
 	DiscardOutput bool
+	// Output, when not nil, receives the command's output as it is
+	// produced, before the command ends (see OutputFunc). The result
+	// still carries the captured, capped output.
+	Output OutputFunc
 }
+
+// Stream names one of a command's output streams.
+type Stream int
+
+const (
+	Stdout Stream = 1
+	Stderr Stream = 2
+)
+
+// String returns "stdout" or "stderr".
+func (s Stream) String() string {
+	switch s {
+	case Stdout:
+		return "stdout"
+	case Stderr:
+		return "stderr"
+	}
+	return "stream(" + strconv.Itoa(int(s)) + ")"
+}
+
+// OutputFunc receives a chunk of a running command's output. Backends call
+// it from one goroutine at a time per command, in the order the bytes were
+// read from each stream, and never after Execute returns; p is only valid
+// during the call. It must not block for long: a slow sink slows the
+// command's output, it never grows the backend's memory. Backends that
+// cannot stream call it with nothing, and DiscardOutput calls it with
+// nothing. Chunks are raw bytes, not yet made valid UTF-8 or capped.
+type OutputFunc func(stream Stream, p []byte)
 
 // Command returns the argv the request runs: Argv, or the shell invocation.
 func (r ExecRequest) Command() []string {
@@ -71,6 +104,7 @@ type ScriptRequest struct {
 	EnvMode       EnvMode
 	Timeout       time.Duration
 	DiscardOutput bool
+	Output        OutputFunc // as in ExecRequest
 }
 
 // DefaultInterpreter runs scripts that name no interpreter. /bin/sh rather
