@@ -37,6 +37,7 @@ func podmanAdminConfig(t *testing.T) (config, state, prefix string) {
 // used) but removes a stray workspace; wai rm removes exactly one user's
 // session; wai gc --all removes the kept session too.
 func TestAdminPodman(t *testing.T) {
+	t.Parallel()
 	config, state, prefix := podmanAdminConfig(t)
 	r := inProcess(t, config, "preflight", "--config", config)
 	if r.code != exitOK {
@@ -143,6 +144,7 @@ func (h *idleEvents) Handle(_ context.Context, r slog.Record) error {
 // a new container). The reaper used to close the session, removing a
 // throwaway workspace with its files.
 func TestIdleSessionKeepsItsFilesOnPodman(t *testing.T) {
+	t.Parallel()
 	config, _, _ := podmanAdminConfig(t)
 	cfg, err := host.LoadConfig(config)
 	if err != nil {

@@ -12,35 +12,35 @@ import (
 	"github.com/wai-dev/wai/host"
 )
 
-// The test binary of wai is built without the Podman tags (see TestMain),
-// so these check what a plain `go build` user gets: ps and gc work on the
+// The binary of wai these run is built without the Podman tags (see
+// waiBinary), so these check what a plain `go build` user gets: ps and gc work on the
 // host backend without Podman, and when the config names Podman they say
 // how to build it in, after doing the rest.
 func TestAdminWithoutPodman(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, "")
-	r := e.run("preflight", "--config", e.config)
+	r := e.runBinary("preflight", "--config", e.config)
 	if r.code != exitChecksFailed || !strings.Contains(r.stdout, "FAIL  podman backend built in") || !strings.Contains(r.stdout, "make build") {
 		t.Errorf("wai preflight without the backend: want exit 1 and a failing check saying how to build it in; got %v", r)
 	}
 	for _, args := range [][]string{{"ps"}, {"gc"}, {"gc", "--all"}} {
-		r := e.run(append(args, "--config", e.config)...)
+		r := e.runBinary(append(args, "--config", e.config)...)
 		if r.code != exitOK || r.stderr != "" {
 			t.Errorf("wai %s on the host backend, Podman not configured: want exit 0 and no errors; got %v", strings.Join(args, " "), r)
 		}
 	}
 	withPodman := newEnv(t, "\n[backends.podman]\nname_prefix = \"x\"\n")
 	for _, args := range [][]string{{"ps"}, {"gc"}} {
-		r := withPodman.run(append(args, "--config", withPodman.config)...)
+		r := withPodman.runBinary(append(args, "--config", withPodman.config)...)
 		if r.code != exitError || !strings.Contains(r.stderr, "built without the podman backend") || !strings.Contains(r.stderr, "make build") || r.stdout == "" {
 			t.Errorf("wai %s with Podman configured but not built in: want the other backends' answer, then exit 2 saying how to build it in; got %v", strings.Join(args, " "), r)
 		}
 	}
-	r = e.run("ps", "extra")
+	r = e.runBinary("ps", "extra")
 	if r.code != exitError || !strings.Contains(r.stderr, "takes no arguments") {
 		t.Errorf("wai ps extra: want a usage error; got %v", r)
 	}
-	r = e.run("rm", "--config", e.config)
+	r = e.runBinary("rm", "--config", e.config)
 	if r.code != exitError || !strings.Contains(r.stderr, "name at least one session") {
 		t.Errorf("wai rm without names: want a usage error; got %v", r)
 	}

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wai-dev/wai/host"
@@ -16,37 +18,57 @@ import (
 // backend is a stub.
 const podmanBuildTags = "remote exclude_graphdriver_btrfs exclude_graphdriver_devicemapper containers_image_openpgp"
 
-// buildWithBundled builds wai as `make build` does: every bundled tool
-// plugin overlaid into cmd/wai/bundled, so the binary carries them.
+var bundledBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// buildWithBundled builds wai as `make build` does, once per test run:
+// the Podman tags, and every bundled tool plugin overlaid into
+// cmd/wai/bundled, so the binary carries them.
 func buildWithBundled(t *testing.T) string {
 	t.Helper()
-	plugins := t.TempDir()
+	bundledBin.once.Do(func() {
+		bundledBin.path, bundledBin.err = buildBundled(t)
+	})
+	if bundledBin.err != nil {
+		t.Fatal(bundledBin.err)
+	}
+	return bundledBin.path
+}
+
+func buildBundled(t *testing.T) (string, error) {
+	dir, err := testTempDir()
+	if err != nil {
+		return "", err
+	}
 	wd, err := os.Getwd()
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	replace := map[string]string{}
 	for _, name := range host.DefaultConfig().BundledTools {
-		p := filepath.Join(plugins, name+".wasm")
+		p := filepath.Join(dir, name+".wasm")
 		if err := os.WriteFile(p, plugbuild.Build(t, "tools/"+name), 0o644); err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 		replace[filepath.Join(wd, "bundled", name+".wasm")] = p
 	}
 	overlay, err := json.Marshal(map[string]any{"Replace": replace})
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
-	ov := filepath.Join(plugins, "overlay.json")
+	ov := filepath.Join(dir, "overlay.json")
 	if err := os.WriteFile(ov, overlay, 0o644); err != nil {
-		t.Fatal(err)
+		return "", err
 	}
-	bin := filepath.Join(t.TempDir(), "wai")
+	bin := filepath.Join(dir, "wai")
 	build := exec.Command("go", "build", "-tags", podmanBuildTags, "-overlay", ov, "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build with the plugins overlaid: %v\n%s", err, out)
+		return "", fmt.Errorf("go build with the plugins overlaid: %v\n%s", err, out)
 	}
-	return bin
+	return bin, nil
 }
 
 // The binary carries its plugins: copied into a directory of its own and
@@ -54,6 +76,7 @@ func buildWithBundled(t *testing.T) string {
 // `wai call shell_execute` works (issue: copying bin/wai anywhere but the
 // repo failed, plugins were looked up only beside it and in ./build).
 func TestCopiedBinaryCarriesItsPlugins(t *testing.T) {
+	t.Parallel()
 	bin := buildWithBundled(t)
 	elsewhere := filepath.Join(t.TempDir(), "x")
 	if err := os.MkdirAll(elsewhere, 0o755); err != nil {

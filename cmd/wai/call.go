@@ -91,7 +91,7 @@ func callFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			return fail(ctx, std.err, err)
 		}
 		// Logs of -v go through the status line, which steps aside for them.
-		st := newStatus(std.err, quiet, os.Getenv)
+		st := newStatus(std.err, quiet, std.getenv)
 		k, err := kf.open(ctx, st, true)
 		if err != nil {
 			return fail(ctx, std.err, err)

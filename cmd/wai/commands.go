@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 )
@@ -18,10 +19,16 @@ const (
 	exitInterrupted = 130
 )
 
-// stdio is where a subcommand reads and writes; tests pass their own.
+// stdio is the process state a subcommand may use: where it reads and
+// writes, and how it looks up environment variables. Subcommands use these
+// and never os.Stdin, os.Stdout, os.Stderr or os.Getenv, so tests run wai
+// in their own process, in parallel, each with its own streams and
+// environment.
 type stdio struct {
 	in       io.Reader
 	out, err io.Writer
+	// getenv is os.Getenv in main; a test passes its own environment.
+	getenv func(string) string
 }
 
 // command is one subcommand. A new subcommand is one file that defines a
@@ -53,7 +60,16 @@ func register(c *command) {
 	commands[c.name] = c
 }
 
-func run(ctx context.Context, args []string, std stdio) int {
+// run is wai: main calls it with the process's arguments (without the
+// program name) and standard streams, and exits with the status it
+// returns. It never exits the process itself, so tests call it in process.
+// The environment is the process's; runStdio takes another.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runStdio(ctx, args, stdio{in: stdin, out: stdout, err: stderr, getenv: os.Getenv})
+}
+
+// runStdio is run with the environment looked up through std.getenv.
+func runStdio(ctx context.Context, args []string, std stdio) int {
 	if len(args) == 0 {
 		usage(std.err)
 		return exitError

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -117,7 +116,7 @@ func execFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		}
 
 		// Logs of -v go through the status line, which steps aside for them.
-		st := newStatus(std.err, quiet, os.Getenv)
+		st := newStatus(std.err, quiet, std.getenv)
 		k, err := kf.open(ctx, st, false)
 		if err != nil {
 			return failExec(ctx, std.err, err)

@@ -43,7 +43,7 @@ func inProcess(t *testing.T, config string, args ...string) result {
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	start := time.Now()
-	code := run(ctx, args, stdio{in: strings.NewReader(""), out: &stdout, err: &stderr})
+	code := run(ctx, args, strings.NewReader(""), &stdout, &stderr)
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: code, took: time.Since(start)}
 }
 
@@ -52,6 +52,7 @@ func inProcess(t *testing.T, config string, args ...string) result {
 // ends; a named session's container stays, and a timeout there kills the
 // command's whole tree inside it.
 func TestExecPodman(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	prefix := "wai-cli-" + marker(t)[len("wai-test-"):][:8]
 	config := filepath.Join(t.TempDir(), "wai.toml")

@@ -215,7 +215,7 @@ func TestExecBadConfigKey(t *testing.T) {
 }
 
 // With fallback = "host", a podman backend that cannot serve (here: not
-// built in) hands the command to the host backend, and wai says plainly
+// built in, so this runs the plain build's binary) hands the command to the host backend, and wai says plainly
 // that it did not run sandboxed.
 func TestExecFallbackSaysUnsandboxed(t *testing.T) {
 	t.Parallel()
@@ -224,7 +224,7 @@ func TestExecFallbackSaysUnsandboxed(t *testing.T) {
 	if err := os.WriteFile(e.config, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := e.run("exec", "--", "echo", "hi")
+	r := e.runBinary("exec", "--", "echo", "hi")
 	if r.code != 0 || r.stdout != "hi\n" {
 		t.Fatalf("want hi through the fallback; got %v", r)
 	}
@@ -236,6 +236,6 @@ func TestExecFallbackSaysUnsandboxed(t *testing.T) {
 	if err := os.WriteFile(e.config, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r = e.run("exec", "--", "echo", "hi")
+	r = e.runBinary("exec", "--", "echo", "hi")
 	checkRefusal(t, r, []string{"make build", "hint: the backend cannot serve"})
 }

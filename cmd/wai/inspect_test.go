@@ -14,6 +14,7 @@ import (
 )
 
 func TestPluginInspect(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "")
 	wasmBytes := plugbuild.Build(t, "tools/podman_shell")
 	file := filepath.Join(t.TempDir(), "podman_shell.wasm")

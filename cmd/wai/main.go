@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -20,16 +21,47 @@ import (
 	_ "github.com/wai-dev/wai/plugins/podman"
 )
 
+// main is the only code that touches the process as a whole (its
+// arguments, streams, environment, signals and exit); run does the rest,
+// so tests run wai in process.
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// The first interrupt cancels the running command and lets wai clean
-	// up (kill it, remove a throwaway workspace); a second one is not
-	// caught, so it ends wai at once if cleanup hangs.
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
-	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := handleSignals(cancel)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	cancel()
 	os.Exit(code)
+}
+
+// handleSignals makes the first SIGINT or SIGTERM call cancel, which stops
+// the running command cleanly (kills it, removes a throwaway workspace,
+// closes wai serve's sessions), and a second one end wai at once, since a
+// person must be able to cut a hung cleanup short. Catching the second
+// signal here, rather than letting its default action come back, also
+// works when wai started with SIGINT ignored (a background job) or a
+// library catches the signals too.
+func handleSignals(cancel context.CancelFunc) (stop func()) {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		for seen := 0; ; {
+			select {
+			case <-ch:
+				seen++
+				if seen == 1 {
+					cancel()
+					continue
+				}
+				fmt.Fprintf(os.Stderr, "wai: second signal: exiting at once; workspaces may be left behind (`wai gc` removes them)\n")
+				os.Exit(exitInterrupted)
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
 }

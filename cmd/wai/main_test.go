@@ -12,39 +12,93 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
-// The tests run the real binary, as a user does: flag parsing, exit
-// statuses and which stream gets what are the CLI's contract.
-var waiBin string
+// Most tests call run in this process, with their own streams and
+// environment: flag parsing, exit statuses and which stream gets what are
+// the CLI's contract, and run is all of the CLI but main's signal handling
+// and os.Exit. A handful run the built binary (waiBinary): signals, a
+// session held by another process, a plain build without the Podman tags,
+// and the README's mcpServers entry, which names the binary.
 
 const testVersion = "v0.0.0-clitest"
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "wai-cli-test-")
+	version = testVersion
+	// No developer's config may leak into a test that names none: the
+	// config is looked up under $XDG_CONFIG_HOME (and ./wai.toml, which
+	// cmd/wai has not). go's own settings stay where they are.
+	cfgHome, err := os.MkdirTemp("", "wai-cli-test-config-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	waiBin = filepath.Join(dir, "wai")
-	build := exec.Command("go", "build", "-ldflags", "-X main.version="+testVersion, "-o", waiBin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building wai: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
+	if os.Getenv("GOENV") == "" {
+		if out, err := exec.Command("go", "env", "GOENV").Output(); err == nil {
+			os.Setenv("GOENV", strings.TrimSpace(string(out)))
+		}
 	}
+	os.Setenv("XDG_CONFIG_HOME", cfgHome)
 	code := m.Run()
-	os.RemoveAll(dir)
+	os.RemoveAll(cfgHome)
+	if testTemp != "" {
+		os.RemoveAll(testTemp)
+	}
 	os.Exit(code)
+}
+
+var (
+	testTempMu sync.Mutex
+	testTemp   string // holds what outlives one test, the binaries; removed by TestMain
+
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// testTempDir returns a new directory that lives until the tests end.
+func testTempDir() (string, error) {
+	testTempMu.Lock()
+	defer testTempMu.Unlock()
+	if testTemp == "" {
+		dir, err := os.MkdirTemp("", "wai-cli-test-")
+		if err != nil {
+			return "", err
+		}
+		testTemp = dir
+	}
+	return os.MkdirTemp(testTemp, "")
+}
+
+// waiBinary builds wai as a plain `go build` does (no Podman tags, no
+// plugins built in) once per test run, on first use, and returns its path.
+func waiBinary(t testing.TB) string {
+	t.Helper()
+	binOnce.Do(func() {
+		var dir string
+		if dir, binErr = testTempDir(); binErr != nil {
+			return
+		}
+		binPath = filepath.Join(dir, "wai")
+		build := exec.Command("go", "build", "-ldflags", "-X main.version="+testVersion, "-o", binPath, ".")
+		if out, err := build.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("building wai: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
 }
 
 // env is one isolated wai installation: its own working directory, state
 // and config directories, so nothing of the developer's leaks in.
 type env struct {
 	t       *testing.T
-	dir     string // working directory
+	dir     string // working directory of the binary
 	state   string // state_dir
 	config  string // --config file
 	extra   []string
@@ -76,10 +130,12 @@ func splitNotice(stderr string) (notice, rest string) {
 
 // newEnv writes a config that picks the host backend explicitly (it is not
 // a sandbox, so wai never picks it silently) and keeps state in the test's
-// temporary directory.
+// temporary directory, sharing the tests' Wasm compilation cache: the race
+// detector makes compiling a plugin take wazero many seconds, and these
+// tests are about the CLI.
 func newEnv(t *testing.T, extraConfig string) *env {
 	t.Helper()
-	e := &env{t: t, dir: t.TempDir(), state: t.TempDir(), timeout: time.Minute}
+	e := &env{t: t, dir: t.TempDir(), state: newcomerState(t), timeout: 2 * time.Minute}
 	e.config = filepath.Join(t.TempDir(), "wai.toml")
 	cfg := fmt.Sprintf("backend = %q\nstate_dir = %q\n%s", "host", e.state, extraConfig)
 	if err := os.WriteFile(e.config, []byte(cfg), 0o644); err != nil {
@@ -88,8 +144,28 @@ func newEnv(t *testing.T, extraConfig string) *env {
 	return e
 }
 
+// with is e for a subtest: the same installation, failures reported to t.
+func (e *env) with(t *testing.T) *env {
+	c := *e
+	c.t = t
+	return &c
+}
+
+// getenv is the environment wai sees in process: the test's variables
+// over this process's.
+func (e *env) getenv(name string) string {
+	for i := len(e.extra) - 1; i >= 0; i-- {
+		if k, v, _ := strings.Cut(e.extra[i], "="); k == name {
+			return v
+		}
+	}
+	return os.Getenv(name)
+}
+
+// command is the built binary with args, in the env's own working
+// directory, home and environment.
 func (e *env) command(ctx context.Context, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, waiBin, args...)
+	cmd := exec.CommandContext(ctx, waiBinary(e.t), args...)
 	cmd.Dir = e.dir
 	home := e.t.TempDir()
 	cmd.Env = append(os.Environ(),
@@ -102,13 +178,36 @@ func (e *env) command(ctx context.Context, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// run runs wai with args; when args start with "exec", --config is added
-// right after it.
+// withConfig puts --config right after "exec" when args start with it.
+func (e *env) withConfig(args []string) []string {
+	if len(args) > 0 && args[0] == "exec" {
+		return append([]string{"exec", "--config", e.config}, args[1:]...)
+	}
+	return args
+}
+
+// run runs wai with args in this process; when args start with "exec",
+// --config is added right after it.
 func (e *env) run(args ...string) result {
 	e.t.Helper()
-	if len(args) > 0 && args[0] == "exec" {
-		args = append([]string{"exec", "--config", e.config}, args[1:]...)
+	args = e.withConfig(args)
+	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+	defer cancel()
+	var stdout, stderr lockedBuffer
+	start := time.Now()
+	code := runStdio(ctx, args, stdio{in: strings.NewReader(e.stdin), out: &stdout, err: &stderr, getenv: e.getenv})
+	r := result{stdout: string(stdout.bytes()), took: time.Since(start), code: code}
+	r.notice, r.stderr = splitNotice(string(stderr.bytes()))
+	if ctx.Err() != nil {
+		e.t.Fatalf("wai %q did not return within %s\nstderr: %s", args, e.timeout, r.stderr)
 	}
+	return r
+}
+
+// runBinary runs the built binary with args, as run does in process.
+func (e *env) runBinary(args ...string) result {
+	e.t.Helper()
+	args = e.withConfig(args)
 	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
 	defer cancel()
 	cmd := e.command(ctx, args...)

@@ -193,6 +193,7 @@ func TestNoConfigExecRunsOnPodman(t *testing.T) {
 // files are in /workspace and the variable is in the command's
 // environment.
 func TestPodmanHostMountsAndEnvFromConfig(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	data := filepath.Join(root, "data")
 	if err := os.MkdirAll(data, 0o755); err != nil {

@@ -48,6 +48,7 @@ func readmeBlock(t *testing.T, lang, marker string) string {
 // The README's snippets for the three kinds of users work as written,
 // with only their /path/to placeholders filled in.
 func TestReadmeSnippets(t *testing.T) {
+	t.Parallel()
 	plugins := t.TempDir()
 	for _, pkg := range []string{"tools/shell", "tools/vfs", "policies/allowlist"} {
 		if err := os.WriteFile(filepath.Join(plugins, filepath.Base(pkg)+".wasm"), plugbuild.Build(t, pkg), 0o644); err != nil {
@@ -58,6 +59,7 @@ func TestReadmeSnippets(t *testing.T) {
 	// The mcpServers entry an agent is given: the same command, args and
 	// env, and the agent sees wai's tools and runs a command.
 	t.Run("mcpServers config", func(t *testing.T) {
+		t.Parallel()
 		var cfg struct {
 			MCPServers map[string]struct {
 				Command string            `json:"command"`
@@ -73,6 +75,7 @@ func TestReadmeSnippets(t *testing.T) {
 			t.Fatalf("the README's mcpServers snippet has no \"wai\" entry: %+v", cfg)
 		}
 		e := newEnv(t, "bundled_tools = [\"shell\", \"vfs\"]\n")
+		waiBin := waiBinary(t)
 		fill := strings.NewReplacer("/path/to/wai/bin/wai", waiBin, "/path/to/wai.toml", e.config,
 			"/path/to/wai/build/plugins", plugins)
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -108,6 +111,7 @@ func TestReadmeSnippets(t *testing.T) {
 	// The [[plugins]] entry of "Writing a tool plugin", with hello built
 	// as the README says.
 	t.Run("tool plugin", func(t *testing.T) {
+		t.Parallel()
 		hello := filepath.Join(t.TempDir(), "hello.wasm")
 		if err := os.WriteFile(hello, plugbuild.Build(t, "examples/hello"), 0o644); err != nil {
 			t.Fatal(err)
@@ -125,6 +129,7 @@ func TestReadmeSnippets(t *testing.T) {
 	// The [[policies]] entry of "Writing a policy plugin": the commands it
 	// lists run, others are refused by the allowlist.
 	t.Run("policy plugin", func(t *testing.T) {
+		t.Parallel()
 		snippet := readmeBlock(t, "toml", "[[policies]]")
 		e := newEnv(t, "plugin_dir = \""+plugins+"\"\nbundled_tools = []\n"+snippet)
 		if r := e.run("exec", "--", "ls"); r.code != 0 {

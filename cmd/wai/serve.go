@@ -8,9 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/wai-dev/wai/host"
@@ -75,9 +72,6 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		}
 		useHTTP := false
 		fs.Visit(func(f *flag.Flag) { useHTTP = useHTTP || f.Name == "http" })
-		stopSignals := exitOnSecondSignal(ctx, std.err)
-		defer stopSignals()
-
 		k, err := kf.open(ctx, std.err, true)
 		if err != nil {
 			return fail(ctx, std.err, err)
@@ -113,7 +107,7 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		if tokenEnv != "" && !backend.ValidEnvName(tokenEnv) {
 			return fail(ctx, std.err, backend.Errorf(backend.ErrInvalid, "serve", "", "--token-env %q is not an environment variable name", tokenEnv))
 		}
-		tokens, err := mcpserver.ConfiguredTokens(cfg.MCP, tokenEnv, os.Getenv)
+		tokens, err := mcpserver.ConfiguredTokens(cfg.MCP, tokenEnv, std.getenv)
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}
@@ -157,43 +151,6 @@ func stateToken(cfg host.Config, stderr io.Writer, show bool) (string, error) {
 		fmt.Fprintf(stderr, "wai serve: bearer token: %s\n", tok)
 	}
 	return tok, nil
-}
-
-// exitOnSecondSignal makes a second SIGINT or SIGTERM end wai at once: the
-// first cancels ctx and starts a clean stop, which a person must be able
-// to cut short. Catching the signals here, rather than relying on their
-// default action coming back, also works when the process started with
-// SIGINT ignored (a background job) or a library catches them too.
-func exitOnSecondSignal(ctx context.Context, stderr io.Writer) (stop func()) {
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-done:
-			return
-		}
-		// The signal that cancelled ctx may be in ch too; only one
-		// arriving after it counts.
-		seen := 0
-		for {
-			select {
-			case <-ch:
-				seen++
-				if seen >= 2 {
-					fmt.Fprintf(stderr, "wai serve: second signal: exiting at once; workspaces may be left behind (`wai gc` removes them)\n")
-					os.Exit(exitInterrupted)
-				}
-			case <-done:
-				return
-			}
-		}
-	}()
-	return func() {
-		signal.Stop(ch)
-		close(done)
-	}
 }
 
 func serveHTTP(ctx context.Context, std stdio, srv *mcpserver.Server, addr string, tokens []mcpserver.Token) int {

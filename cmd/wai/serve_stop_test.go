@@ -171,7 +171,7 @@ func leftWorkspaces(t *testing.T, state string) []string {
 // stream open, one whose five-minute command is running. Every workspace
 // is removed and the command killed. It used to wait forever.
 func TestServeHTTPStopsOnSIGTERM(t *testing.T) {
-	e, _ := toolsEnv(t)
+	e, _ := toolsEnv(t, "shell", "vfs")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	const token = "stop-test-token-0123456789"
@@ -215,7 +215,7 @@ func TestServeHTTPStopsOnSIGTERM(t *testing.T) {
 // answered (the SDK's transport ended wai, workspace and all, printing
 // null); SIGTERM then stops wai within 2 s, killing the running command.
 func TestServeStdioBadLineThenSIGTERM(t *testing.T) {
-	e, _ := toolsEnv(t)
+	e, _ := toolsEnv(t, "shell", "vfs")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cmd := e.command(ctx, "serve", "--config", e.config)
@@ -303,7 +303,7 @@ func TestServeStdioBadLineThenSIGTERM(t *testing.T) {
 // A second signal ends wai at once while the first stop waits on a
 // command that ignores SIGTERM for its 30 s kill grace.
 func TestServeSecondSignalExitsAtOnce(t *testing.T) {
-	e, _ := toolsEnv(t)
+	e, _ := toolsEnv(t, "shell", "vfs")
 	f, err := os.OpenFile(e.config, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)

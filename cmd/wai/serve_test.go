@@ -1,24 +1,27 @@
 package main
 
 import (
-	"bufio"
 	"context"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The built binary, driven by the official Go SDK client as an agent
-// drives it: over stdio as a subprocess, and over streamable HTTP.
+// wai serve, driven by the official Go SDK client as an agent drives it:
+// over stdio, and over streamable HTTP. It runs in process; the README
+// test drives the built binary as a subprocess, and the stop tests signal
+// it.
 func TestServe(t *testing.T) {
-	e, present := toolsEnv(t)
+	t.Parallel()
+	e, present := toolsEnv(t, "shell", "vfs")
 	if _, ok := present["shell"]; !ok {
 		t.Fatal("tools/shell is missing")
 	}
@@ -26,63 +29,37 @@ func TestServe(t *testing.T) {
 		t.Fatal("tools/vfs is missing")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel) // after the parallel subtests, which run once this returns
 
 	t.Run("stdio", func(t *testing.T) {
-		cmd := e.command(ctx, "serve", "--config", e.config)
-		cmd.Stdin = nil
+		t.Parallel()
+		toServe, clientOut := io.Pipe()
+		clientIn, fromServe := io.Pipe()
+		s := startServeInProcess(t, ctx, e, nil, toServe, fromServe)
 		c := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "1"}, nil)
-		cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer cs.Close()
 		exercise(t, ctx, cs)
+		// The client leaving closes wai's stdin: wai serve ends, status 0.
+		cs.Close()
+		if code := s.wait(); code != exitOK {
+			t.Errorf("wai serve after its client left: status %d; stderr:\n%s", code, s.errText())
+		}
 	})
 
 	t.Run("http with a token", func(t *testing.T) {
+		t.Parallel()
 		const token = "tok-0123456789abcdef"
-		cmd := e.command(ctx, "serve", "--config", e.config, "--http", "127.0.0.1:0", "--token-env", "WAI_TEST_TOKEN")
-		cmd.Env = append(cmd.Env, "WAI_TEST_TOKEN="+token)
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		s := startServeInProcess(t, ctx, e, []string{"WAI_TEST_TOKEN=" + token}, nil, io.Discard,
+			"--http", "127.0.0.1:0", "--token-env", "WAI_TEST_TOKEN")
 		defer func() {
-			_ = cmd.Process.Signal(os.Interrupt)
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("wai serve after an interrupt: %v", err)
-				}
-			case <-time.After(30 * time.Second):
-				_ = cmd.Process.Kill()
-				t.Error("wai serve did not stop on an interrupt")
+			if _, code := s.stop(); code != exitOK {
+				t.Errorf("wai serve after an interrupt: status %d; stderr:\n%s", code, s.errText())
 			}
 		}()
-		url := ""
-		sc := bufio.NewScanner(stderr)
-		re := regexp.MustCompile(`(http://127\.0\.0\.1:\d+/)`)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				url = m[1]
-				break
-			}
-		}
-		if url == "" {
-			t.Fatal("wai serve --http printed no address")
-		}
-		go func() {
-			for sc.Scan() {
-			}
-		}()
-
-		resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		resp, err := http.Post(s.url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +70,7 @@ func TestServe(t *testing.T) {
 
 		c := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "1"}, nil)
 		hc := &http.Client{Transport: bearerTransport(token)}
-		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, nil)
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: hc, MaxRetries: -1}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,6 +79,8 @@ func TestServe(t *testing.T) {
 	})
 
 	t.Run("non-loopback without a configured token is refused", func(t *testing.T) {
+		t.Parallel()
+		e := e.with(t)
 		r := e.run("serve", "--config", e.config, "--http", "0.0.0.0:0", "--token-env", "WAI_TEST_UNSET_TOKEN")
 		if r.code != exitError || !strings.Contains(r.stderr, "configure a token yourself") {
 			t.Errorf("want a refusal naming the token; got %v", r)
@@ -198,13 +177,14 @@ func exercise(t *testing.T, ctx context.Context, cs *mcp.ClientSession) {
 // token file others can read is refused, not reused, and a short token
 // is refused.
 func TestServeHTTPCreatesToken(t *testing.T) {
-	e, _ := toolsEnv(t)
+	t.Parallel()
+	e, _ := toolsEnv(t, "shell")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	noEnvToken := []string{"WAI_MCP_TOKEN="}
 	path := filepath.Join(e.state, "mcp", "token")
 
-	s := startServe(t, ctx, e, noEnvToken, "--http", "127.0.0.1:0")
+	s := startServeInProcess(t, ctx, e, noEnvToken, nil, io.Discard, "--http", "127.0.0.1:0")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("no token file: %v; stderr:\n%s", err, s.errText())
@@ -245,18 +225,18 @@ func TestServeHTTPCreatesToken(t *testing.T) {
 	if got := status("bearer " + token); got != http.StatusOK {
 		t.Errorf("request with the created token: status %d, want 200", got)
 	}
-	if _, code := s.stop(syscall.SIGTERM); code != exitOK {
+	if _, code := s.stop(); code != exitOK {
 		t.Fatalf("stop: status %d", code)
 	}
 
-	s = startServe(t, ctx, e, noEnvToken, "--http", "127.0.0.1:0", "--show-token")
+	s = startServeInProcess(t, ctx, e, noEnvToken, nil, io.Discard, "--http", "127.0.0.1:0", "--show-token")
 	if !strings.Contains(s.errText(), "reusing the bearer token in "+path) || !strings.Contains(s.errText(), "bearer token: "+token) {
 		t.Errorf("second start: want the same token reused and shown:\n%s", s.errText())
 	}
 	if got := status("Bearer " + token); got != http.StatusOK {
 		t.Errorf("the reused token: status %d, want 200", got)
 	}
-	s.stop(syscall.SIGTERM)
+	s.stop()
 
 	if err := os.Chmod(path, 0o644); err != nil {
 		t.Fatal(err)
@@ -278,4 +258,86 @@ func (e *env) runEnv(vars []string, args ...string) result {
 	e.extra = append(append([]string{}, e.extra...), vars...)
 	defer func() { e.extra = saved }()
 	return e.run(args...)
+}
+
+// servingInProcess is `wai serve` running in this process.
+type servingInProcess struct {
+	t      *testing.T
+	url    string
+	cancel context.CancelFunc
+	stderr *lockedBuffer
+	code   chan int
+}
+
+// startServeInProcess runs `wai serve --config CONFIG ARGS…` with vars over
+// the env's environment, reading stdin (empty when nil) and writing
+// stdout; with --http among args it waits for the address line.
+func startServeInProcess(t *testing.T, ctx context.Context, e *env, vars []string, stdin io.Reader, stdout io.Writer, args ...string) *servingInProcess {
+	t.Helper()
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s := &servingInProcess{t: t, cancel: cancel, stderr: &lockedBuffer{}, code: make(chan int, 1)}
+	getenv := (&env{extra: append(append([]string{}, e.extra...), vars...)}).getenv
+	std := stdio{in: stdin, out: stdout, err: s.stderr, getenv: getenv}
+	go func() {
+		s.code <- runStdio(ctx, append([]string{"serve", "--config", e.config}, args...), std)
+		if c, ok := stdout.(io.Closer); ok {
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-s.code:
+		case <-time.After(time.Minute):
+			t.Error("wai serve did not return within a minute of its context's end")
+		}
+	})
+	if !slices.Contains(args, "--http") {
+		return s
+	}
+	re := regexp.MustCompile(`(http://127\.0\.0\.1:\d+/)`)
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := re.FindStringSubmatch(s.errText()); m != nil {
+			s.url = m[1]
+			return s
+		}
+		select {
+		case code := <-s.code:
+			s.code <- code
+			t.Fatalf("wai serve --http ended with status %d before it listened; stderr:\n%s", code, s.errText())
+		default:
+		}
+	}
+	t.Fatalf("wai serve --http printed no address; stderr:\n%s", s.errText())
+	return nil
+}
+
+func (s *servingInProcess) errText() string { return string(s.stderr.bytes()) }
+
+// stop does what main does on the first SIGINT or SIGTERM (cancels the
+// context) and returns how long wai serve took to return after it, and
+// its status.
+func (s *servingInProcess) stop() (time.Duration, int) {
+	s.t.Helper()
+	start := time.Now()
+	s.cancel()
+	code := s.wait()
+	return time.Since(start), code
+}
+
+// wait returns wai serve's status once it has returned, and puts it back
+// for the cleanup.
+func (s *servingInProcess) wait() int {
+	s.t.Helper()
+	select {
+	case code := <-s.code:
+		s.code <- code
+		return code
+	case <-time.After(2 * time.Minute):
+		s.t.Fatalf("wai serve did not return within 2 minutes; stderr:\n%s", s.errText())
+	}
+	return 0
 }

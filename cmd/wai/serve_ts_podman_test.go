@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,14 +15,11 @@ import (
 	"github.com/wai-dev/wai/plugins/podman"
 )
 
-// podmanTags are the tags this file is built with; the wai binary the
-// TypeScript client starts needs them too, to link the Podman backend.
-const podmanTags = "remote exclude_graphdriver_btrfs exclude_graphdriver_devicemapper containers_image_openpgp"
-
 // The issue's done-when: the TypeScript SDK client lists wai's tools and
 // runs a command in a Podman sandbox (as the container's nobody user).
 func TestServeTypeScriptClientPodman(t *testing.T) {
-	e, _ := toolsEnv(t)
+	t.Parallel()
+	e, _ := toolsEnv(t, "shell", "vfs")
 	r := inProcess(t, e.config, "exec", "--backend", "podman", "--", "true")
 	if r.code == exitError && strings.Contains(r.stderr, "hint: the backend cannot serve") {
 		if os.Getenv("CI") == "true" {
@@ -32,12 +28,9 @@ func TestServeTypeScriptClientPodman(t *testing.T) {
 		t.Skipf("no usable Podman service (run scripts/setup-podman.sh as root): %s", r.stderr)
 	}
 
-	bin := filepath.Join(t.TempDir(), "wai-podman")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, "go", "build", "-tags", podmanTags, "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("building wai with the Podman backend: %v\n%s", err, out)
-	}
+	// The binary `make build` makes (Podman tags, plugins built in); the
+	// config's plugin_dir still decides which plugins load.
+	bin := buildWithBundled(t)
 
 	prefix := "wai-ts-" + marker(t)[len("wai-test-"):][:8]
 	extra := fmt.Sprintf("\n[backends.podman]\nimage = %q\nname_prefix = %q\n", podmanImage(), prefix)

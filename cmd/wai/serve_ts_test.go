@@ -66,8 +66,8 @@ func mustLook(t *testing.T, name string) string {
 // A client nobody here wrote lists wai's tools and uses read_file and
 // shell_execute, on the host backend.
 func TestServeTypeScriptClient(t *testing.T) {
-	e, _ := toolsEnv(t)
-	tools, read, _ := tsClient(t, e, waiBin, "--config", e.config)
+	e, _ := toolsEnv(t, "shell", "vfs")
+	tools, read, _ := tsClient(t, e, waiBinary(t), "--config", e.config)
 	joined := strings.Join(tools, " ")
 	for _, want := range []string{"shell_execute", "read_file", "write_file", "edit_file"} {
 		if !strings.Contains(joined, want) {

@@ -20,14 +20,19 @@ var bundledTools = map[string][]string{
 	"vfs":          {"ls", "read_file", "write_file", "edit_file", "glob", "grep", "rm"},
 }
 
-// toolsEnv builds every bundled tool plugin present into a plugin_dir and
-// writes a config that loads them all.
-func toolsEnv(t *testing.T) (*env, map[string][]string) {
+// toolsEnv builds the bundled tool plugins named (none: every one this
+// checkout has) into a plugin_dir and writes a config that loads them.
+// Every command loads every plugin its config names, so a test names only
+// those it uses.
+func toolsEnv(t *testing.T, only ...string) (*env, map[string][]string) {
 	t.Helper()
 	dir := t.TempDir()
 	present := map[string][]string{}
 	var names []string
 	for name, tools := range bundledTools {
+		if len(only) > 0 && !slices.Contains(only, name) {
+			continue
+		}
 		pkg := filepath.Join("tools", name)
 		if _, err := os.Stat(filepath.Join("..", "..", pkg)); err != nil {
 			continue // not written yet in this checkout
@@ -44,12 +49,17 @@ func toolsEnv(t *testing.T) (*env, map[string][]string) {
 }
 
 func TestToolsAndCall(t *testing.T) {
-	e, present := toolsEnv(t)
+	t.Parallel()
+	all, present := toolsEnv(t)
 	if _, ok := present["shell"]; !ok {
 		t.Fatal("tools/shell is missing")
 	}
+	// The calls need only the shell plugin.
+	shell, _ := toolsEnv(t, "shell")
 
 	t.Run("tools lists every bundled tool", func(t *testing.T) {
+		t.Parallel()
+		e := all.with(t)
 		r := e.run("tools", "--config", e.config)
 		if r.code != 0 {
 			t.Fatalf("wai tools: %s", r)
@@ -64,6 +74,8 @@ func TestToolsAndCall(t *testing.T) {
 	})
 
 	t.Run("tools --json has schemas", func(t *testing.T) {
+		t.Parallel()
+		e := all.with(t)
 		r := e.run("tools", "--json", "--config", e.config)
 		var got []struct {
 			Name        string          `json:"name"`
@@ -88,6 +100,8 @@ func TestToolsAndCall(t *testing.T) {
 	})
 
 	t.Run("call prints the text block", func(t *testing.T) {
+		t.Parallel()
+		e := shell.with(t)
 		r := e.run("call", "--config", e.config, "shell_execute", `{"command":["echo","hi"]}`)
 		if r.code != 0 || !strings.Contains(r.stdout, "STDOUT:\nhi\n") || !strings.Contains(r.stdout, "Exit code: 0") {
 			t.Fatalf("wai call shell_execute echo hi: %s", r)
@@ -95,6 +109,8 @@ func TestToolsAndCall(t *testing.T) {
 	})
 
 	t.Run("call --json after the params, failed result exits 1", func(t *testing.T) {
+		t.Parallel()
+		e := shell.with(t)
 		r := e.run("call", "--config", e.config, "shell_execute", `{"command":["sh","-c","exit 7"]}`, "--json")
 		var got struct {
 			OK    bool `json:"ok"`
@@ -108,6 +124,8 @@ func TestToolsAndCall(t *testing.T) {
 	})
 
 	t.Run("params from a file and from stdin", func(t *testing.T) {
+		t.Parallel()
+		e := shell.with(t)
 		f := filepath.Join(t.TempDir(), "p.json")
 		if err := os.WriteFile(f, []byte(`{"command":["echo","from-file"]}`), 0o644); err != nil {
 			t.Fatal(err)
@@ -116,13 +134,14 @@ func TestToolsAndCall(t *testing.T) {
 			t.Fatalf("@file: %s", r)
 		}
 		e.stdin = `{"command":["echo","from-stdin"]}`
-		defer func() { e.stdin = "" }()
 		if r := e.run("call", "--config", e.config, "shell_execute", "-"); r.code != 0 || !strings.Contains(r.stdout, "from-stdin") {
 			t.Fatalf("stdin: %s", r)
 		}
 	})
 
 	t.Run("a session keeps its workspace across calls", func(t *testing.T) {
+		t.Parallel()
+		e := shell.with(t)
 		if r := e.run("call", "--config", e.config, "--session", "keep", "shell_execute", `{"command":["sh","-c","echo kept > note"]}`); r.code != 0 {
 			t.Fatalf("write: %s", r)
 		}
@@ -132,6 +151,8 @@ func TestToolsAndCall(t *testing.T) {
 	})
 
 	t.Run("wai errors exit 2", func(t *testing.T) {
+		t.Parallel()
+		e := shell.with(t)
 		for _, args := range [][]string{
 			{"shell_execute", `{"command":[]}`},               // the tool's validation
 			{"shell_execute", `["echo"]`},                     // not an object
@@ -149,6 +170,7 @@ func TestToolsAndCall(t *testing.T) {
 
 // Without the plugins built, the tool commands say how to build them.
 func TestToolsWithoutPluginsSaysMakePlugins(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "plugin_dir = \""+t.TempDir()+"\"\n")
 	r := e.run("tools", "--config", e.config)
 	if r.code != 2 || !strings.Contains(r.stderr, "make plugins") {

@@ -74,7 +74,7 @@ func TestRegistry(t *testing.T) {
 	defer delete(commands, "registry-test")
 
 	var out, errb bytes.Buffer
-	code := run(t.Context(), []string{"registry-test", "-n", "3", "a", "-b"}, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+	code := run(t.Context(), []string{"registry-test", "-n", "3", "a", "-b"}, strings.NewReader(""), &out, &errb)
 	if code != 42 || n != 3 || strings.Join(got, " ") != "a -b" {
 		t.Errorf("run: code %d, n %d, args %q; stderr %s", code, n, got, errb.String())
 	}
