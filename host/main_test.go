@@ -14,6 +14,10 @@ import (
 // the sessions the tests open in it are removed when they close.
 var SharedStateDir string
 
+// TestTempRoot holds what the examples (package host_test) make; TestMain
+// removes it. Examples have no testing.T to clean up after them.
+var TestTempRoot string
+
 func TestMain(m *testing.M) {
 	dir := ""
 	if base, err := os.UserCacheDir(); err == nil {
@@ -30,7 +34,12 @@ func TestMain(m *testing.M) {
 		}
 	}
 	SharedStateDir = dir
+	var err error
+	if TestTempRoot, err = os.MkdirTemp("", "wai-host-test-tmp-"); err != nil {
+		panic(err)
+	}
 	code := m.Run()
+	_ = os.RemoveAll(TestTempRoot)
 	if temp {
 		_ = os.RemoveAll(dir)
 	}

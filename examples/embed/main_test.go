@@ -17,7 +17,8 @@ import (
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
-// The README's embedding example runs as documented.
+// The whole-program embedding example runs as documented (the README's
+// snippet is host's Example, checked in host/example_test.go).
 func TestEmbed(t *testing.T) {
 	cfg := host.DefaultConfig()
 	cfg.Backend = "host"
