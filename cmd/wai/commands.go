@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 )
@@ -58,14 +57,6 @@ func register(c *command) {
 		panic("wai: subcommand registered twice: " + c.name)
 	}
 	commands[c.name] = c
-}
-
-// run is wai: main calls it with the process's arguments (without the
-// program name) and standard streams, and exits with the status it
-// returns. It never exits the process itself, so tests call it in process.
-// The environment is the process's; runStdio takes another.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runStdio(ctx, args, stdio{in: stdin, out: stdout, err: stderr, getenv: os.Getenv})
 }
 
 // runStdio is run with the environment looked up through std.getenv.

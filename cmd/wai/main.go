@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -31,6 +32,14 @@ func main() {
 	stop()
 	cancel()
 	os.Exit(code)
+}
+
+// run is wai: main calls it with the process's arguments (without the
+// program name) and standard streams, and exits with the status it
+// returns. It never exits the process itself, so tests call it in process.
+// The environment is the process's; runStdio takes another.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runStdio(ctx, args, stdio{in: stdin, out: stdout, err: stderr, getenv: os.Getenv})
 }
 
 // handleSignals makes the first SIGINT or SIGTERM call cancel, which stops
