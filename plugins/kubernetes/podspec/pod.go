@@ -87,7 +87,7 @@ func (b *Builder) Pod(sess Session) (*corev1.Pod, error) {
 		},
 		Spec: corev1.PodSpec{
 			Containers:                   []corev1.Container{b.container()},
-			Volumes:                      b.volumes(name),
+			Volumes:                      b.volumes(),
 			RestartPolicy:                corev1.RestartPolicyNever,
 			AutomountServiceAccountToken: new(false),
 			EnableServiceLinks:           new(false),
@@ -159,14 +159,16 @@ func (b *Builder) container() corev1.Container {
 	}
 }
 
-func (b *Builder) volumes(pod string) []corev1.Volume {
+func (b *Builder) volumes() []corev1.Volume {
 	s := &b.s
 	ws := corev1.Volume{Name: "workspace"}
 	if s.WorkspaceStorageClass == "" {
 		ws.EmptyDir = &corev1.EmptyDirVolumeSource{SizeLimit: new(s.wsSize.DeepCopy())}
 	} else {
 		ws.Ephemeral = &corev1.EphemeralVolumeSource{VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{
-			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{LabelManaged: "true", LabelPod: pod}},
+			// The claim is owned by the pod and deleted with it; its labels
+			// stay free of the session so the spec is the same for all.
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{LabelManaged: "true"}},
 			Spec: corev1.PersistentVolumeClaimSpec{
 				AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 				StorageClassName: new(s.WorkspaceStorageClass),

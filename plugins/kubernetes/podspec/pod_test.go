@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -274,6 +275,24 @@ func TestNamesAndLabelsAreValid(t *testing.T) {
 					t.Errorf("names are not deterministic: %q then %q", pod.Name, again.Name)
 				}
 			}
+		}
+	}
+}
+
+// The pod spec does not depend on the session, only the metadata does:
+// the same spec can be an agent-sandbox SandboxTemplate's podTemplate, and
+// a warm pool's pods can be made before any session exists
+// (docs/KUBERNETES.md).
+func TestSpecIsTheSameForEverySession(t *testing.T) {
+	for _, cfg := range []Config{{}, {Network: "egress", AgentImage: "r/a:1", WorkspaceStorageClass: "ssd", RuntimeClass: "gvisor"}} {
+		b := mustNew(t, cfg)
+		a := mustPod(t, b, Session{Name: "one"})
+		z := mustPod(t, b, Session{Name: "Two.2", User: "ada", Keep: true})
+		if !equality.Semantic.DeepEqual(a.Spec, z.Spec) {
+			t.Errorf("config %+v: the pod spec differs between two sessions", cfg)
+		}
+		if a.Name == z.Name || a.Labels[LabelSession] == z.Labels[LabelSession] {
+			t.Errorf("two sessions share a name or label: %q, %v", a.Name, a.Labels)
 		}
 	}
 }
