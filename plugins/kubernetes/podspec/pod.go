@@ -1,6 +1,7 @@
 package podspec
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"time"
@@ -45,6 +46,17 @@ func New(cfg Config) (*Builder, error) {
 		return nil, err
 	}
 	return &Builder{s: s}, nil
+}
+
+// Parse decodes the backend's config table (as JSON, the way
+// backend.Options carries it) strictly, an unknown key being ErrInvalid,
+// and returns its builder.
+func Parse(raw json.RawMessage) (*Builder, error) {
+	var cfg Config
+	if err := backend.DecodeConfig("kubernetes", raw, &cfg); err != nil {
+		return nil, err
+	}
+	return New(cfg)
 }
 
 // Namespace is where the objects go.
