@@ -1,7 +1,6 @@
 package podspec
 
 import (
-	"fmt"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -295,9 +294,4 @@ func (s *settings) checkProcess() error {
 		return invalid("command must start with a program")
 	}
 	return nil
-}
-
-// String describes the settings for an error message.
-func (s *settings) String() string {
-	return fmt.Sprintf("namespace %s, image %s", s.Namespace, s.Image)
 }
