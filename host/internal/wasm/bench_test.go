@@ -268,6 +268,19 @@ func BenchmarkExtismOverhead(b *testing.B) {
 	})
 }
 
+// BenchmarkDecodeStrict decodes a typical tool answer as every call does
+// (the strict decoder guards every answer and host-function request).
+func BenchmarkDecodeStrict(b *testing.B) {
+	out := pad8([]byte(`{"ok":true,"message":"Hello, Ada!","value":{"name":"Ada"}}`))
+	b.ReportAllocs()
+	for b.Loop() {
+		var w wireResult
+		if err := decodeStrict(out, &w); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // emptyExport is a module exporting noop: () -> i32 returning 0.
 func emptyExport() []byte {
 	b := []byte("\x00asm\x01\x00\x00\x00")
