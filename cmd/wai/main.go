@@ -16,8 +16,11 @@ import (
 
 	// The backends wai can run on. Each registers itself by name; the
 	// podman package is a stub that says how to build it in unless the
-	// Podman build tags are set (the Makefile sets them).
+	// Podman build tags are set (the Makefile sets them). kubernetes is
+	// registered only to say that it is not yet available (it links no
+	// Kubernetes code).
 	_ "github.com/wai-dev/wai/plugins/host"
+	_ "github.com/wai-dev/wai/plugins/kubernetes"
 	_ "github.com/wai-dev/wai/plugins/mock"
 	_ "github.com/wai-dev/wai/plugins/podman"
 )

@@ -86,6 +86,11 @@ const (
 	podmanMods = "github.com/containers/"
 	// shellParser is the one library policies may import besides pdk.
 	shellParser = "mvdan.cc/sh/v3/"
+	// k8sMods are the Kubernetes libraries; k8sAPI and k8sMachinery the two
+	// the kubernetes backend imports directly (API types, not a client yet).
+	k8sMods      = "k8s.io/"
+	k8sAPI       = "k8s.io/api/"
+	k8sMachinery = "k8s.io/apimachinery/"
 )
 
 var rules = []rule{
@@ -162,6 +167,20 @@ var rules = []rule{
 		applies:    func(rel string) bool { return !under(rel, "plugins/podman") && !under(rel, "cmd") },
 		transitive: true,
 		allowed:    func(_ string, d dep) bool { return d.local || !strings.HasPrefix(d.path, podmanMods) },
+	},
+	{
+		text:       "only plugins/kubernetes (and the CLI that links it) may depend on the Kubernetes libraries (k8s.io/...): an embedder that needs no Kubernetes links none",
+		applies:    func(rel string) bool { return !under(rel, "plugins/kubernetes") && !under(rel, "cmd") },
+		transitive: true,
+		allowed:    func(_ string, d dep) bool { return d.local || !strings.HasPrefix(d.path, k8sMods) },
+	},
+	{
+		text:    "plugins/kubernetes imports only the standard library, host/backend, its own packages, k8s.io/api and k8s.io/apimachinery",
+		applies: func(rel string) bool { return under(rel, "plugins/kubernetes") },
+		allowed: func(_ string, d dep) bool {
+			return d.std || d.local && (under(d.rel, "host/backend") || under(d.rel, "plugins/kubernetes")) ||
+				!d.local && (strings.HasPrefix(d.path, k8sAPI) || strings.HasPrefix(d.path, k8sMachinery))
+		},
 	},
 }
 

@@ -84,7 +84,9 @@ func TestRules(t *testing.T) {
 				pkg("policies/internal/shellparse", "strings", "mvdan.cc/sh/v3/syntax"),
 				pkg("sdk-tests", "+host/backend", "testing"),
 				pkg("sdk-tests/abitest", "+host", "+host/backend", "+internal/plugbuild"),
-				pkg("cmd/wai", "+host", "+plugins/host", "+plugins/mock", "+plugins/podman"),
+				pkg("plugins/kubernetes", "+host/backend", "context"),
+				pkg("plugins/kubernetes/podspec", "+host/backend", "k8s.io/api/core/v1", "k8s.io/apimachinery/pkg/api/resource"),
+				pkg("cmd/wai", "+host", "+plugins/host", "+plugins/mock", "+plugins/podman", "+plugins/kubernetes"),
 			},
 		},
 		{
@@ -179,6 +181,24 @@ func TestRules(t *testing.T) {
 			want: []edge{
 				{"host", "github.com/containers/podman/v5/pkg/bindings/containers"},
 				{"internal/gc", "github.com/containers/podman/v5/pkg/bindings/containers"},
+			},
+		},
+		{
+			name: "Kubernetes libraries outside the kubernetes backend, or a client inside it",
+			pkgs: []Package{
+				pkg("host", "+internal/kube"),
+				pkg("internal/kube", "k8s.io/apimachinery/pkg/api/resource"),
+				pkg("plugins/kubernetes", "+host/backend", "+plugins/kubernetes/podspec", "+host/events"),
+				pkg("plugins/kubernetes/podspec", "k8s.io/api/core/v1", "k8s.io/client-go/kubernetes", "github.com/google/uuid"),
+				pkg("host/backend"),
+				pkg("host/events"),
+			},
+			want: []edge{
+				{"host", "k8s.io/apimachinery/pkg/api/resource"},
+				{"internal/kube", "k8s.io/apimachinery/pkg/api/resource"},
+				{"plugins/kubernetes", mod + "/host/events"},
+				{"plugins/kubernetes/podspec", "github.com/google/uuid"},
+				{"plugins/kubernetes/podspec", "k8s.io/client-go/kubernetes"},
 			},
 		},
 	}

@@ -3,7 +3,9 @@ package wasm
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 
@@ -129,11 +131,15 @@ func BenchmarkCallTool(b *testing.B) {
 		env := &fakeEnv{}
 		req.Scope = p.rt.NewScope("bench") // one session: its instance stays warm
 		defer req.Scope.Close()
+		var lat latencies
 		for b.Loop() {
+			t := time.Now()
 			if _, err := p.CallTool(context.Background(), env, req); err != nil {
 				b.Fatal(err)
 			}
+			lat.add(time.Since(t))
 		}
+		lat.report(b)
 	}
 	// A pdk tool answering its params.
 	b.Run("pdk-echo", func(b *testing.B) {
@@ -173,12 +179,16 @@ func BenchmarkCheck(b *testing.B) {
 	req := CheckRequest{Action: ActionShellExec, Command: []string{"ls", "-la", "/workspace"}, Cwd: "src", Session: "s1", Tool: "shell_execute"}
 	interruptModes(b, func(b *testing.B, r *Runtime) {
 		p := loadTestdata(b, r, "allow")
+		var lat latencies
 		for b.Loop() {
+			t := time.Now()
 			d, err := p.Check(context.Background(), req)
 			if err != nil || !d.Allow {
 				b.Fatal(d, err)
 			}
+			lat.add(time.Since(t))
 		}
+		lat.report(b)
 	})
 }
 
@@ -203,20 +213,25 @@ func BenchmarkInterruptibility(b *testing.B) {
 // by name, reading error and output back) on an export that does nothing,
 // against wazero calling an empty function directly.
 func BenchmarkExtismOverhead(b *testing.B) {
-	r := newRuntime(b, Options{})
-	p := loadEvil(b, r, nil)
 	b.Run("extism-noop-export", func(b *testing.B) {
-		in, err := p.shared.acquire(context.Background())
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer p.shared.release(in)
-		input := []byte(`{"tool":"echo","params":{}}`)
-		for b.Loop() {
-			if _, _, err := in.p.CallWithContext(context.Background(), "noop", input); err != nil {
+		interruptModes(b, func(b *testing.B, r *Runtime) {
+			p := loadEvil(b, r, nil)
+			in, err := p.shared.acquire(context.Background())
+			if err != nil {
 				b.Fatal(err)
 			}
-		}
+			defer p.shared.release(in)
+			input := pad8([]byte(`{"tool":"echo","params":{}}`))
+			var lat latencies
+			for b.Loop() {
+				t := time.Now()
+				if _, _, err := in.p.CallWithContext(context.Background(), "noop", input); err != nil {
+					b.Fatal(err)
+				}
+				lat.add(time.Since(t))
+			}
+			lat.report(b)
+		})
 	})
 	b.Run("wazero-empty-function", func(b *testing.B) {
 		ctx := context.Background()
@@ -227,11 +242,15 @@ func BenchmarkExtismOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		f := mod.ExportedFunction("noop")
+		var lat latencies
 		for b.Loop() {
+			t := time.Now()
 			if _, err := f.Call(ctx); err != nil {
 				b.Fatal(err)
 			}
+			lat.add(time.Since(t))
 		}
+		lat.report(b)
 	})
 	b.Run("wazero-lookup-and-call", func(b *testing.B) {
 		ctx := context.Background()
@@ -249,6 +268,19 @@ func BenchmarkExtismOverhead(b *testing.B) {
 	})
 }
 
+// BenchmarkDecodeStrict decodes a typical tool answer as every call does
+// (the strict decoder guards every answer and host-function request).
+func BenchmarkDecodeStrict(b *testing.B) {
+	out := pad8([]byte(`{"ok":true,"message":"Hello, Ada!","value":{"name":"Ada"}}`))
+	b.ReportAllocs()
+	for b.Loop() {
+		var w wireResult
+		if err := decodeStrict(out, &w); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // emptyExport is a module exporting noop: () -> i32 returning 0.
 func emptyExport() []byte {
 	b := []byte("\x00asm\x01\x00\x00\x00")
@@ -257,4 +289,28 @@ func emptyExport() []byte {
 	b = append(b, 7, 8, 1, 4, 'n', 'o', 'o', 'p', 0, 0) // export "noop" func 0
 	b = append(b, 10, 6, 1, 4, 0, 0x41, 0, 0x0b)        // body: i32.const 0
 	return b
+}
+
+// latencies keeps the durations of the latest calls of a benchmark, to
+// report their median: the goals are stated as medians, and on a shared
+// machine a mean is skewed by the calls that were preempted. A fixed ring
+// keeps the loop free of allocations.
+type latencies struct {
+	ring [8192]time.Duration
+	n    int
+}
+
+func (l *latencies) add(d time.Duration) {
+	l.ring[l.n%len(l.ring)] = d
+	l.n++
+}
+
+// report adds the median of the latest calls as the metric p50-ns.
+func (l *latencies) report(b *testing.B) {
+	d := slices.Clone(l.ring[:min(l.n, len(l.ring))])
+	if len(d) == 0 {
+		return
+	}
+	slices.Sort(d)
+	b.ReportMetric(float64(d[len(d)/2].Nanoseconds()), "p50-ns")
 }

@@ -312,13 +312,18 @@ func (p *Plugin) toolNames() []string {
 	return names
 }
 
+// decodeStrict decodes one JSON value into v, refusing unknown fields and
+// anything but whitespace after the value. It runs on every call's answer
+// and every host-function request: the trailing check looks at the bytes
+// themselves rather than asking the decoder (dec.More), which would read
+// on into a second buffer, and which lets a stray ']' or '}' through.
 func decodeStrict(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
-	if dec.More() {
+	if len(bytes.TrimSpace(b[dec.InputOffset():])) > 0 {
 		return errors.New("trailing data after the JSON value")
 	}
 	return nil

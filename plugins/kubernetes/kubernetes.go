@@ -1,0 +1,29 @@
+// Package kubernetes registers the "kubernetes" backend, which is not yet
+// available: opening it fails with backend.ErrUnavailable and says so.
+// Its design is docs/KUBERNETES.md; the part that can be tested without a
+// cluster, the hardened pod and network policy a session would get, is
+// built and tested in the podspec subpackage. This package links none of
+// the Kubernetes libraries, so linking it costs a program nothing.
+package kubernetes
+
+import (
+	"context"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// Name is the backend's name in config and on the command line.
+const Name = "kubernetes"
+
+// NotAvailable is what opening the backend says.
+const NotAvailable = "the kubernetes backend is not yet available: its pod spec builder exists " +
+	"(plugins/kubernetes/podspec) but no cluster client does; docs/KUBERNETES.md has the design and " +
+	"what is missing. Use backend \"podman\" meanwhile"
+
+func init() {
+	backend.Register(Name, open)
+}
+
+func open(context.Context, backend.Options) (backend.Backend, error) {
+	return nil, backend.Errorf(backend.ErrUnavailable, "open", "", NotAvailable)
+}

@@ -1,0 +1,32 @@
+package kubernetes
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// The backend is registered, and opening it says plainly that it is not
+// available and where to read why, as ErrUnavailable (so callers and
+// `wai preflight` treat it as a missing part, not a bad config).
+func TestOpenSaysNotYetAvailable(t *testing.T) {
+	if !slices.Contains(backend.Registered(), Name) {
+		t.Fatalf("backend %q is not registered (registered: %v)", Name, backend.Registered())
+	}
+	b, err := backend.Open(context.Background(), Name, backend.Options{})
+	if b != nil {
+		t.Fatalf("Open returned a backend: %v", b)
+	}
+	if !errors.Is(err, backend.ErrUnavailable) {
+		t.Fatalf("Open error %v is not ErrUnavailable", err)
+	}
+	for _, want := range []string{"not yet available", "docs/KUBERNETES.md"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Open error %q does not say %q", err, want)
+		}
+	}
+}
