@@ -32,6 +32,7 @@ var conformance = sdktests.Backend{
 		Network:       true,
 		Python:        hasPython(),
 		HostDir:       func(ws backend.Workspace) string { return ws.(*host.Workspace).Root() },
+		Streaming:     true,
 	},
 }
 
