@@ -343,6 +343,5 @@ func (b *Backend) endJobs(session string) error {
 	return nil
 }
 
-
 // Interface guards
 var _ backend.JobRunner = (*Workspace)(nil)
