@@ -118,7 +118,7 @@ func (b *Backend) launch(jdir string, rec *jobRecord) error {
 		return err
 	}
 	defer r.Close()
-	c := &exec.Cmd{Path: self, Args: []string{self}, Env: []string{supervisorEnv + "=" + jdir},
+	c := &exec.Cmd{Path: self, Args: []string{self}, Env: []string{supervisorEnv + "=" + jdir}, Dir: "/",
 		ExtraFiles: []*os.File{wr}, SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
 	err = c.Start()
 	wr.Close()
@@ -257,7 +257,9 @@ func (b *Backend) cancel(ctx context.Context, jdir string, rec jobRecord) (backe
 	if info.State != backend.JobRunning {
 		return info, nil
 	}
-	_ = syscall.Kill(rec.Supervisor, syscall.SIGTERM)
+	if alive(rec.Supervisor, rec.SupStart) { // never a reused pid
+		_ = syscall.Kill(rec.Supervisor, syscall.SIGTERM)
+	}
 	wait := time.NewTimer(time.Duration(b.cfg.KillGrace) + 10*time.Second)
 	defer wait.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)
