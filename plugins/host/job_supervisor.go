@@ -77,7 +77,10 @@ func supervise(dir string) int {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	c := &exec.Cmd{Path: spec.Path, Args: spec.Argv, Dir: spec.Dir, Env: spec.Env,
-		Stdout: outs[0], Stderr: outs[1], SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+		Stdout: outs[0], Stderr: outs[1], SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		// A process that left the group and the marker behind may hold
+		// the output pipes: stop reading rather than never record the end.
+		WaitDelay: spec.Grace + 2*time.Second}
 	if err := c.Start(); err != nil {
 		fmt.Fprintf(outs[1], "wai: %s: %v\n", spec.Argv[0], unwrapPathError(err))
 		writeStatus(dir, jobStatus{State: backend.JobExited, ExitCode: 126, Ended: time.Now().UTC()})
@@ -90,33 +93,7 @@ func supervise(dir string) int {
 	fmt.Fprintf(ready, "%d %d\n", pid, leaderStart)
 	ready.Close()
 
-	exited := make(chan struct{})
-	go func() { waitExited(pid); close(exited) }()
-	timer := time.NewTimer(spec.MaxRuntime)
-	state := backend.JobExited
-	select {
-	case <-exited:
-	case <-timer.C:
-		state = backend.JobTimedOut
-	case <-stop:
-		state = backend.JobCancelled
-	}
-	sent := syscall.Signal(0)
-	if state != backend.JobExited {
-		sent = syscall.SIGTERM
-		_ = syscall.Kill(-pid, syscall.SIGTERM)
-		sweep(markerVar+"="+spec.Marker, pid, leaderStart, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(spec.Grace):
-			sent = syscall.SIGKILL
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-			<-exited
-		}
-	}
-	// What the job left behind goes with it, in or out of its group.
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
-	sweep(markerVar+"="+spec.Marker, pid, leaderStart, syscall.SIGKILL)
+	state, sent := awaitJob(spec, pid, leaderStart, stop)
 	_ = c.Wait()
 	st := jobStatus{State: state, Ended: time.Now().UTC()}
 	if ws, ok := c.ProcessState.Sys().(syscall.WaitStatus); ok {
@@ -134,6 +111,43 @@ func supervise(dir string) int {
 	}
 	writeStatus(dir, st)
 	return 0
+}
+
+// awaitJob waits for the job's leader to exit, its max runtime or a stop
+// signal; on the last two it kills the group (SIGTERM, the grace, SIGKILL).
+// Then what the job left behind goes with it, in its group or out of it
+// (found by the marker). It returns how the job ended and the last signal
+// sent, 0 when none was needed.
+func awaitJob(spec jobSpec, pid int, leaderStart uint64, stop <-chan os.Signal) (backend.JobState, syscall.Signal) {
+	exited := make(chan struct{})
+	go func() { waitExited(pid); close(exited) }()
+	timer := time.NewTimer(spec.MaxRuntime)
+	defer timer.Stop()
+	state := backend.JobExited
+	select {
+	case <-exited:
+	case <-timer.C:
+		state = backend.JobTimedOut
+	case <-stop:
+		state = backend.JobCancelled
+	}
+	marker := markerVar + "=" + spec.Marker
+	sent := syscall.Signal(0)
+	if state != backend.JobExited {
+		sent = syscall.SIGTERM
+		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		sweep(marker, pid, leaderStart, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(spec.Grace):
+			sent = syscall.SIGKILL
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			<-exited
+		}
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	sweep(marker, pid, leaderStart, syscall.SIGKILL)
+	return state, sent
 }
 
 // writeStatus replaces status.json atomically: a reader sees none or all.
