@@ -54,6 +54,12 @@ type Config struct {
 	// session gets its own instances; past the budget a call fails with
 	// ErrUnavailable once idle instances are closed to make room.
 	PluginMemoryBudget int64
+	// MaxJobs caps the background jobs one session runs at once ([limits]
+	// max_jobs); one more is refused until one ends or is cancelled.
+	MaxJobs int
+	// JobMaxRuntime is the longest a background job may run ([limits]
+	// job_max_runtime, at most 24 h): its default and its cap.
+	JobMaxRuntime time.Duration
 	// ToolTimeouts maps a tool name to its deadline; "default" applies to
 	// tools not named. A caller can shorten a deadline, never extend it.
 	ToolTimeouts map[string]time.Duration
@@ -131,12 +137,14 @@ var BundledPolicies = []string{"blocklist", "allowlist"}
 // ~5 MiB) would refuse the first calls.
 const (
 	maxSessionConcurrentCalls       = 1024
+	maxJobs                         = 1024
+	jobMaxRuntimeCap                = 24 * time.Hour
 	minPluginMemoryBudget     int64 = 32 << 20
 )
 
 // BundledToolPlugins are the tool plugins bundled_tools may name; any other
 // tool plugin is loaded from its path with [[plugins]].
-var BundledToolPlugins = []string{"shell", "vfs", "python", "podman_shell"}
+var BundledToolPlugins = []string{"shell", "vfs", "python", "podman_shell", "jobs"}
 
 // DefaultToolTimeout applies to tools ToolTimeouts does not name.
 const DefaultToolTimeout = 60 * time.Second
@@ -160,6 +168,8 @@ func DefaultConfig() Config {
 		// One session's calls cannot take every instance another session
 		// needs; 64 sessions × three ~10 MiB instances fit the budget.
 		SessionConcurrentCalls: 8,
+		MaxJobs:                4,
+		JobMaxRuntime:          time.Hour,
 		PluginMemoryBudget:     2 << 30,
 		ToolTimeouts: map[string]time.Duration{
 			"default":       DefaultToolTimeout,
@@ -170,7 +180,7 @@ func DefaultConfig() Config {
 		Backends:        map[string]map[string]any{},
 		Plugins:         []PluginConfig{},
 		Policies:        []PolicyConfig{},
-		BundledTools:    []string{"shell", "vfs", "python", "podman_shell"},
+		BundledTools:    []string{"shell", "vfs", "python", "podman_shell", "jobs"},
 		DefaultPolicies: []string{"blocklist"},
 		MCP:             MCPConfig{HTTPAddr: "127.0.0.1:8765", TokenEnv: "WAI_MCP_TOKEN", MaxSessions: DefaultMCPMaxSessions},
 	}
@@ -217,6 +227,12 @@ func (c Config) Validate() error {
 	}
 	if err := c.Limits.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if c.MaxJobs < 1 || c.MaxJobs > maxJobs {
+		bad("limits.max_jobs must be 1 to %d, got %d", maxJobs, c.MaxJobs)
+	}
+	if c.JobMaxRuntime <= 0 || c.JobMaxRuntime > jobMaxRuntimeCap {
+		bad("limits.job_max_runtime must be above 0 and at most %s, got %s", jobMaxRuntimeCap, c.JobMaxRuntime)
 	}
 	if c.SessionConcurrentCalls < 1 || c.SessionConcurrentCalls > maxSessionConcurrentCalls {
 		bad("limits.session_concurrent_calls must be 1 to %d, got %d", maxSessionConcurrentCalls, c.SessionConcurrentCalls)

@@ -51,8 +51,10 @@ type fileLimits struct {
 	MaxResults      int           `toml:"max_results"`
 	MaxReadBytes    int           `toml:"max_read_bytes"`
 	// Not backend limits: the kernel's bounds on plugin instances.
-	SessionConcurrentCalls int   `toml:"session_concurrent_calls"`
-	PluginMemoryBudget     int64 `toml:"plugin_memory_budget"`
+	SessionConcurrentCalls int           `toml:"session_concurrent_calls"`
+	PluginMemoryBudget     int64         `toml:"plugin_memory_budget"`
+	MaxJobs                int           `toml:"max_jobs"`
+	JobMaxRuntime          time.Duration `toml:"job_max_runtime"`
 }
 
 type filePlugin struct {
@@ -327,6 +329,7 @@ func toFile(c Config) fileConfig {
 			MaxScriptBytes: l.MaxScriptBytes, MaxEnvVars: l.MaxEnvVars, MaxWriteChars: l.MaxWriteChars,
 			MaxResults: l.MaxResults, MaxReadBytes: l.MaxReadBytes,
 			SessionConcurrentCalls: c.SessionConcurrentCalls, PluginMemoryBudget: c.PluginMemoryBudget,
+			MaxJobs: c.MaxJobs, JobMaxRuntime: c.JobMaxRuntime,
 		},
 		ToolTimeouts:    map[string]time.Duration{},
 		DisabledTools:   append([]string{}, c.DisabledTools...),
@@ -366,6 +369,7 @@ func (fc fileConfig) toConfig() Config {
 			MaxResults: l.MaxResults, MaxReadBytes: l.MaxReadBytes,
 		},
 		SessionConcurrentCalls: l.SessionConcurrentCalls, PluginMemoryBudget: l.PluginMemoryBudget,
+		MaxJobs: l.MaxJobs, JobMaxRuntime: l.JobMaxRuntime,
 		ToolTimeouts:    fc.ToolTimeouts,
 		DisabledTools:   nonNil(fc.DisabledTools),
 		Backends:        fc.Backends,

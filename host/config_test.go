@@ -142,7 +142,7 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"self fallback", func(c *Config) { c.Backend, c.Fallback = "host", "host" }, "falls back to itself"},
 		{"policy typo", func(c *Config) { c.Policies = []PolicyConfig{{Name: "alowlist"}} }, `did you mean "allowlist"?`},
 		{"default policy typo", func(c *Config) { c.DefaultPolicies = []string{"blocklst"} }, `default_policies: "blocklst" is not a bundled policy ([blocklist allowlist]); did you mean "blocklist"?`},
-		{"bundled tool typo", func(c *Config) { c.BundledTools = []string{"shell", "vsf"} }, `bundled_tools: "vsf" is not a bundled tool plugin (shell, vfs, python, podman_shell); did you mean "vfs"?`},
+		{"bundled tool typo", func(c *Config) { c.BundledTools = []string{"shell", "vsf"} }, `bundled_tools: "vsf" is not a bundled tool plugin (shell, vfs, python, podman_shell, jobs); did you mean "vfs"?`},
 		{"bundled tool unknown", func(c *Config) { c.BundledTools = []string{"mytools"} }, `[[plugins]] entry`},
 		{"empty backend", func(c *Config) { c.Backend = "" }, "backend is empty"},
 		{"limits", func(c *Config) { c.Limits.MaxOutputBytes = 0 }, "max_output_bytes"},

@@ -16,6 +16,7 @@ func (e callEnv) Shell() backend.Shell         { return e.s.shell }
 func (e callEnv) FS() backend.Filesystem       { return e.s.fs }
 func (e callEnv) Lifecycle() backend.Lifecycle { return e.s.lc }
 func (e callEnv) Session() string              { return e.s.spec.Session }
+func (e callEnv) Jobs() backend.JobRunner      { return e.s.jobs }
 
 // guardedLifecycle starts and stops a workspace's sandbox through the
 // policy chain.
@@ -68,5 +69,6 @@ func (g *guardedLifecycle) run(ctx context.Context, action string, f func(backen
 // Interface guards
 var (
 	_ wasm.Env          = callEnv{}
+	_ wasm.JobsEnv      = callEnv{}
 	_ backend.Lifecycle = (*guardedLifecycle)(nil)
 )

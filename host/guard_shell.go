@@ -15,6 +15,9 @@ import (
 type guardedShell struct{ s *Session }
 
 func (g *guardedShell) Execute(ctx context.Context, req backend.ExecRequest) (backend.ExecResult, error) {
+	if req.Output == nil {
+		req.Output = liveOutput(ctx) // a tool call's front end (WithLiveOutput)
+	}
 	limits := func() error { _, err := g.s.k.cfg.Limits.CheckExec(req); return err }
 	check := CheckRequest{Action: ActionShellExec, Command: req.Command(), Shell: req.Shell, Cwd: req.Cwd, EnvKeys: envKeys(req.Env)}
 	return g.run(ctx, limits, check, "exec", req.Command(), func(sh backend.Shell) (backend.ExecResult, error) {
@@ -26,6 +29,9 @@ func (g *guardedShell) ExecuteScript(ctx context.Context, req backend.ScriptRequ
 	interp := req.Interpreter
 	if interp == "" {
 		interp = backend.DefaultInterpreter
+	}
+	if req.Output == nil {
+		req.Output = liveOutput(ctx)
 	}
 	limits := func() error { _, err := g.s.k.cfg.Limits.CheckScript(req); return err }
 	check := CheckRequest{Action: ActionShellScript, Command: []string{interp}, Script: req.Script, Cwd: req.Cwd, EnvKeys: envKeys(req.Env)}

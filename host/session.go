@@ -47,6 +47,7 @@ type Session struct {
 	shell *guardedShell
 	fs    *guardedFS
 	lc    *guardedLifecycle
+	jobs  *guardedJobs
 }
 
 func newSession(k *Kernel, spec backend.WorkspaceSpec, tools []string) *Session {
@@ -60,6 +61,7 @@ func newSession(k *Kernel, spec backend.WorkspaceSpec, tools []string) *Session 
 	s.shell = &guardedShell{s: s}
 	s.fs = &guardedFS{s: s}
 	s.lc = &guardedLifecycle{s: s}
+	s.jobs = &guardedJobs{s: s}
 	if k.rt != nil {
 		s.plugins = k.rt.NewScope(spec.Session)
 	}

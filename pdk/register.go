@@ -23,6 +23,7 @@ const (
 	CapFSRead    Capability = "fs.read"   // FS.Stat, List, Read, Glob, Grep
 	CapFSWrite   Capability = "fs.write"  // FS.Write, Edit, Remove
 	CapLifecycle Capability = "lifecycle" // Lifecycle.*
+	CapJobs      Capability = "jobs"      // Jobs.*
 )
 
 // Policy actions: what a CheckRequest asks about.

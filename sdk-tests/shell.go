@@ -70,6 +70,14 @@ func shellChecks() []check {
 		{name: "HundredMegabytesBoundedMemory", needs: needProcesses, sequential: true, slow: 3, fn: checkBoundedMemory},
 		{name: "ConcurrentExecutesDoNotMix", needs: needProcesses, fn: checkConcurrent},
 
+		// Live output (ExecRequest.Output).
+		{name: "OutputStreamsBeforeEnd", needs: needStreaming, fn: checkStreamsBeforeEnd},
+		{name: "OutputStreamsInOrderPastTheCap", needs: needStreaming, fn: checkStreamOrder,
+			limits: func(l *backend.Limits) { l.MaxOutputBytes = 1024 }},
+		{name: "OutputStreamsUntilTimeout", needs: needStreaming, fn: checkStreamTimeout},
+		{name: "OutputDiscardedIsNotStreamed", needs: needStreaming, fn: checkStreamDiscard},
+		{name: "OutputStreamsFromScripts", needs: needStreaming, fn: checkStreamScript},
+
 		// Limits: every one rejected with ErrInvalid before anything runs.
 		{name: "LimitsRejectedBeforeRunning", fn: checkLimitsRejected},
 		{name: "ScriptLimitsRejectedBeforeRunning", fn: checkScriptLimitsRejected},

@@ -52,6 +52,16 @@ type Caps struct {
 	// its symlinks and FIFOs planted by running ln and mkfifo in the
 	// workspace, and the checks that need the host side are skipped.
 	HostDir func(ws backend.Workspace) string
+	// Streaming: ExecRequest.Output receives output while the command
+	// runs, not only once it has ended. Turns on the live-output checks
+	// (with RealProcesses).
+	Streaming bool
+	// Jobs: workspaces implement backend.JobRunner (RunJobs).
+	Jobs bool
+	// Reopen opens session, kept, on a Backend instance of its own each
+	// call (another process, as far as the session can tell), and removes
+	// the session when the test ends; nil skips the checks that need it.
+	Reopen func(t *testing.T, session string) backend.Workspace
 }
 
 func (b Backend) watchdog() time.Duration {
@@ -71,13 +81,16 @@ const (
 	needHostDir                     // Caps.HostDir
 	needSandbox                     // Caps.Sandboxed with real processes
 	needNoNetwork                   // !Caps.Network (with a sandbox)
+	needStreaming                   // Caps.Streaming (with real processes)
+	needJobs                        // Caps.Jobs (with real processes)
+	needReopen                      // Caps.Reopen
 )
 
 // missing returns why b cannot take a check with these needs, or "".
 func (n needs) missing(b Backend) string {
 	c := b.Caps
 	switch {
-	case n&(needProcesses|needPython|needSandbox) != 0 && !c.RealProcesses:
+	case n&(needProcesses|needPython|needSandbox|needStreaming|needJobs) != 0 && !c.RealProcesses:
 		return "needs real processes: the backend declares Caps.RealProcesses=false"
 	case n&needPython != 0 && !c.Python:
 		return "needs python3: the backend declares Caps.Python=false"
@@ -87,6 +100,12 @@ func (n needs) missing(b Backend) string {
 		return "needs the host directory behind the workspace: the backend declares no Caps.HostDir"
 	case n&needSandbox != 0 && !c.Sandboxed:
 		return "sandbox check: the backend declares Caps.Sandboxed=false"
+	case n&needJobs != 0 && !c.Jobs:
+		return "job check: the backend declares Caps.Jobs=false"
+	case n&needReopen != 0 && c.Reopen == nil:
+		return "needs a second Backend on a kept session: the backend declares no Caps.Reopen"
+	case n&needStreaming != 0 && !c.Streaming:
+		return "live-output check: the backend declares Caps.Streaming=false"
 	case n&needNoNetwork != 0 && c.Network:
 		return "no-network check: the backend declares Caps.Network=true"
 	}

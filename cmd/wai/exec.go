@@ -21,9 +21,10 @@ func init() {
 		text: `
 Runs CMD with ARGS directly (no shell), or a shell string with /bin/sh -c,
 in a session's workspace on the configured backend. Every limit and policy
-applies. The command's stdout and stderr go to wai's, and wai exits with
-the command's status, so a script can tell wai's failures from the
-command's own:
+applies. The command's stdout and stderr go to wai's as it writes them
+(all of it: limits.max_output_bytes caps only what a result keeps for a
+model), and wai exits with the command's status, so a script can tell
+wai's failures from the command's own:
   0-123  the command's own exit status
   124    the command timed out (its whole process tree is killed)
   125    wai itself failed: a bad flag, the configuration, a refused
@@ -150,16 +151,20 @@ func execute(ctx context.Context, k *host.Kernel, session string, req backend.Ex
 		st.end()
 		return failExec(ctx, std.err, err)
 	}
+	live := &liveWriter{std: std, st: st}
+	req.Output = live.write
 	res, err := s.Shell().Execute(pctx, req)
 	st.end()
 	if err != nil {
 		return failExec(ctx, std.err, err)
 	}
-	// The backend returns both streams at the end; each goes to its own
-	// stream unchanged, so pipes and redirections behave as for the
-	// command itself.
-	_, _ = std.out.Write([]byte(res.Stdout))
-	_, _ = std.err.Write([]byte(res.Stderr))
+	// Output is printed as the command writes it, each stream to its own,
+	// so pipes and redirections behave as for the command itself. A backend
+	// that streamed nothing hands it all over in the result.
+	if !live.streamed {
+		_, _ = std.out.Write([]byte(res.Stdout))
+		_, _ = std.err.Write([]byte(res.Stderr))
+	}
 	if ctx.Err() != nil {
 		fmt.Fprintf(std.err, "wai: interrupted; the command was stopped\n")
 		return exitInterrupted
@@ -183,6 +188,29 @@ func execute(ctx context.Context, k *host.Kernel, session string, req backend.Ex
 		return backend.TimeoutExitCode
 	}
 	return exitStatus(res)
+}
+
+// liveWriter prints a command's output as it comes. The backend calls
+// write one chunk at a time and never after Execute returns, so streamed
+// needs no lock.
+type liveWriter struct {
+	std      stdio
+	st       *status
+	streamed bool
+}
+
+func (l *liveWriter) write(stream backend.Stream, p []byte) {
+	if !l.streamed {
+		// The status line steps aside for good: once the command speaks,
+		// its output tells what it is doing.
+		l.st.end()
+		l.streamed = true
+	}
+	if stream == backend.Stderr {
+		_, _ = l.std.err.Write(p)
+		return
+	}
+	_, _ = l.std.out.Write(p)
 }
 
 // failExec reports err like fail, with exec's status for its own failures

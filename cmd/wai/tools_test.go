@@ -18,6 +18,7 @@ var bundledTools = map[string][]string{
 	"python":       {"evaluate_python"},
 	"podman_shell": {"podman_shell"},
 	"vfs":          {"ls", "read_file", "write_file", "edit_file", "glob", "grep", "rm"},
+	"jobs":         {"job_start", "job_status", "job_cancel", "job_list"},
 }
 
 // toolsEnv builds the bundled tool plugins named (none: every one this

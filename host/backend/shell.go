@@ -77,13 +77,21 @@ func (s Stream) String() string {
 	return "stream(" + strconv.Itoa(int(s)) + ")"
 }
 
-// OutputFunc receives a chunk of a running command's output. Backends call
-// it from one goroutine at a time per command, in the order the bytes were
-// read from each stream, and never after Execute returns; p is only valid
-// during the call. It must not block for long: a slow sink slows the
-// command's output, it never grows the backend's memory. Backends that
-// cannot stream call it with nothing, and DiscardOutput calls it with
-// nothing. Chunks are raw bytes, not yet made valid UTF-8 or capped.
+// OutputFunc receives a chunk of a running command's output, as the
+// command writes it, so a front end can show a long command's progress.
+//
+// A backend calls it from one goroutine at a time per command (calls never
+// overlap), in the order the bytes were read from each stream (the two
+// streams' relative order is as the backend read them), and never after
+// Execute or ExecuteScript returns; p is only valid during the call. It must
+// return promptly: a slow sink slows the command's output (its pipe fills),
+// it never grows the backend's memory.
+//
+// Chunks are the raw bytes the command wrote, not yet made valid UTF-8 nor
+// capped: the sink sees output the result's cap drops, so it bounds what it
+// keeps itself. With DiscardOutput it is never called. A backend that
+// cannot stream (its conformance Caps say Streaming=false) hands the output
+// over when the command has ended, still before returning.
 type OutputFunc func(stream Stream, p []byte)
 
 // Command returns the argv the request runs: Argv, or the shell invocation.

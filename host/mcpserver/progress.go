@@ -7,21 +7,27 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 )
 
 // progress reports, every ProgressInterval while a call runs, how long it
-// has been running and the backend's step under way ("pulling image …",
-// "starting container …"), to a client that sent a progress token. A step
-// that begins is reported at once, so one shorter than the interval is
-// still seen. It returns the context the call runs under, which carries
-// the backend's reports here, and the function that stops reporting.
+// has been running, the backend's step under way ("pulling image …",
+// "starting container …") and the latest lines its commands printed since
+// the previous report, to a client that sent a progress token. A step that
+// begins is reported at once, so one shorter than the interval is still
+// seen; output waits for the next tick, which is the rate limit, and is
+// capped (outputTail). Without a token nothing is sent and nothing is
+// captured. It returns the context the call runs under, which carries the
+// backend's reports and the commands' live output here, and the function
+// that stops reporting.
 func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) (context.Context, func()) {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
 		return ctx, func() {}
 	}
 	st := &stages{kick: make(chan struct{}, 1)}
+	out := newOutputTail()
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -48,6 +54,9 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) (contex
 			if cur := st.current(); cur != "" {
 				msg += ": " + cur
 			}
+			if lines := out.take(); lines != "" {
+				msg += "\n" + lines
+			}
 			err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 				ProgressToken: token,
 				Progress:      el.Seconds(),
@@ -58,7 +67,8 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) (contex
 			}
 		}
 	}()
-	return backend.WithProgress(ctx, st.report), func() { close(done); <-finished }
+	callCtx := host.WithLiveOutput(backend.WithProgress(ctx, st.report), out.write)
+	return callCtx, func() { close(done); <-finished }
 }
 
 // stages are a call's backend steps under way, newest last.

@@ -255,8 +255,12 @@ func (b *Backend) RemoveSession(ctx context.Context, session string) (backend.Se
 	return si, err
 }
 
-// removeFiles removes a session's own root; a shared one stays.
+// removeFiles kills the session's jobs and removes its own root; a
+// shared root stays.
 func (b *Backend) removeFiles(r sessionRecord) error {
+	if err := b.endJobs(r.Session); err != nil {
+		return err
+	}
 	if !r.Own || r.Root == "" || !filepath.IsAbs(r.Root) {
 		return nil
 	}

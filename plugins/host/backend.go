@@ -261,6 +261,11 @@ func (w *Workspace) shutdown(ctx context.Context) error {
 	b.mu.Lock()
 	keep := w.keep
 	b.mu.Unlock()
+	if !keep {
+		// A session that ends takes its background jobs with it; a kept
+		// one keeps them for the next process that opens it.
+		err = errors.Join(err, b.endJobs(w.session))
+	}
 	removed := false
 	if w.remove && !keep {
 		if rerr := removeRoot(w.root); rerr != nil {

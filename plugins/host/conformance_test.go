@@ -32,6 +32,7 @@ var conformance = sdktests.Backend{
 		Network:       true,
 		Python:        hasPython(),
 		HostDir:       func(ws backend.Workspace) string { return ws.(*host.Workspace).Root() },
+		Streaming:     true,
 	},
 }
 
@@ -44,3 +45,30 @@ func hasPython() bool {
 
 func TestShellConformance(t *testing.T)      { sdktests.RunShell(t, conformance) }
 func TestFilesystemConformance(t *testing.T) { sdktests.RunFilesystem(t, conformance) }
+
+var jobsConformance = func() sdktests.Backend {
+	b := conformance
+	b.Caps.Jobs = true
+	state := ""
+	b.Caps.Reopen = func(t *testing.T, session string) backend.Workspace {
+		if state == "" {
+			state = t.TempDir()
+		}
+		hb, err := host.New(backend.Options{Limits: backend.DefaultLimits(), StateDir: state})
+		if err != nil {
+			t.Fatalf("host.New: %v", err)
+		}
+		t.Cleanup(func() {
+			_ = hb.Close(context.Background())
+			_, _ = hb.RemoveSession(context.Background(), session) // kills its jobs
+		})
+		ws, err := hb.Open(t.Context(), backend.WorkspaceSpec{Session: session, Keep: true})
+		if err != nil {
+			t.Fatalf("open kept session: %v", err)
+		}
+		return ws
+	}
+	return b
+}()
+
+func TestJobsConformance(t *testing.T) { sdktests.RunJobs(t, jobsConformance) }

@@ -26,6 +26,7 @@ type command struct {
 	stdin   string
 	timeout time.Duration
 	discard bool
+	output  backend.OutputFunc // live output, nil for none
 }
 
 // copyBufs recycles the buffers that move output from the pipes into the
@@ -73,7 +74,7 @@ func (s *Shell) run(ctx context.Context, op string, cmd command) (backend.ExecRe
 	}
 	var out output
 	if !cmd.discard { // nil Stdout/Stderr means /dev/null: nothing to copy
-		if err := out.start(c, w.b.limits.MaxOutputBytes); err != nil {
+		if err := out.start(c, w.b.limits.MaxOutputBytes, cmd.output); err != nil {
 			return backend.ExecResult{}, backend.Errorf(backend.ErrUnavailable, op, "", "cannot create output pipes: %v", err)
 		}
 	}
@@ -220,10 +221,13 @@ type output struct {
 	stdout, stderr *backend.OutputBuffer
 	r, w           [2]*os.File
 	wg             sync.WaitGroup
+	live           backend.OutputFunc // nil: no live output
+	liveMu         sync.Mutex         // one live call at a time, as OutputFunc promises
 }
 
-func (o *output) start(c *exec.Cmd, max int) error {
+func (o *output) start(c *exec.Cmd, max int, live backend.OutputFunc) error {
 	o.stdout, o.stderr = backend.NewOutputBuffer(max), backend.NewOutputBuffer(max)
+	o.live = live
 	for i := range 2 {
 		r, w, err := os.Pipe()
 		if err != nil {
@@ -245,6 +249,10 @@ func (o *output) started() {
 	for i, buf := range []*backend.OutputBuffer{o.stdout, o.stderr} {
 		o.w[i].Close()
 		o.wg.Add(1)
+		stream := backend.Stdout
+		if i == 1 {
+			stream = backend.Stderr
+		}
 		go func(r *os.File) {
 			defer o.wg.Done()
 			b := copyBufs.Get().(*[]byte)
@@ -252,6 +260,13 @@ func (o *output) started() {
 			for {
 				n, err := r.Read(*b)
 				buf.Write((*b)[:n])
+				if n > 0 && o.live != nil {
+					// drain waits for this goroutine, so no call comes
+					// after the command's result is returned.
+					o.liveMu.Lock()
+					o.live(stream, (*b)[:n])
+					o.liveMu.Unlock()
+				}
 				if err != nil {
 					return
 				}

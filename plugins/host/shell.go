@@ -38,7 +38,7 @@ func (s *Shell) Execute(ctx context.Context, req backend.ExecRequest) (backend.E
 	}
 	return s.run(ctx, op, command{
 		argv: argv, cwd: req.Cwd, env: req.Env, mode: req.EnvMode, stdin: req.Stdin,
-		timeout: timeout, discard: req.DiscardOutput,
+		timeout: timeout, discard: req.DiscardOutput, output: req.Output,
 	})
 }
 
@@ -77,7 +77,7 @@ func (s *Shell) ExecuteScript(ctx context.Context, req backend.ScriptRequest) (b
 	}
 	return s.run(ctx, op, command{
 		argv: append(argv, file), cwd: req.Cwd, env: req.Env, mode: req.EnvMode,
-		timeout: timeout, discard: req.DiscardOutput,
+		timeout: timeout, discard: req.DiscardOutput, output: req.Output,
 	})
 }
 

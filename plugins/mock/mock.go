@@ -186,6 +186,7 @@ func (b *Backend) Close(context.Context) error {
 	b.closed = true
 	for s, w := range b.workspaces {
 		w.closed.Store(true)
+		w.endJobs()
 		delete(b.workspaces, s)
 	}
 	return nil
@@ -257,6 +258,7 @@ type Workspace struct {
 	closed atomic.Bool
 	shell  *Shell
 	fs     *FS
+	jobs   mockJobs
 }
 
 func newWorkspace(b *Backend, spec backend.WorkspaceSpec) *Workspace {
@@ -286,6 +288,7 @@ func (w *Workspace) Close(context.Context) error {
 	if w.spec.Keep {
 		return nil
 	}
+	w.endJobs()
 	w.b.mu.Lock()
 	defer w.b.mu.Unlock()
 	if w.b.workspaces[w.spec.Session] == w {

@@ -83,7 +83,7 @@ func (s *Shell) Execute(ctx context.Context, req backend.ExecRequest) (res backe
 	if text == "" {
 		text = strings.Join(req.Argv, " ")
 	}
-	return s.run(ctx, "exec", req.Command(), text, req.Cwd, req.DiscardOutput, func(l backend.Limits) error {
+	return s.run(ctx, "exec", req.Command(), text, req.Cwd, req.DiscardOutput, req.Output, func(l backend.Limits) error {
 		_, err := l.CheckExec(req)
 		return err
 	})
@@ -99,7 +99,7 @@ func (s *Shell) ExecuteScript(ctx context.Context, req backend.ScriptRequest) (r
 	if interp == "" {
 		interp = backend.DefaultInterpreter
 	}
-	return s.run(ctx, "exec.script", []string{interp, "<script>"}, interp+" "+req.Script, req.Cwd, req.DiscardOutput,
+	return s.run(ctx, "exec.script", []string{interp, "<script>"}, interp+" "+req.Script, req.Cwd, req.DiscardOutput, req.Output,
 		func(l backend.Limits) error {
 			_, err := l.CheckScript(req)
 			return err
@@ -107,7 +107,7 @@ func (s *Shell) ExecuteScript(ctx context.Context, req backend.ScriptRequest) (r
 }
 
 func (s *Shell) run(ctx context.Context, op string, command []string, text, cwd string, discard bool,
-	check func(backend.Limits) error) (backend.ExecResult, error) {
+	live backend.OutputFunc, check func(backend.Limits) error) (backend.ExecResult, error) {
 	if err := s.ws.live(ctx, op); err != nil {
 		return backend.ExecResult{}, err
 	}
@@ -119,7 +119,28 @@ func (s *Shell) run(ctx context.Context, op string, command []string, text, cwd 
 	if err != nil {
 		return backend.ExecResult{}, err
 	}
-	return stamp(s.answer(text), l, command, path.Join(Root, dir), discard), nil
+	res := s.answer(text)
+	if live != nil && !discard {
+		replay(live, res)
+	}
+	return stamp(res, l, command, path.Join(Root, dir), discard), nil
+}
+
+// replay hands a canned result's output to a live-output sink the way a
+// command that printed it would: a line per chunk, raw (before the cap),
+// stdout then stderr. The mock cannot stream as a command runs; it
+// delivers the output before Execute returns, as the contract allows.
+func replay(live backend.OutputFunc, res backend.ExecResult) {
+	for _, o := range []struct {
+		stream backend.Stream
+		text   string
+	}{{backend.Stdout, res.Stdout}, {backend.Stderr, res.Stderr}} {
+		for line := range strings.SplitAfterSeq(o.text, "\n") {
+			if line != "" {
+				live(o.stream, []byte(line))
+			}
+		}
+	}
 }
 
 // answer picks the canned result for a command: a response of the

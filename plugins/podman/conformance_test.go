@@ -28,6 +28,7 @@ var conformance = sdktests.Backend{
 		Python:        true, // the test image has python3
 		Network:       false,
 		HostDir:       func(ws backend.Workspace) string { return ws.(*Workspace).Dir() },
+		Streaming:     true,
 	},
 	// Each check with limits of its own starts a container; on 2 shared
 	// cores a busy moment can take a while.

@@ -32,7 +32,8 @@ type execRun struct {
 	script  bool    // stdin is a script for scriptWrapScript
 	timeout time.Duration
 	discard bool
-	quiet   bool // no shell.exec event (internal probes)
+	output  backend.OutputFunc // live output; nil for none
+	quiet   bool               // no shell.exec event (internal probes)
 }
 
 type stopReason int
@@ -129,6 +130,8 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 	var ow, ew io.Writer = stdout, stderr
 	if r.discard {
 		ow, ew = io.Discard, io.Discard
+	} else if r.output != nil {
+		ow, ew = liveWriter{ow, backend.Stdout, r.output}, liveWriter{ew, backend.Stderr, r.output}
 	}
 	hdr := newHeaderWriter(ew)
 	done := make(chan error, 1)

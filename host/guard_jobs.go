@@ -1,0 +1,138 @@
+package host
+
+import (
+	"context"
+	"sync"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// guardedJobs is a session's background jobs: a job is a command, so it
+// takes the command's path (limits, then the policy chain, judged as a
+// shell exec, since what runs is what matters), plus the kernel's own
+// bounds: its runtime (default and cap from the config) and how many one
+// session runs at once.
+type guardedJobs struct {
+	s     *Session
+	start sync.Mutex // one start at a time: the count and the start agree
+}
+
+// Jobs returns the session's background jobs. Every call fails with
+// ErrUnavailable on a backend without them.
+func (s *Session) Jobs() backend.JobRunner { return s.jobs }
+
+func (g *guardedJobs) runner(ctx context.Context, op string) (backend.JobRunner, bool, error) {
+	ws, fellBack, err := g.s.workspace(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	jr, ok := ws.(backend.JobRunner)
+	if !ok {
+		return nil, false, backend.Errorf(backend.ErrUnavailable, op, "", "this session's backend runs no background jobs (the host and podman backends do)")
+	}
+	return jr, fellBack, nil
+}
+
+func (g *guardedJobs) StartJob(ctx context.Context, req backend.JobRequest) (backend.JobInfo, error) {
+	const op = "job.start"
+	s := g.s
+	done, err := s.begin()
+	if err != nil {
+		return backend.JobInfo{}, err
+	}
+	defer done()
+	if _, err := s.k.cfg.Limits.CheckExec(req.Exec()); err != nil {
+		return backend.JobInfo{}, err
+	}
+	limit := s.k.cfg.JobMaxRuntime
+	switch {
+	case req.MaxRuntime < 0:
+		return backend.JobInfo{}, backend.Errorf(backend.ErrInvalid, op, "", "max runtime %s is negative", req.MaxRuntime)
+	case req.MaxRuntime == 0 || req.MaxRuntime > limit:
+		req.MaxRuntime = limit // a caller can shorten it, never extend it
+	}
+	check := CheckRequest{Action: ActionShellExec, Command: req.Command(), Shell: req.Shell, Cwd: req.Cwd, EnvKeys: envKeys(req.Env)}
+	if err := s.k.chain.check(ctx, s.checkRequest(ctx, check)); err != nil {
+		return backend.JobInfo{}, err
+	}
+	jr, fellBack, err := g.runner(ctx, op)
+	if err != nil {
+		return backend.JobInfo{}, err
+	}
+	g.start.Lock()
+	defer g.start.Unlock()
+	jobs, err := jr.ListJobs(ctx)
+	if err != nil {
+		return backend.JobInfo{}, err
+	}
+	running := 0
+	for _, j := range jobs {
+		if j.Running() {
+			running++
+		}
+	}
+	if running >= s.k.cfg.MaxJobs {
+		return backend.JobInfo{}, backend.Errorf(backend.ErrUnavailable, op, "",
+			"the session already runs %d background jobs, the limit (limits.max_jobs): wait for one to end or cancel one (job_list shows them)", running)
+	}
+	info, err := jr.StartJob(ctx, req)
+	if fellBack {
+		info.Sandboxed = false
+	}
+	s.k.log.Info("job.start", "session", s.spec.Session, "job", info.ID, "command", joinArgv(req.Command()),
+		"tool", callTool(ctx), "error", errString(err))
+	return info, err
+}
+
+func (g *guardedJobs) JobStatus(ctx context.Context, id string, since backend.JobOffsets) (backend.JobStatus, error) {
+	done, err := g.s.begin()
+	if err != nil {
+		return backend.JobStatus{}, err
+	}
+	defer done()
+	jr, fellBack, err := g.runner(ctx, "job.status")
+	if err != nil {
+		return backend.JobStatus{}, err
+	}
+	st, err := jr.JobStatus(ctx, id, since)
+	if fellBack {
+		st.Sandboxed = false
+	}
+	return st, err
+}
+
+func (g *guardedJobs) CancelJob(ctx context.Context, id string) (backend.JobInfo, error) {
+	done, err := g.s.begin()
+	if err != nil {
+		return backend.JobInfo{}, err
+	}
+	defer done()
+	jr, _, err := g.runner(ctx, "job.cancel")
+	if err != nil {
+		return backend.JobInfo{}, err
+	}
+	return jr.CancelJob(ctx, id)
+}
+
+func (g *guardedJobs) ListJobs(ctx context.Context) ([]backend.JobInfo, error) {
+	done, err := g.s.begin()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	jr, _, err := g.runner(ctx, "job.list")
+	if err != nil {
+		return nil, err
+	}
+	return jr.ListJobs(ctx)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// Interface guards
+var _ backend.JobRunner = (*guardedJobs)(nil)
