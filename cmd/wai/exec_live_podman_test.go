@@ -36,7 +36,7 @@ func TestExecPodmanPrintsOutputAsItComes(t *testing.T) {
 	done := make(chan int, 1)
 	script := "echo line1; : > ready-" + m + "; while [ ! -e gate-" + m + " ]; do sleep 0.05; done; echo line2"
 	go func() {
-		code := run(ctx, []string{"exec", "--config", config, "-c", script}, stdio{in: strings.NewReader(""), out: pw, err: &stderr})
+		code := run(ctx, []string{"exec", "--config", config, "-c", script}, strings.NewReader(""), pw, &stderr)
 		pw.Close()
 		done <- code
 	}()
