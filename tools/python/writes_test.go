@@ -1,0 +1,137 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestReadsAndWrites(t *testing.T) {
+	runPython(t, map[string]string{"unread.txt": "old\n"}, func(t *testing.T, e pyEnv) {
+		t.Run("reads are bound by path and through the helpers", func(t *testing.T) {
+			s := e.session()
+			e.write(t, s, "data/a.csv", "x,y\n1,2\n")
+			code := "(globals()['data/a.csv'] == vfs_reads['data/a.csv'] == read_text('/workspace/data/a.csv'), vfs_reads['data/a.csv'])"
+			e.fake(code, canned{rec: &record{ValueRepr: ptr(`(True, 'x,y\n1,2\n')`), Globals: map[string]json.RawMessage{}}})
+			res, r := e.mustCall(t, s, map[string]any{"code": code, "reads": []any{map[string]any{"path": "/workspace/data/a.csv"}}})
+			if !res.OK || *r.ValueRepr != `(True, 'x,y\n1,2\n')` || len(r.Reads) != 1 || r.Reads[0].Path != "data/a.csv" {
+				t.Fatalf("%q %+v", res.Message, r)
+			}
+			if _, bound := r.Globals["data/a.csv"]; bound {
+				t.Fatalf("a read's text came back among the globals: %+v", r.Globals)
+			}
+			if e.Mock != nil {
+				runs := e.py.runs()
+				if got := runs[len(runs)-1].Reads["data/a.csv"]; got != "x,y\n1,2\n" {
+					t.Fatalf("the driver was given %q", got)
+				}
+			}
+		})
+		t.Run("a template write and write_text after success", func(t *testing.T) {
+			s := e.session()
+			code := "total = sum(range(10))\nwrite_text('notes/extra.txt', 'extra')\ntotal"
+			e.fake(code, canned{rec: &record{ValueRepr: ptr("45"), Globals: map[string]json.RawMessage{"total": json.RawMessage("45")},
+				Writes: []writeSpec{{Path: "out/report.txt", Content: "total=45 {literal}", Mode: "create"},
+					{Path: "notes/extra.txt", Content: "extra", Mode: "overwrite"}}}})
+			res, r := e.mustCall(t, s, map[string]any{"code": code, "mode": "statements",
+				"writes": []any{map[string]any{"path": "out/report.txt", "content": "total={total} {{literal}}"}}})
+			if !res.OK || len(r.Writes) != 2 || r.Writes[0].Content != "total=45 {literal}" || !strings.Contains(res.Message, "Wrote: /out/report.txt (create), /notes/extra.txt (overwrite)") {
+				t.Fatalf("%q %+v", res.Message, r)
+			}
+			for path, want := range map[string]string{"out/report.txt": "total=45 {literal}", "notes/extra.txt": "extra"} {
+				if got, ok := e.file(t, s, path); !ok || got != want {
+					t.Fatalf("%s holds %q (exists %v), want %q", path, got, ok, want)
+				}
+			}
+		})
+		t.Run("append after reading", func(t *testing.T) {
+			s := e.session()
+			e.write(t, s, "log.txt", "one\n")
+			e.fake("0", canned{rec: &record{ValueRepr: ptr("0"), Globals: map[string]json.RawMessage{},
+				Writes: []writeSpec{{Path: "log.txt", Content: "two\n", Mode: "append"}}}})
+			res, _ := e.mustCall(t, s, map[string]any{"code": "0", "writes": []any{map[string]any{"path": "log.txt", "content": "two\n", "mode": "append"}}})
+			if got, _ := e.file(t, s, "log.txt"); !res.OK || got != "one\ntwo" {
+				t.Fatalf("%q; log.txt holds %q", res.Message, got)
+			}
+		})
+		t.Run("an unknown template name writes nothing", func(t *testing.T) {
+			s := e.session()
+			code := "write_text('first.txt', 'a')\nx = 1"
+			e.fake(code, canned{exit: 1, stderr: "LookupError: writes[0] (second.txt): the template names 'missing', which is not a global after the run\n",
+				rec: &record{Status: 1, Globals: map[string]json.RawMessage{"x": json.RawMessage("1")}}})
+			res, r := e.mustCall(t, s, map[string]any{"code": code, "mode": "statements",
+				"writes": []any{map[string]any{"path": "second.txt", "content": "{x} {missing}"}}})
+			if res.OK || len(r.Writes) != 0 || !strings.Contains(r.Stderr, "'missing'") || !strings.Contains(res.Message, "Writes: nothing was written") {
+				t.Fatalf("%q %+v", res.Message, r)
+			}
+			noFiles(t, e, s, "first.txt", "second.txt")
+		})
+		t.Run("a failing run writes nothing", func(t *testing.T) {
+			s := e.session()
+			code := "write_text('queued.txt', 'q')\n1/0"
+			e.fake(code, canned{exit: 1, stderr: "ZeroDivisionError: division by zero\n", rec: &record{Status: 1, Globals: map[string]json.RawMessage{}}})
+			res, r := e.mustCall(t, s, map[string]any{"code": code, "mode": "statements",
+				"writes": []any{map[string]any{"path": "declared.txt", "content": "d"}}})
+			if res.OK || r.ExitCode != 1 || len(r.Writes) != 0 {
+				t.Fatalf("%q %+v", res.Message, r)
+			}
+			noFiles(t, e, s, "queued.txt", "declared.txt")
+		})
+		t.Run("an infinite loop times out without side effects", func(t *testing.T) {
+			s := e.session()
+			code := "write_text('loop.txt', 'x')\nprint('before', flush=True)\nwhile True: pass"
+			e.fake(code, canned{printed: "before\n", timedOut: true})
+			start := time.Now()
+			res, r := e.mustCall(t, s, map[string]any{"code": code, "mode": "statements",
+				"writes": []any{map[string]any{"path": "after.txt", "content": "a"}}})
+			took := time.Since(start)
+			if res.OK || !r.TimedOut || r.ExitCode != 124 || !strings.HasPrefix(res.Message, "Evaluation timed out.") ||
+				!strings.HasSuffix(r.Stderr, "Execution timed out.") || r.Stdout != "before\n" || len(r.Writes) != 0 {
+				t.Fatalf("%q %+v", res.Message, r)
+			}
+			if e.Backend.Real && (took < 4*time.Second || took > 60*time.Second) {
+				t.Fatalf("the 5 s timeout took %s", took)
+			}
+			noFiles(t, e, s, "loop.txt", "after.txt")
+		})
+		t.Run("overwriting an unread file is refused by read-before-write", func(t *testing.T) {
+			s := e.session()
+			if e.Backend.Real { // made by a command, so the session has not read it
+				if res, _ := e.mustCall(t, s, map[string]any{"code": "open('unread.txt', 'w').write('old\\n')"}); !res.OK {
+					t.Fatal(res.Message)
+				}
+			}
+			e.fake("1", canned{rec: &record{ValueRepr: ptr("1"), Globals: map[string]json.RawMessage{},
+				Writes: []writeSpec{{Path: "unread.txt", Content: "new", Mode: "overwrite"}}}})
+			res, r := e.mustCall(t, s, map[string]any{"code": "1", "writes": []any{map[string]any{"path": "unread.txt", "content": "new", "mode": "overwrite"}}})
+			if res.OK || len(r.Writes) != 0 || !strings.Contains(res.Message, "read_before_write") || !strings.Contains(res.Message, "nothing was written") {
+				t.Fatalf("%q %+v", res.Message, r)
+			}
+			if got, _ := e.file(t, s, "unread.txt"); got != "old" {
+				t.Fatalf("unread.txt holds %q", got)
+			}
+		})
+		t.Run("write_text to an existing file in create mode writes nothing", func(t *testing.T) {
+			s := e.session()
+			e.write(t, s, "taken.txt", "mine")
+			code := "write_text('fresh.txt', 'f')\nwrite_text('taken.txt', 't', mode='create')"
+			e.fake(code, canned{rec: &record{Globals: map[string]json.RawMessage{},
+				Writes: []writeSpec{{Path: "fresh.txt", Content: "f", Mode: "overwrite"}, {Path: "taken.txt", Content: "t", Mode: "create"}}}})
+			res, r := e.mustCall(t, s, map[string]any{"code": code, "mode": "statements"})
+			if res.OK || len(r.Writes) != 0 || !strings.Contains(res.Message, "never overwrites") {
+				t.Fatalf("%q %+v", res.Message, r)
+			}
+			noFiles(t, e, s, "fresh.txt")
+		})
+	})
+}
+
+func noFiles(t *testing.T, e pyEnv, session string, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if got, ok := e.file(t, session, p); ok {
+			t.Errorf("%s was written (%q) by a call that must write nothing", p, got)
+		}
+	}
+}
