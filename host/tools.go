@@ -276,7 +276,7 @@ func (k *Kernel) call(ctx context.Context, session, tool string, params json.Raw
 		}
 		return ToolResult{}, session, err
 	}
-	if err := checkOutput(e, r.Value); err != nil {
+	if err := checkOutput(e, r.OK, r.Value); err != nil {
 		return ToolResult{}, session, err
 	}
 	res := ToolResult{OK: r.OK, Message: r.Message, Value: r.Value, Sandboxed: s.sandboxedOr(chosen.info.Sandboxed)}

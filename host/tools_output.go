@@ -24,15 +24,20 @@ func resolveOutputSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
 }
 
 // checkOutput holds a plugin to the output schema it declared: a value
-// the schema refuses is the plugin's bug (ErrBadOutput), not an answer the
-// kernel passes on as structured content a client would trust. A result
-// without a value (a failure that has none) promises nothing.
-func checkOutput(e *toolEntry, value json.RawMessage) error {
+// the schema refuses, or a successful result without one (MCP clients
+// require structured content of such a tool), is the plugin's bug
+// (ErrBadOutput), not an answer the kernel passes on as structured content
+// a client would trust. A failed result without a value promises nothing.
+func checkOutput(e *toolEntry, ok bool, value json.RawMessage) error {
 	if e.output == nil {
 		return nil
 	}
 	t := bytes.TrimSpace(value)
 	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		if ok {
+			return fmt.Errorf("call %s: plugin %s declares an output schema but returned a successful result without a value, a bug to report to the plugin's author: %w",
+				e.tool.Name, e.tool.Plugin, ErrBadOutput)
+		}
 		return nil
 	}
 	var v any

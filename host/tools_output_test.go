@@ -34,10 +34,11 @@ func newTyped(output string) *typedTools {
 	return &typedTools{output: output, goTools: goTools{name: "typed", tools: map[string]func(context.Context, wasm.Env, json.RawMessage) (wasm.ToolResult, error){
 		"typed": func(_ context.Context, _ wasm.Env, params json.RawMessage) (wasm.ToolResult, error) {
 			var p struct {
+				OK    bool            `json:"ok"`
 				Value json.RawMessage `json:"value"`
 			}
 			_ = json.Unmarshal(params, &p)
-			return wasm.ToolResult{OK: len(p.Value) > 0, Message: "answered", Value: p.Value}, nil
+			return wasm.ToolResult{OK: p.OK, Message: "answered", Value: p.Value}, nil
 		},
 	}}}
 }
@@ -52,17 +53,19 @@ func TestOutputSchemaIsKept(t *testing.T) {
 	}
 	ctx := context.Background()
 	for params, bad := range map[string]bool{
-		`{"value":{"path":"a"}}`:          false,
-		`{}`:                              false, // no value: nothing promised
-		`{"value":null}`:                  false,
-		`{"value":{"path":1}}`:            true,
-		`{"value":{"path":"a","x":1}}`:    true,
-		`{"value":{}}`:                    true,
-		`{"value":["not","an","object"]}`: true,
+		`{"value":{"path":"a"}}`:           false,
+		`{}`:                               false, // a failure without a value promises nothing
+		`{"value":null}`:                   false,
+		`{"value":{"path":"a"},"ok":true}`: false,
+		`{"ok":true}`:                      true, // a success must carry its value
+		`{"value":{"path":1}}`:             true,
+		`{"value":{"path":"a","x":1}}`:     true,
+		`{"value":{}}`:                     true,
+		`{"value":["not","an","object"]}`:  true,
 	} {
 		res, err := k.Call(ctx, "s", "typed", json.RawMessage(params))
 		switch {
-		case bad && (!errors.Is(err, ErrBadOutput) || backend.KindOf(err) != nil || !strings.Contains(err.Error(), "plugin typed returned a value its declared output schema refuses")):
+		case bad && (!errors.Is(err, ErrBadOutput) || backend.KindOf(err) != nil || !strings.Contains(err.Error(), "call typed: plugin typed ")):
 			t.Errorf("%s: want ErrBadOutput, got %+v, %v", params, res, err)
 		case !bad && err != nil:
 			t.Errorf("%s: %v", params, err)

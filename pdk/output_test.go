@@ -91,6 +91,7 @@ func TestReturns(t *testing.T) {
 		Wrong bool `json:"wrong,omitempty"`
 		None  bool `json:"none,omitempty"`
 		Ptr   bool `json:"ptr,omitempty"`
+		Empty bool `json:"empty,omitempty"`
 	}
 	Declare("r", "1")
 	Tool("typed", "Typed.", func(_ *Call, in p) (Result, error) {
@@ -101,6 +102,8 @@ func TestReturns(t *testing.T) {
 			return Fail("no value"), nil
 		case in.Ptr:
 			return OK("ptr", &outItem{Path: "p"}), nil
+		case in.Empty:
+			return OK("empty", nil), nil
 		}
 		return OK("ok", outItem{Path: "v"}), nil
 	}, Returns[outItem]())
@@ -124,6 +127,7 @@ func TestReturns(t *testing.T) {
 		`{}`:             `{"ok":true,"message":"ok","value":{"path":"v"}}`,
 		`{"ptr":true}`:   `{"ok":true,"message":"ptr","value":{"path":"p"}}`,
 		`{"none":true}`:  `{"ok":false,"message":"no value"}`,
+		`{"empty":true}`: `{"error":{"kind":"internal","message":"tool typed returned a successful result without a value, but declares pdk.outItem (pdk.Returns)"}}`,
 		`{"wrong":true}`: `{"error":{"kind":"internal","message":"tool typed returned a value of type map[string]interface {}, but declares pdk.outItem (pdk.Returns)"}}`,
 	} {
 		if got := call(params); got != want {

@@ -114,9 +114,16 @@ func Returns[R any]() ToolOption {
 	}
 }
 
-func (t *toolSpec) checkOutput(v any) error {
-	if t.output == nil || v == nil {
+// checkOutput refuses a value of another type than Returns declared, and
+// a successful result without one: MCP clients require structured content
+// from a tool with an output schema.
+func (t *toolSpec) checkOutput(res Result) error {
+	v := res.Value
+	if t.output == nil || v == nil && !res.OK {
 		return nil
+	}
+	if v == nil {
+		return Errorf(KindInternal, "tool %s returned a successful result without a value, but declares %s (pdk.Returns)", t.Name, t.output)
 	}
 	if got := reflect.TypeOf(v); got == t.output || got == reflect.PointerTo(t.output) {
 		return nil
@@ -235,7 +242,7 @@ func Tool[P any](name, description string, fn func(c *Call, params P) (Result, e
 		}
 		res, err := fn(c, p)
 		if err == nil {
-			err = t.checkOutput(res.Value)
+			err = t.checkOutput(res)
 		}
 		return res, err
 	}
