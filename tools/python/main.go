@@ -101,8 +101,11 @@ func finish(r *result, res pdk.ExecResult, in driverInput) pdk.Result {
 	if err != nil {
 		if r.ExitCode == 0 {
 			r.ExitCode = 1
-			r.Stderr = shellfmt.Chars(strings.TrimPrefix(r.Stderr+"\n"+err.Error()+
-				" (did the code call os._exit or close stdout?); nothing was written.", "\n"), maxStreamChars)
+			why := " (did the code call os._exit or close stdout?)"
+			if res.Truncated {
+				why = " (the output was over the sandbox's output limit: print less, and write fewer or smaller files per call)"
+			}
+			r.Stderr = shellfmt.Chars(strings.TrimPrefix(r.Stderr+"\n"+err.Error()+why+"; nothing was written.", "\n"), maxStreamChars)
 		}
 		return pdk.FailWith(message(failed(r.ExitCode), r, "nothing was written"), *r)
 	}

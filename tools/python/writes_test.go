@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wai-dev/wai/host/backend"
 )
 
 func TestReadsAndWrites(t *testing.T) {
@@ -43,6 +46,42 @@ func TestReadsAndWrites(t *testing.T) {
 				if got, ok := e.file(t, s, path); !ok || got != want {
 					t.Fatalf("%s holds %q (exists %v), want %q", path, got, ok, want)
 				}
+			}
+		})
+		t.Run("a 48,000-character write fits the output cap", func(t *testing.T) {
+			s := e.session()
+			code := "write_text('big.txt', ''.join(chr(97 + i % 26) for i in range(48000)))"
+			big := make([]byte, maxWriteChars)
+			for i := range big {
+				big[i] = byte('a' + i%26)
+			}
+			e.fake(code, canned{rec: &record{Globals: map[string]json.RawMessage{}, Writes: []writeSpec{{Path: "big.txt", Content: string(big), Mode: "overwrite"}}}})
+			res, r := e.mustCall(t, s, map[string]any{"code": code, "mode": "statements"})
+			if got, _ := e.file(t, s, "big.txt"); !res.OK || len(r.Writes) != 1 || got != string(big) {
+				t.Fatalf("%q: wrote %d characters", res.Message, len(got))
+			}
+		})
+		t.Run("results over the output cap write nothing", func(t *testing.T) {
+			s := e.session()
+			code := "import random\nrandom.seed(1)\nfor i in range(3): write_text('r%d.txt' % i, ''.join(chr(random.randrange(33, 127)) for _ in range(40000)))"
+			e.fake(code, canned{rec: &record{Globals: map[string]json.RawMessage{}},
+				tamper: func(stdout, marker string) string { return stdout[:len(stdout)/2] + "\n...[truncated 9999 bytes]...\n" }})
+			res, r := e.mustCall(t, s, map[string]any{"code": code, "mode": "statements"})
+			if res.OK || len(r.Writes) != 0 || !strings.Contains(r.Stderr, "without its result record") || !strings.Contains(r.Stderr, "nothing was written") {
+				t.Fatalf("%q %+v", res.Message, r)
+			}
+			if e.Backend.Real && !strings.Contains(r.Stderr, "over the sandbox's output limit") {
+				t.Fatalf("the message does not say why: %q", r.Stderr)
+			}
+			noFiles(t, e, s, "r0.txt", "r1.txt", "r2.txt")
+		})
+		t.Run("reads over the sandbox's stdin limit are refused", func(t *testing.T) {
+			s := e.session()
+			e.write(t, s, "huge.txt", strings.Repeat("y", maxWriteChars))
+			e.write(t, s, "huge2.txt", strings.Repeat("z", maxWriteChars))
+			_, _, err := e.call(t, s, map[string]any{"code": "1", "reads": []any{map[string]any{"path": "huge.txt"}, map[string]any{"path": "huge2.txt"}}})
+			if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "open them with read_text in the code") {
+				t.Fatalf("want ErrInvalid saying to use read_text, got %v", err)
 			}
 		})
 		t.Run("append after reading", func(t *testing.T) {
