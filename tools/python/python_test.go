@@ -93,8 +93,12 @@ func (e pyEnv) file(t *testing.T, session, path string) (string, bool) {
 // runPython runs fn on every backend; seeds are files every mock
 // workspace starts with.
 func runPython(t *testing.T, seeds map[string]string, fn func(t *testing.T, e pyEnv)) {
+	runPythonWith(t, seeds, nil, fn)
+}
+
+func runPythonWith(t *testing.T, seeds map[string]string, adjust func(*host.Config), fn func(t *testing.T, e pyEnv)) {
 	py := &fakePython{t: t, answers: map[string]canned{}}
-	tooltest.RunOn(t, backendsWithFake(t, py, seeds), []string{"tools/python"}, nil, func(t *testing.T, e *tooltest.Env) {
+	tooltest.RunOn(t, backendsWithFake(t, py, seeds), []string{"tools/python"}, adjust, func(t *testing.T, e *tooltest.Env) {
 		if e.Backend.Real && !hasPython(t, e) {
 			if os.Getenv("CI") == "true" {
 				t.Fatal("python3 is required on CI: evaluate_python runs it")
