@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/wai-dev/wai/tools/internal/vfspath"
@@ -42,6 +43,10 @@ type driverInput struct {
 	MaxWrites     int               `json:"max_writes"`
 	MaxGlobals    int               `json:"max_globals"`
 	ReprChars     int               `json:"repr_chars"`
+	// BudgetMS is when the driver stops the code itself, short of the
+	// host's timeout, so a stopped run still reports its globals; the
+	// host's kill at evalTimeout stays the limit that cannot be dodged.
+	BudgetMS int64 `json:"budget_ms"`
 }
 
 func newInput(c checked, reads map[string]string) (driverInput, error) {
@@ -58,7 +63,7 @@ func newInput(c checked, reads map[string]string) (driverInput, error) {
 		Code: c.code, Mode: c.mode, Globals: g, Reads: reads, Writes: c.writes,
 		// A little over the limit, so shellfmt.Chars marks a cut stream.
 		StreamChars: maxStreamChars + 64, MaxWriteChars: maxWriteChars, MaxWrites: maxWrites,
-		MaxGlobals: maxGlobalsOut, ReprChars: maxReprChars,
+		MaxGlobals: maxGlobalsOut, ReprChars: maxReprChars, BudgetMS: (evalTimeout - budgetMargin).Milliseconds(),
 	}, nil
 }
 
@@ -69,7 +74,12 @@ type record struct {
 	Globals   map[string]json.RawMessage `json:"globals"`
 	Writes    []writeSpec                `json:"writes"`
 	Status    int                        `json:"status"`
+	TimedOut  bool                       `json:"timed_out"`
 }
+
+// budgetMargin is the time left, after the driver's budget, for it to
+// report before the host kills python3.
+const budgetMargin = 700 * time.Millisecond
 
 // Caps on what a record may hold, whatever printed it: the code shares
 // the process with the driver and could forge a record, so nothing in one

@@ -11,6 +11,7 @@ import base64
 import builtins
 import io
 import json
+import signal
 import sys
 import traceback
 import zlib
@@ -59,6 +60,16 @@ class Tee(io.TextIOBase):
             self.real.write(part.encode("utf-8", "backslashreplace"))
             self.real.flush()
         return len(s)
+
+
+class OutOfTime(BaseException):
+    """Raised in the code when its time budget is spent. A BaseException,
+    so `except Exception` in the code does not swallow it; code that
+    swallows it anyway is killed by the host at the hard timeout."""
+
+
+def out_of_time(signum, frame):
+    raise OutOfTime()
 
 
 def helpers(inp, reads, pending):
@@ -151,7 +162,9 @@ def main():
     ns.update(reads)
     ns.update({k: json.loads(v) for k, v in inp["globals"].items()})
     ns.update(read_text=read_text, write_text=write_text, vfs_reads=reads)
-    record, status = {"value_repr": None, "globals": {}, "writes": []}, 0
+    record, status = {"value_repr": None, "globals": {}, "writes": [], "timed_out": False}, 0
+    signal.signal(signal.SIGALRM, out_of_time)
+    signal.setitimer(signal.ITIMER_REAL, inp["budget_ms"] / 1000)
     try:
         try:
             has_value, value = run(inp, ns)
@@ -163,12 +176,17 @@ def main():
                 print(e.code, file=sys.stderr)
         if status == 0:
             record["writes"] = render(inp, ns, pending)
+    except OutOfTime:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        record["timed_out"], status = True, 124
     except BaseException as e:
+        signal.setitimer(signal.ITIMER_REAL, 0)
         tb = e.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename != "<code>":
             tb = tb.tb_next  # the driver's own frames say nothing about the code
         traceback.print_exception(type(e), e, tb)
         status = 1
+    signal.setitimer(signal.ITIMER_REAL, 0)
     if status != 0:
         record["writes"] = []
     record["status"] = status

@@ -89,12 +89,8 @@ func run(_ *pdk.Call, p params) (pdk.Result, error) {
 // finish fills r from the run and applies its writes when it succeeded.
 func finish(r *result, res pdk.ExecResult, in driverInput) pdk.Result {
 	r.Stderr = shellfmt.Chars(res.Stderr, maxStreamChars)
-	if res.TimedOut {
-		r.ExitCode = pdk.TimeoutExitCode
-		r.Stdout = shellfmt.Chars(res.Stdout, maxStreamChars)
-		r.Stderr = shellfmt.Chars(strings.TrimRight(res.Stderr+"\nExecution timed out.", "\n"), maxStreamChars)
-		r.Stderr = strings.TrimPrefix(r.Stderr, "\n")
-		return pdk.FailWith(message("Evaluation timed out.", r, "nothing was written"), *r)
+	if res.TimedOut { // the host killed python3: its output is all there is
+		return timedOut(r, res.Stdout, res.Stderr)
 	}
 	printed, rec, err := parseRecord(res.Stdout, in.Marker, in)
 	r.Stdout = shellfmt.Chars(printed, maxStreamChars)
@@ -108,6 +104,10 @@ func finish(r *result, res pdk.ExecResult, in driverInput) pdk.Result {
 			r.Stderr = shellfmt.Chars(strings.TrimPrefix(r.Stderr+"\n"+err.Error()+why+"; nothing was written.", "\n"), maxStreamChars)
 		}
 		return pdk.FailWith(message(failed(r.ExitCode), r, "nothing was written"), *r)
+	}
+	if rec.TimedOut { // the driver stopped the code at its budget
+		r.Globals = rec.Globals
+		return timedOut(r, printed, res.Stderr)
 	}
 	r.ValueRepr, r.Globals = rec.ValueRepr, rec.Globals
 	if r.Globals == nil {
@@ -126,6 +126,18 @@ func finish(r *result, res pdk.ExecResult, in driverInput) pdk.Result {
 		return pdk.FailWith(message("Evaluation succeeded (exit code 0), but "+err.Error()+".", r, ""), *r)
 	}
 	return pdk.OK(message("Evaluation succeeded (exit code 0).", r, ""), *r)
+}
+
+// timedOut is the answer of a run stopped at its time budget (by the
+// driver) or its timeout (by the host): nothing is written either way.
+func timedOut(r *result, stdout, stderr string) pdk.Result {
+	r.TimedOut, r.ExitCode, r.ValueRepr = true, pdk.TimeoutExitCode, nil
+	r.Stdout = shellfmt.Chars(stdout, maxStreamChars)
+	r.Stderr = shellfmt.Chars(strings.TrimPrefix(strings.TrimRight(stderr, "\n")+"\nExecution timed out.", "\n"), maxStreamChars)
+	if r.Globals == nil {
+		r.Globals = map[string]json.RawMessage{}
+	}
+	return pdk.FailWith(message("Evaluation timed out.", r, "nothing was written"), *r)
 }
 
 func failed(code int) string {

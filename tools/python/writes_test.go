@@ -117,23 +117,42 @@ func TestReadsAndWrites(t *testing.T) {
 			}
 			noFiles(t, e, s, "queued.txt", "declared.txt")
 		})
-		t.Run("an infinite loop times out without side effects", func(t *testing.T) {
-			s := e.session()
-			code := "write_text('loop.txt', 'x')\nprint('before', flush=True)\nwhile True: pass"
-			e.fake(code, canned{printed: "before\n", timedOut: true})
-			start := time.Now()
-			res, r := e.mustCall(t, s, map[string]any{"code": code, "mode": "statements",
-				"writes": []any{map[string]any{"path": "after.txt", "content": "a"}}})
-			took := time.Since(start)
-			if res.OK || !r.TimedOut || r.ExitCode != 124 || !strings.HasPrefix(res.Message, "Evaluation timed out.") ||
-				!strings.HasSuffix(r.Stderr, "Execution timed out.") || r.Stdout != "before\n" || len(r.Writes) != 0 {
-				t.Fatalf("%q %+v", res.Message, r)
-			}
-			if e.Backend.Real && (took < 4*time.Second || took > 60*time.Second) {
-				t.Fatalf("the 5 s timeout took %s", took)
-			}
-			noFiles(t, e, s, "loop.txt", "after.txt")
-		})
+		// The driver stops the code at its budget and still reports; code
+		// that dodges that is killed by the host at 5 s. Neither writes.
+		for _, c := range []struct {
+			name, code string
+			fake       canned
+		}{
+			{"an infinite loop times out without side effects",
+				"write_text('loop.txt', 'x')\nn = 7\nprint('before', flush=True)\nwhile True: pass",
+				canned{printed: "before\n", exit: 124, rec: &record{Status: 124, TimedOut: true, Globals: map[string]json.RawMessage{"n": json.RawMessage("7")}}}},
+			{"a loop that dodges the budget is killed without side effects",
+				"import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\nwrite_text('loop.txt', 'x')\nprint('before', flush=True)\nwhile True: pass",
+				canned{printed: "before\n", timedOut: true}},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				s := e.session()
+				e.fake(c.code, c.fake)
+				start := time.Now()
+				res, r := e.mustCall(t, s, map[string]any{"code": c.code, "mode": "statements",
+					"writes": []any{map[string]any{"path": "after.txt", "content": "a"}}})
+				took := time.Since(start)
+				if res.OK || !r.TimedOut || r.ExitCode != 124 || !strings.HasPrefix(res.Message, "Evaluation timed out.") ||
+					!strings.HasSuffix(r.Stderr, "Execution timed out.") || r.Stdout != "before\n" || len(r.Writes) != 0 || r.ValueRepr != nil {
+					t.Fatalf("%q %+v", res.Message, r)
+				}
+				if c.fake.rec != nil && string(r.Globals["n"]) != "7" {
+					t.Fatalf("a run the driver stopped reports its globals: %+v", r.Globals)
+				}
+				if c.fake.rec == nil && len(r.Globals) != 0 {
+					t.Fatalf("a run the host killed has no record, yet globals %+v", r.Globals)
+				}
+				if e.Backend.Real && (took < 4*time.Second || took > 60*time.Second) {
+					t.Fatalf("the 5 s timeout took %s", took)
+				}
+				noFiles(t, e, s, "loop.txt", "after.txt")
+			})
+		}
 		t.Run("overwriting an unread file is refused by read-before-write", func(t *testing.T) {
 			s := e.session()
 			if e.Backend.Real { // made by a command, so the session has not read it
