@@ -143,17 +143,6 @@ func (k *Kernel) registerTools(p toolPlugin, aliases map[string]string, where st
 	return nil
 }
 
-func resolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = json.RawMessage(`{"type":"object"}`)
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, err
-	}
-	return s.Resolve(nil)
-}
-
 // checkDisabledTools refuses a disabled_tools entry that names no tool the
 // loaded plugins export: a misspelt name would leave enabled the very tool
 // it was meant to turn off. With no tool plugins loaded (wai exec loads

@@ -14,6 +14,18 @@ import (
 // backend.Err* kind.
 var ErrBadOutput = errors.New("the result value breaks the tool's output schema")
 
+// resolveSchema resolves a tool's input schema; none means any object.
+func resolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage(`{"type":"object"}`)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	return s.Resolve(nil)
+}
+
 // resolveOutputSchema resolves a tool's declared output schema; none
 // (nil) means the tool promises no shape.
 func resolveOutputSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
