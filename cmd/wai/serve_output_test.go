@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 // Through the built binary and the official Go client: every tool lists
@@ -162,4 +165,27 @@ func TestServeOutputSchemasTypeScript(t *testing.T) {
 func hasPython3() bool {
 	_, err := exec.LookPath("python3")
 	return err == nil
+}
+
+// wai plugin inspect shows a tool's output schema, in JSON and as text.
+func TestPluginInspectShowsOutputSchema(t *testing.T) {
+	e := newEnv(t, "")
+	file := filepath.Join(t.TempDir(), "python.wasm")
+	if err := os.WriteFile(file, plugbuild.Build(t, "tools/python"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("plugin", "inspect", "--json", "--config", e.config, file)
+	var got inspectJSON
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &got) != nil || len(got.Tools) != 1 {
+		t.Fatalf("wai plugin inspect --json: %s", r)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, got.Tools[0].OutputSchema); err != nil || !strings.Contains(compact.String(), `"value_repr"`) ||
+		!strings.HasPrefix(compact.String(), `{"type":"object"`) {
+		t.Fatalf("outputSchema %s (%v)", compact.String(), err)
+	}
+	r = e.run("plugin", "inspect", "--config", e.config, file)
+	if _, out, _ := strings.Cut(r.stdout, "\n  output: {"); r.code != 0 || !strings.Contains(out, `"value_repr"`) {
+		t.Fatalf("text output lacks the output schema: %s", r)
+	}
 }
