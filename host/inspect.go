@@ -52,7 +52,7 @@ func InspectPlugin(ctx context.Context, cfg Config, path string) (PluginInfo, er
 	info := PluginInfo{Path: path, SHA256: p.SHA256(), ABI: d.ABI, Name: d.Name, Version: d.Version, Kind: d.Kind,
 		Capabilities: d.Capabilities, Actions: d.Actions, Imports: p.Imports()}
 	for _, s := range d.Tools {
-		t := Tool{Name: s.Name, Plugin: d.Name, Description: s.Description, InputSchema: s.InputSchema}
+		t := Tool{Name: s.Name, Plugin: d.Name, Description: s.Description, InputSchema: s.InputSchema, OutputSchema: s.OutputSchema}
 		if a := s.Annotations; a != nil {
 			t.Annotations = &ToolAnnotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
 				IdempotentHint: a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}

@@ -30,7 +30,11 @@ type Tool struct {
 	Description string
 	// InputSchema is the JSON Schema params are validated against.
 	InputSchema json.RawMessage
-	Annotations *ToolAnnotations
+	// OutputSchema, when the plugin declares one, is the JSON Schema (an
+	// object schema) every result Value of the tool satisfies: the kernel
+	// checks each one against it (see checkOutput).
+	OutputSchema json.RawMessage
+	Annotations  *ToolAnnotations
 }
 
 // ToolAnnotations are hints about a tool's behaviour, as MCP defines them.
@@ -73,6 +77,7 @@ type toolEntry struct {
 	tool   Tool
 	plugin toolPlugin
 	schema *jsonschema.Resolved
+	output *jsonschema.Resolved // nil: the tool declares no output schema
 	// runsCommands: the plugin may use the shell capability, so its
 	// description must say where commands run (backendNote).
 	runsCommands bool
@@ -121,7 +126,11 @@ func (k *Kernel) registerTools(p toolPlugin, aliases map[string]string, where st
 		if err != nil {
 			return backend.Errorf(backend.ErrInvalid, "plugin", d.Name, "tool %s has an unusable input schema: %v", spec.Name, err)
 		}
-		t := Tool{Name: name, Plugin: d.Name, Description: spec.Description, InputSchema: spec.InputSchema}
+		output, err := resolveOutputSchema(spec.OutputSchema)
+		if err != nil {
+			return backend.Errorf(backend.ErrInvalid, "plugin", d.Name, "tool %s has an unusable output schema: %v", spec.Name, err)
+		}
+		t := Tool{Name: name, Plugin: d.Name, Description: spec.Description, InputSchema: spec.InputSchema, OutputSchema: spec.OutputSchema}
 		if name != spec.Name {
 			t.Original = spec.Name
 		}
@@ -129,20 +138,9 @@ func (k *Kernel) registerTools(p toolPlugin, aliases map[string]string, where st
 			t.Annotations = &ToolAnnotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
 				IdempotentHint: a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}
 		}
-		k.tools[name] = &toolEntry{tool: t, plugin: p, schema: schema, runsCommands: runsCommands(d)}
+		k.tools[name] = &toolEntry{tool: t, plugin: p, schema: schema, output: output, runsCommands: runsCommands(d)}
 	}
 	return nil
-}
-
-func resolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = json.RawMessage(`{"type":"object"}`)
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, err
-	}
-	return s.Resolve(nil)
 }
 
 // checkDisabledTools refuses a disabled_tools entry that names no tool the
@@ -265,6 +263,9 @@ func (k *Kernel) call(ctx context.Context, session, tool string, params json.Raw
 			return ToolResult{}, session, &backend.Error{Kind: backend.ErrUnavailable, Op: "call", Path: tool,
 				Msg: "did not finish within " + bound, Err: context.DeadlineExceeded}
 		}
+		return ToolResult{}, session, err
+	}
+	if err := checkOutput(e, r.OK, r.Value); err != nil {
 		return ToolResult{}, session, err
 	}
 	res := ToolResult{OK: r.OK, Message: r.Message, Value: r.Value, Sandboxed: s.sandboxedOr(chosen.info.Sandboxed)}

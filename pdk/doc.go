@@ -6,7 +6,8 @@
 //
 // A tool plugin declares itself and its tools from init. Each tool's input
 // schema is derived from its params struct (see Schema), and its params
-// arrive decoded into it:
+// arrive decoded into it; Returns names the type of its result values,
+// whose schema (see OutputSchema) becomes the tool's output schema:
 //
 //	package main
 //
@@ -20,6 +21,10 @@
 //		Name string `json:"name" jsonschema:"who to greet"`
 //	}
 //
+//	type result struct {
+//		ExitCode int `json:"exit_code"`
+//	}
+//
 //	func init() {
 //		pdk.Declare("greet", "1.0.0", pdk.CapShell)
 //		pdk.Tool("greet", "Greets someone.", func(c *pdk.Call, p params) (pdk.Result, error) {
@@ -27,8 +32,8 @@
 //			if err != nil {
 //				return pdk.Result{}, err // keeps its kind: a policy's refusal stays ErrPermission
 //			}
-//			return pdk.OK(strings.TrimSpace(res.Stdout), res.ExitCode), nil
-//		})
+//			return pdk.OK(strings.TrimSpace(res.Stdout), result{ExitCode: res.ExitCode}), nil
+//		}, pdk.Returns[result]())
 //	}
 //
 //	func main() {}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"fmt"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -98,6 +99,39 @@ func Title(s string) ToolOption {
 	return func(t *toolSpec) { t.annotations().Title = s }
 }
 
+// Returns declares the type R of the tool's result values: its JSON
+// Schema (see OutputSchema) becomes the tool's output schema, which MCP
+// clients read as the shape of structuredContent. Every Value the tool
+// returns must then be an R or a *R (or nil, for a result without one);
+// another type is an internal error, so the schema cannot lie.
+func Returns[R any]() ToolOption {
+	return func(t *toolSpec) {
+		s, err := OutputSchema[R]()
+		if err != nil {
+			regError("tool %s: result type: %v", t.Name, err)
+			return
+		}
+		t.OutputSchema, t.output = s, reflect.TypeFor[R]()
+	}
+}
+
+// checkOutput refuses a value of another type than Returns declared, and
+// a successful result without one: MCP clients require structured content
+// from a tool with an output schema.
+func (t *toolSpec) checkOutput(res Result) error {
+	v := res.Value
+	if t.output == nil || v == nil && !res.OK {
+		return nil
+	}
+	if v == nil {
+		return Errorf(KindInternal, "tool %s returned a successful result without a value, but declares %s (pdk.Returns)", t.Name, t.output)
+	}
+	if got := reflect.TypeOf(v); got == t.output || got == reflect.PointerTo(t.output) {
+		return nil
+	}
+	return Errorf(KindInternal, "tool %s returned a value of type %s, but declares %s (pdk.Returns)", t.Name, reflect.TypeOf(v), t.output)
+}
+
 // InputSchema replaces the schema derived from the params type.
 func InputSchema(schema json.RawMessage) ToolOption {
 	return func(t *toolSpec) { t.InputSchema = schema }
@@ -112,12 +146,15 @@ type annotations struct {
 }
 
 type toolSpec struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"input_schema"`
-	Annotations *annotations    `json:"annotations,omitempty"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	Annotations  *annotations    `json:"annotations,omitempty"`
 
 	handle func(c *Call, params json.RawMessage) (Result, error)
+	// output is the type Returns declared: every Value must be one.
+	output reflect.Type
 }
 
 func (t *toolSpec) annotations() *annotations {
@@ -204,7 +241,11 @@ func Tool[P any](name, description string, fn func(c *Call, params P) (Result, e
 				return Result{}, Errorf(KindInvalid, "%s: bad params: %v", name, err)
 			}
 		}
-		return fn(c, p)
+		res, err := fn(c, p)
+		if err == nil {
+			err = t.checkOutput(res)
+		}
+		return res, err
 	}
 	for _, o := range registry.tools {
 		if o.Name == name {

@@ -2,11 +2,13 @@ package pdk
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Schema derives the JSON Schema of a params type P, the way Tool does:
@@ -23,17 +25,29 @@ import (
 // slices, arrays, maps with string keys, pointers (to their element),
 // json.RawMessage and any (no constraint) are supported.
 func Schema[P any]() (json.RawMessage, error) {
-	return schemaOf(reflect.TypeFor[P]())
+	return schemaOf(reflect.TypeFor[P](), false)
 }
 
-func schemaOf(t reflect.Type) (json.RawMessage, error) {
+// OutputSchema derives the JSON Schema of a result type R, the way
+// Returns does: as Schema, with one difference that keeps it true of
+// what encoding/json writes: a slice, map or pointer field without
+// omitempty may be null (a nil one is written as null).
+func OutputSchema[R any]() (json.RawMessage, error) {
+	return schemaOf(reflect.TypeFor[R](), true)
+}
+
+func schemaOf(t reflect.Type, output bool) (json.RawMessage, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("params must be a struct (the tool's arguments object), got %s", t)
+		what := "params must be a struct (the tool's arguments object)"
+		if output {
+			what = "a result type must be a struct (structured content is a JSON object)"
+		}
+		return nil, fmt.Errorf("%s, got %s", what, t)
 	}
-	s, err := (&schemaBuilder{seen: map[reflect.Type]bool{}}).build(t)
+	s, err := (&schemaBuilder{seen: map[reflect.Type]bool{}, output: output}).build(t)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +57,9 @@ func schemaOf(t reflect.Type) (json.RawMessage, error) {
 // jsonSchema is the subset of JSON Schema the builder emits, in a stable
 // key order.
 type jsonSchema struct {
-	Type                 string          `json:"type,omitempty"`
+	Type                 any             `json:"type,omitempty"` // a name, or a list of names
+	Format               string          `json:"format,omitempty"`
+	ContentEncoding      string          `json:"contentEncoding,omitempty"`
 	Description          string          `json:"description,omitempty"`
 	Properties           *properties     `json:"properties,omitempty"`
 	Required             []string        `json:"required,omitempty"`
@@ -85,14 +101,31 @@ func (p *properties) MarshalJSON() ([]byte, error) {
 }
 
 type schemaBuilder struct {
-	seen map[reflect.Type]bool // structs on the current path: recursion is refused
+	seen   map[reflect.Type]bool // structs on the current path: recursion is refused
+	output bool                  // a result type: nil slices, maps and pointers are null
 }
 
-var rawMessageType = reflect.TypeFor[json.RawMessage]()
+var (
+	rawMessageType    = reflect.TypeFor[json.RawMessage]()
+	timeType          = reflect.TypeFor[time.Time]()
+	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
 
 func (b *schemaBuilder) build(t reflect.Type) (*jsonSchema, error) {
-	if t == rawMessageType {
+	switch {
+	case t.Kind() == reflect.Pointer:
+		return b.build(t.Elem())
+	case t == rawMessageType:
 		return &jsonSchema{}, nil
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 && !implements(t, jsonMarshalerType):
+		return &jsonSchema{Type: "string", ContentEncoding: "base64"}, nil // how encoding/json writes []byte
+	case t == timeType:
+		return &jsonSchema{Type: "string", Format: "date-time"}, nil
+	case implements(t, jsonMarshalerType):
+		return &jsonSchema{}, nil // its own encoding: no constraint we could vouch for
+	case implements(t, textMarshalerType):
+		return &jsonSchema{Type: "string"}, nil
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
@@ -189,9 +222,27 @@ func (b *schemaBuilder) fields(t reflect.Type, s *jsonSchema) error {
 		s.Properties.schemas = append(s.Properties.schemas, fs)
 		if !strings.Contains(","+opts+",", ",omitempty,") && !strings.Contains(","+opts+",", ",omitzero,") {
 			s.Required = append(s.Required, name)
+			if b.output {
+				nullable(fs, f.Type)
+			}
 		}
 	}
 	return nil
+}
+
+// implements reports whether t or *t implements iface.
+func implements(t, iface reflect.Type) bool {
+	return t.Kind() != reflect.Interface && (t.Implements(iface) || reflect.PointerTo(t).Implements(iface))
+}
+
+// nullable lets a field that encoding/json may write as null be null.
+func nullable(s *jsonSchema, t reflect.Type) {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Map, reflect.Pointer:
+		if name, ok := s.Type.(string); ok && name != "" && t != rawMessageType {
+			s.Type = []string{name, "null"}
+		}
+	}
 }
 
 func applyTags(s *jsonSchema, f reflect.StructField) error {

@@ -111,6 +111,9 @@ func pluginFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		for _, t := range out.Tools {
 			fmt.Fprintf(w, "\ntool %s: %s\n", t.Name, oneLine(t.Description))
 			fmt.Fprintf(w, "  schema: %s\n", compactJSON(t.InputSchema))
+			if len(t.OutputSchema) > 0 {
+				fmt.Fprintf(w, "  output: %s\n", compactJSON(t.OutputSchema))
+			}
 		}
 		return exitOK
 	}

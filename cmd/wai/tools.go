@@ -28,12 +28,15 @@ tool with its input schema and annotations, as an MCP client would see them.`,
 // toolJSON is one tool as `wai tools --json` prints it; the field names are
 // MCP's, so the output can be compared with what `wai serve` offers.
 type toolJSON struct {
-	Name        string           `json:"name"`
-	Plugin      string           `json:"plugin"`
-	Original    string           `json:"original,omitempty"`
-	Description string           `json:"description"`
-	InputSchema json.RawMessage  `json:"inputSchema"`
-	Annotations *annotationsJSON `json:"annotations,omitempty"`
+	Name        string          `json:"name"`
+	Plugin      string          `json:"plugin"`
+	Original    string          `json:"original,omitempty"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema is the shape of the tool's structured results, when
+	// it declares one (as MCP's tools/list gives it).
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *annotationsJSON `json:"annotations,omitempty"`
 }
 
 // annotationsJSON spells the hints as MCP does.
@@ -46,7 +49,8 @@ type annotationsJSON struct {
 }
 
 func toToolJSON(t host.Tool) toolJSON {
-	out := toolJSON{Name: t.Name, Plugin: t.Plugin, Original: t.Original, Description: t.Description, InputSchema: t.InputSchema}
+	out := toolJSON{Name: t.Name, Plugin: t.Plugin, Original: t.Original, Description: t.Description, InputSchema: t.InputSchema,
+		OutputSchema: t.OutputSchema}
 	if a := t.Annotations; a != nil {
 		out.Annotations = &annotationsJSON{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: a.DestructiveHint, IdempotentHint: a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}
 	}
@@ -59,7 +63,7 @@ func toolsFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		asJSON bool
 	)
 	kf.register(fs)
-	fs.BoolVar(&asJSON, "json", false, "print every tool with its input schema and annotations as JSON")
+	fs.BoolVar(&asJSON, "json", false, "print every tool with its input and output schemas and annotations as JSON")
 	return func(ctx context.Context, std stdio, args []string) int {
 		if len(args) > 0 {
 			fmt.Fprintf(std.err, "wai tools: takes no arguments, got %q\n", args[0])

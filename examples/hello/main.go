@@ -17,6 +17,13 @@ type params struct {
 	Shout bool   `json:"shout,omitempty" jsonschema:"greet in capitals"`
 }
 
+// result is the structured value: pdk.Returns makes its JSON Schema the
+// tool's output schema, which MCP clients see as outputSchema.
+type result struct {
+	ExitCode int    `json:"exit_code"`
+	Backend  string `json:"backend" jsonschema:"where echo ran: podman, host or mock"`
+}
+
 func init() {
 	pdk.Declare("hello", "0.1.0", pdk.CapShell)
 	pdk.Tool("hello", "Greets someone from inside the workspace.", func(c *pdk.Call, p params) (pdk.Result, error) {
@@ -31,8 +38,8 @@ func init() {
 		if p.Shout {
 			greeting = strings.ToUpper(greeting)
 		}
-		return pdk.OK(greeting, map[string]any{"exit_code": res.ExitCode, "backend": res.Backend}), nil
-	}, pdk.ReadOnly())
+		return pdk.OK(greeting, result{ExitCode: res.ExitCode, Backend: res.Backend}), nil
+	}, pdk.Returns[result](), pdk.ReadOnly())
 }
 
 func main() {}

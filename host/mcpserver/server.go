@@ -189,6 +189,11 @@ func toMCPTool(t host.Tool) (*mcp.Tool, error) {
 			"tool %q (plugin %s) has an input schema MCP cannot offer: it must be a JSON object schema with \"type\": \"object\"; fix the plugin's schema", t.Name, t.Plugin)
 	}
 	mt := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: schema}
+	if len(t.OutputSchema) > 0 {
+		// The kernel holds every result value to this schema, so the
+		// structuredContent of a call always matches it.
+		mt.OutputSchema = t.OutputSchema
+	}
 	if a := t.Annotations; a != nil {
 		mt.Annotations = &mcp.ToolAnnotations{
 			Title:           a.Title,

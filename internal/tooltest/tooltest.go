@@ -112,12 +112,19 @@ func StateDir(t testing.TB) string {
 // if not nil, changes the config first (e.g. a per-tool timeout).
 func Run(t *testing.T, pkgDirs []string, adjust func(*host.Config), fn func(t *testing.T, e *Env)) {
 	t.Helper()
+	RunOn(t, Backends, pkgDirs, adjust, fn)
+}
+
+// RunOn is Run on the given backends, for a test that changes one of them
+// (a mock whose shell answers as the tool's in-sandbox program would).
+func RunOn(t *testing.T, backends []Backend, pkgDirs []string, adjust func(*host.Config), fn func(t *testing.T, e *Env)) {
+	t.Helper()
 	dir := PluginDir(t, pkgDirs...)
 	names := make([]string, len(pkgDirs))
 	for i, p := range pkgDirs {
 		names[i] = filepath.Base(p)
 	}
-	for _, b := range Backends {
+	for _, b := range backends {
 		t.Run(b.Name, func(t *testing.T) {
 			cfg := host.DefaultConfig()
 			cfg.StateDir = StateDir(t)

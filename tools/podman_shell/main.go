@@ -57,7 +57,7 @@ type result struct {
 func init() {
 	pdk.Declare("podman_shell", "1.0.0", pdk.CapShell, pdk.CapLifecycle)
 	pdk.Tool("podman_shell", "Execute shell commands with /bin/sh -c in the session's workspace: action=exec runs command (in the session's container on the podman backend, starting it if needed), action=start starts that container, action=stop removes it; the workspace files stay. On a backend without containers, start and stop fail and exec runs the command directly.",
-		run, pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Podman shell"))
+		run, pdk.Returns[result](), pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Podman shell"))
 }
 
 func run(_ *pdk.Call, p params) (pdk.Result, error) {

@@ -1,94 +1,180 @@
-// Command python is the bundled tool plugin evaluate_python (docs/ARCHITECTURE.md):
-// `python3 -c CODE` in the session's workspace with a fixed five-second
-// timeout and 4,096 characters per stream. It is a convenience over
-// shell_execute for quick calculations and checks; everything it does goes
-// through the same shell capability, limits and policies.
+// Command python is the bundled tool plugin evaluate_python
+// (docs/ARCHITECTURE.md): Python 3 run with python3 in the session's
+// workspace, with a fixed five-second timeout and 4,096 characters per
+// stream, in expr or statements mode, with JSON globals, files bound as
+// reads and files written after a successful run.
+//
+// The plugin validates the call, reads the reads through the filesystem
+// capability, and runs a driver (driver.py) with the shell capability;
+// the driver reports the value, the final globals and the pending writes
+// after a marker only this call knows. The plugin checks that record
+// strictly and applies the writes through the filesystem capability, so
+// policies, read-before-write and limits judge them like write_file's.
+// A run that fails or times out (the host kills it) writes nothing.
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/wai-dev/wai/pdk"
 	"github.com/wai-dev/wai/tools/internal/shellfmt"
 )
 
-const (
-	maxCodeChars   = 2000
-	maxStreamChars = 4096
-	evalTimeout    = 5 * time.Second
-)
+const evalTimeout = 5 * time.Second
 
-type params struct {
-	Code string `json:"code" jsonschema:"Python 3 source run with python3 -c in the workspace; ASCII, at most 2,000 characters; print what you want to see"`
-}
-
+// result is the tool's structured value.
 type result struct {
-	Stdout     string `json:"stdout"`
-	Stderr     string `json:"stderr"`
-	ExitCode   int    `json:"exit_code"`
-	TimedOut   bool   `json:"timed_out"`
-	DurationMS int64  `json:"duration_ms"`
+	ValueRepr  *string                    `json:"value_repr" jsonschema:"repr() of the value, null when there is none"`
+	Stdout     string                     `json:"stdout" jsonschema:"at most 4,096 characters"`
+	Stderr     string                     `json:"stderr" jsonschema:"at most 4,096 characters"`
+	Globals    map[string]json.RawMessage `json:"globals" jsonschema:"the final globals: JSON strings, numbers, booleans and null as they are; anything else as \"!repr:\" + repr(value)"`
+	Reads      []readSpec                 `json:"reads" jsonschema:"the files bound, as given"`
+	Writes     []writeSpec                `json:"writes" jsonschema:"the files written, with the content written; empty when the run failed"`
+	ExitCode   int                        `json:"exit_code"`
+	TimedOut   bool                       `json:"timed_out"`
+	DurationMS int64                      `json:"duration_ms"`
 }
 
-// The annotations are static while the backend is not: commands reach the
+// The annotations are static while the backend is not: code reaches the
 // network on the host backend (and on podman when its config allows it),
 // so the tool claims an open world rather than a closed one it cannot
-// promise; and a command can change or delete workspace files.
+// promise; and code can change or delete workspace files.
 func init() {
-	pdk.Declare("python", "1.0.0", pdk.CapShell)
-	pdk.Tool("evaluate_python", "Run a short Python 3 snippet (python3 -c) in the workspace with a 5-second timeout; stdout and stderr are returned, each capped at 4,096 characters.",
-		run, pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Evaluate Python"))
+	pdk.Declare("python", "2.0.0", pdk.CapShell, pdk.CapFSRead, pdk.CapFSWrite)
+	pdk.Tool("evaluate_python", "Run Python 3 in the workspace (python3, 5-second timeout). mode \"expr\" (default) evaluates one expression and returns its repr; \"statements\" runs statements and returns the last expression's value. globals binds names to JSON values; reads binds file texts under their paths (and vfs_reads); the code may call read_text(path) and write_text(path, content, mode=\"overwrite\"). writes (and write_text) are applied only after the code succeeds; their content may use {name} templates filled from the final globals. stdout and stderr are capped at 4,096 characters each.",
+		run, pdk.Returns[result](), pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Evaluate Python"))
 }
 
 func run(_ *pdk.Call, p params) (pdk.Result, error) {
-	if err := checkCode(p.Code); err != nil {
-		return pdk.Result{}, err
-	}
-	res, err := pdk.Shell.Exec(pdk.ExecRequest{Argv: []string{"python3", "-c", p.Code}, Timeout: evalTimeout})
+	c, err := check(p)
 	if err != nil {
 		return pdk.Result{}, err
 	}
-	r := result{
-		Stdout:     shellfmt.Chars(res.Stdout, maxStreamChars),
-		Stderr:     shellfmt.Chars(res.Stderr, maxStreamChars),
-		ExitCode:   res.ExitCode,
-		TimedOut:   res.TimedOut,
-		DurationMS: shellfmt.Millis(res.Duration),
+	reads, err := loadReads(c.reads)
+	if err != nil {
+		return pdk.Result{}, err
 	}
-	var headline string
-	switch {
-	case r.TimedOut:
-		r.ExitCode = pdk.TimeoutExitCode
-		headline = "Evaluation timed out."
-	case r.ExitCode == 0:
-		headline = "Evaluation succeeded (exit code 0)."
-	default:
-		headline = "Evaluation failed (exit code " + strconv.Itoa(r.ExitCode) + ")."
+	if err := refuseExisting(c.writes, "writes"); err != nil {
+		return pdk.Result{}, err
 	}
-	msg := shellfmt.Block(headline, nil, r.Stdout, r.Stderr)
-	if r.ExitCode != 0 || r.TimedOut {
-		return pdk.FailWith(msg, r), nil
+	in, err := newInput(c, reads)
+	if err != nil {
+		return pdk.Result{}, pdk.Errorf(pdk.KindInternal, "evaluate_python: %v", err)
 	}
-	return pdk.OK(msg, r), nil
+	stdin, err := json.Marshal(in)
+	if err != nil {
+		return pdk.Result{}, pdk.Errorf(pdk.KindInternal, "evaluate_python: %v", err)
+	}
+	res, err := pdk.Shell.Exec(pdk.ExecRequest{Argv: []string{"python3", "-c", bootstrap}, Stdin: string(stdin), Timeout: evalTimeout})
+	if err != nil {
+		if pdk.KindOf(err) == pdk.KindInvalid && strings.Contains(err.Error(), "stdin") {
+			return pdk.Result{}, invalid("the code, globals and reads make %d bytes of input, over what the sandbox accepts (%v): keep large files out of reads and open them with read_text in the code", len(stdin), err)
+		}
+		return pdk.Result{}, err
+	}
+	r := result{Reads: make([]readSpec, len(c.reads)), Writes: []writeSpec{}, Globals: map[string]json.RawMessage{},
+		ExitCode: res.ExitCode, TimedOut: res.TimedOut, DurationMS: shellfmt.Millis(res.Duration)}
+	for i, p := range c.reads {
+		r.Reads[i] = readSpec{Path: p}
+	}
+	out := finish(&r, res, in)
+	logRun(c, r)
+	return out, nil
 }
 
-func checkCode(code string) error {
-	if len(code) == 0 {
-		return pdk.Errorf(pdk.KindInvalid, "code is empty: give the Python source to run")
+// finish fills r from the run and applies its writes when it succeeded.
+func finish(r *result, res pdk.ExecResult, in driverInput) pdk.Result {
+	r.Stderr = shellfmt.Chars(res.Stderr, maxStreamChars)
+	if res.TimedOut { // the host killed python3: its output is all there is
+		return timedOut(r, res.Stdout, res.Stderr)
 	}
-	for i := 0; i < len(code); i++ {
-		if code[i] >= 0x80 {
-			return pdk.Errorf(pdk.KindInvalid, "code is not ASCII (byte %d): write non-ASCII text with escapes such as \\u00e9", i)
+	printed, rec, err := parseRecord(res.Stdout, in.Marker, in)
+	r.Stdout = shellfmt.Chars(printed, maxStreamChars)
+	if err != nil {
+		if r.ExitCode == 0 {
+			r.ExitCode = 1
+			why := " (did the code call os._exit or close stdout?)"
+			if res.Truncated {
+				why = " (the output was over the sandbox's output limit: print less, and write fewer or smaller files per call)"
+			}
+			r.Stderr = shellfmt.Chars(strings.TrimPrefix(r.Stderr+"\n"+err.Error()+why+"; nothing was written.", "\n"), maxStreamChars)
 		}
-		if code[i] == 0 {
-			return pdk.Errorf(pdk.KindInvalid, "code contains a NUL byte")
+		return pdk.FailWith(message(failed(r.ExitCode), r, "nothing was written"), *r)
+	}
+	if rec.TimedOut { // the driver stopped the code at its budget
+		r.Globals = rec.Globals
+		return timedOut(r, printed, res.Stderr)
+	}
+	r.ValueRepr, r.Globals = rec.ValueRepr, rec.Globals
+	if r.Globals == nil {
+		r.Globals = map[string]json.RawMessage{}
+	}
+	if r.ExitCode != 0 || rec.Status != 0 {
+		if r.ExitCode == 0 {
+			r.ExitCode = 1
 		}
+		r.ValueRepr = nil
+		return pdk.FailWith(message(failed(r.ExitCode), r, "nothing was written"), *r)
 	}
-	if len(code) > maxCodeChars {
-		return pdk.Errorf(pdk.KindInvalid, "code is %d characters, over the limit of 2,000: write a script to a file and run it with shell_execute", len(code))
+	written, err := applyWrites(rec.Writes)
+	r.Writes = written
+	if err != nil {
+		return pdk.FailWith(message("Evaluation succeeded (exit code 0), but "+err.Error()+".", r, ""), *r)
 	}
-	return nil
+	return pdk.OK(message("Evaluation succeeded (exit code 0).", r, ""), *r)
 }
+
+// timedOut is the answer of a run stopped at its time budget (by the
+// driver) or its timeout (by the host): nothing is written either way.
+func timedOut(r *result, stdout, stderr string) pdk.Result {
+	r.TimedOut, r.ExitCode, r.ValueRepr = true, pdk.TimeoutExitCode, nil
+	r.Stdout = shellfmt.Chars(stdout, maxStreamChars)
+	r.Stderr = shellfmt.Chars(strings.TrimPrefix(strings.TrimRight(stderr, "\n")+"\nExecution timed out.", "\n"), maxStreamChars)
+	if r.Globals == nil {
+		r.Globals = map[string]json.RawMessage{}
+	}
+	return pdk.FailWith(message("Evaluation timed out.", r, "nothing was written"), *r)
+}
+
+func failed(code int) string {
+	return "Evaluation failed (exit code " + strconv.Itoa(code) + ")."
+}
+
+// message renders what the model reads: the headline, the value, the
+// files written (or why none were), then both streams.
+func message(headline string, r *result, noWrites string) string {
+	var fields []shellfmt.Field
+	if r.ValueRepr != nil {
+		fields = append(fields, shellfmt.Field{Name: "Value", Value: *r.ValueRepr})
+	}
+	if len(r.Writes) > 0 {
+		paths := make([]string, len(r.Writes))
+		for i, w := range r.Writes {
+			paths[i] = "/" + w.Path + " (" + w.Mode + ")"
+		}
+		fields = append(fields, shellfmt.Field{Name: "Wrote", Value: strings.Join(paths, ", ")})
+	} else if noWrites != "" {
+		fields = append(fields, shellfmt.Field{Name: "Writes", Value: noWrites})
+	}
+	return shellfmt.Block(headline, fields, r.Stdout, r.Stderr)
+}
+
+// logRun is the event of a run: enough to see what the model did
+// without the whole code or its output.
+func logRun(c checked, r result) {
+	code := []rune(c.code)
+	if len(code) > 200 {
+		code = code[:200]
+	}
+	_ = pdk.Log(pdk.LevelInfo, "evaluate_python run", "mode", c.mode, "stdout_chars", len([]rune(r.Stdout)),
+		"stderr_chars", len([]rune(r.Stderr)), "writes", len(r.Writes), "exit_code", r.ExitCode,
+		"timed_out", r.TimedOut, "code", string(code))
+}
+
+var errWrites = errors.New("its writes failed")
 
 func main() {}

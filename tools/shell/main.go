@@ -56,7 +56,7 @@ type result struct {
 func init() {
 	pdk.Declare("shell", "1.0.0", pdk.CapShell)
 	pdk.Tool("shell_execute", "Run a short command inside the workspace. The command is an argv list run directly, without a shell; the result gives the exit code, stdout, stderr (each capped at 32 KiB), the duration and whether it timed out (exit code 124).",
-		run, pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Run a command"))
+		run, pdk.Returns[result](), pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Run a command"))
 }
 
 func run(_ *pdk.Call, p params) (pdk.Result, error) {

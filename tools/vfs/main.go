@@ -27,19 +27,19 @@ const (
 func init() {
 	pdk.Declare("vfs", "1.0.0", pdk.CapFSRead, pdk.CapFSWrite)
 	pdk.Tool("ls", "List the entries of a directory of the workspace, sorted by name (directories end with /). path is relative to the workspace root; empty is the root.",
-		ls, pdk.ReadOnly(), pdk.Idempotent(), pdk.OpenWorld(false), pdk.Title("List directory"))
+		ls, pdk.Returns[lsResult](), pdk.ReadOnly(), pdk.Idempotent(), pdk.OpenWorld(false), pdk.Title("List directory"))
 	pdk.Tool("read_file", "Read a text file of the workspace: lines numbered from 1, at most 2000 per call; page with offset (lines to skip) and limit.",
-		readFile, pdk.ReadOnly(), pdk.Idempotent(), pdk.OpenWorld(false), pdk.Title("Read file"))
+		readFile, pdk.Returns[readResult](), pdk.ReadOnly(), pdk.Idempotent(), pdk.OpenWorld(false), pdk.Title("Read file"))
 	pdk.Tool("write_file", "Create a new file in the workspace (parent directories are created). It never overwrites: change an existing file with edit_file.",
-		writeFile, pdk.Destructive(false), pdk.OpenWorld(false), pdk.Title("Write new file"))
+		writeFile, pdk.Returns[writeResult](), pdk.Destructive(false), pdk.OpenWorld(false), pdk.Title("Write new file"))
 	pdk.Tool("edit_file", "Replace exact text in a file of the workspace. old_string must occur exactly once unless replace_all is true; read the file first and copy the text exactly, whitespace included.",
-		editFile, pdk.Destructive(true), pdk.OpenWorld(false), pdk.Title("Edit file"))
+		editFile, pdk.Returns[editResult](), pdk.Destructive(true), pdk.OpenWorld(false), pdk.Title("Edit file"))
 	pdk.Tool("glob", "Find files (not directories) whose path matches a glob pattern (* within a segment, ** across directories), under path (default the root), sorted.",
-		glob, pdk.ReadOnly(), pdk.Idempotent(), pdk.OpenWorld(false), pdk.Title("Find files"))
+		glob, pdk.Returns[globResult](), pdk.ReadOnly(), pdk.Idempotent(), pdk.OpenWorld(false), pdk.Title("Find files"))
 	pdk.Tool("grep", "Search the text files of the workspace for a regular expression (RE2 syntax), optionally under path and only in files matching glob. Binary files are skipped; matches are sorted by path and line.",
-		grep, pdk.ReadOnly(), pdk.Idempotent(), pdk.OpenWorld(false), pdk.Title("Search files"))
+		grep, pdk.Returns[grepResult](), pdk.ReadOnly(), pdk.Idempotent(), pdk.OpenWorld(false), pdk.Title("Search files"))
 	pdk.Tool("rm", "Remove a file, or a directory with everything in it. The workspace root cannot be removed.",
-		rm, pdk.Destructive(true), pdk.OpenWorld(false), pdk.Title("Remove"))
+		rm, pdk.Returns[rmResult](), pdk.Destructive(true), pdk.OpenWorld(false), pdk.Title("Remove"))
 }
 
 // answer turns an error of the FS client into what the model reads. Errors

@@ -59,7 +59,7 @@ func ls(_ *pdk.Call, p lsParams) (pdk.Result, error) {
 	if res.Truncated {
 		msg += fmt.Sprintf("\n[truncated: only the first %d entries are shown]", MaxResults)
 	}
-	return pdk.OK(msg, map[string]any{"path": vfspath.Display(dir), "entries": entries, "truncated": res.Truncated}), nil
+	return pdk.OK(msg, lsResult{Path: vfspath.Display(dir), Entries: entries, Truncated: res.Truncated}), nil
 }
 
 type readParams struct {
@@ -118,10 +118,8 @@ func readFile(_ *pdk.Call, p readParams) (pdk.Result, error) {
 	if res.Truncated {
 		msg += "\n[truncated: some lines were too long and were cut]"
 	}
-	return pdk.OK(msg, map[string]any{
-		"path": vfspath.Display(file), "offset": p.Offset, "limit": limit,
-		"lines": res.Lines, "total_lines": res.TotalLines, "truncated": res.Truncated,
-	}), nil
+	return pdk.OK(msg, readResult{Path: vfspath.Display(file), Offset: p.Offset, Limit: limit,
+		Lines: res.Lines, TotalLines: res.TotalLines, Truncated: res.Truncated}), nil
 }
 
 type globParams struct {
@@ -159,7 +157,7 @@ func glob(_ *pdk.Call, p globParams) (pdk.Result, error) {
 	if res.Truncated {
 		msg += fmt.Sprintf("\n[truncated: only the first %d matches are shown]", MaxResults)
 	}
-	return pdk.OK(msg, map[string]any{"paths": shown, "truncated": res.Truncated}), nil
+	return pdk.OK(msg, globResult{Paths: shown, Truncated: res.Truncated}), nil
 }
 
 type grepParams struct {
@@ -213,5 +211,5 @@ func grep(_ *pdk.Call, p grepParams) (pdk.Result, error) {
 	if res.Truncated {
 		msg += fmt.Sprintf("\n[truncated: only the first %d matches are shown]", MaxResults)
 	}
-	return pdk.OK(msg, map[string]any{"matches": matches, "truncated": res.Truncated}), nil
+	return pdk.OK(msg, grepResult{Matches: matches, Truncated: res.Truncated}), nil
 }

@@ -38,7 +38,7 @@ func writeFile(_ *pdk.Call, p writeParams) (pdk.Result, error) {
 		return answer(err, "Cannot write %s", vfspath.Display(file))
 	}
 	return pdk.OK(fmt.Sprintf("Wrote %d bytes to %s.", res.Bytes, vfspath.Display(file)),
-		map[string]any{"path": vfspath.Display(file), "bytes": res.Bytes}), nil
+		writeResult{Path: vfspath.Display(file), Bytes: res.Bytes}), nil
 }
 
 func existing(file string) pdk.Result {
@@ -77,7 +77,7 @@ func editFile(_ *pdk.Call, p editParams) (pdk.Result, error) {
 		noun += "s"
 	}
 	return pdk.OK(fmt.Sprintf("Edited %s: %d %s.", vfspath.Display(file), res.Replacements, noun),
-		map[string]any{"path": vfspath.Display(file), "replacements": res.Replacements}), nil
+		editResult{Path: vfspath.Display(file), Replacements: res.Replacements}), nil
 }
 
 type rmParams struct {
@@ -104,7 +104,7 @@ func rm(_ *pdk.Call, p rmParams) (pdk.Result, error) {
 		noun = "entries"
 	}
 	return pdk.OK(fmt.Sprintf("Removed %s (%d %s).", vfspath.Display(target), res.Removed, noun),
-		map[string]any{"path": vfspath.Display(target), "removed": res.Removed}), nil
+		rmResult{Path: vfspath.Display(target), Removed: res.Removed}), nil
 }
 
 // editFailure words the two refusals every model meets — no match, several

@@ -3,6 +3,7 @@ package wasm
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -93,22 +94,43 @@ func (p *Plugin) validate(d *Description) error {
 		if len(t.Description) > maxDescription {
 			return bad("tool %s: description is over %d bytes", t.Name, maxDescription)
 		}
-		s := bytes.TrimSpace(t.InputSchema)
-		if len(s) == 0 || bytes.Equal(s, []byte("null")) {
-			t.InputSchema = json.RawMessage(defaultSchemaJS)
-			continue
+		in, err := objectSchema(t.InputSchema, true)
+		if err != nil {
+			return bad("tool %s: input_schema %v", t.Name, err)
 		}
-		if len(s) > maxSchemaBytes {
-			return bad("tool %s: input_schema is over %d bytes", t.Name, maxSchemaBytes)
+		out, err := objectSchema(t.OutputSchema, false)
+		if err != nil {
+			return bad("tool %s: output_schema %v", t.Name, err)
 		}
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(s, &obj); err != nil {
-			return bad("tool %s: input_schema must be a JSON Schema object: %v", t.Name, err)
-		}
-		if typ, ok := obj["type"]; ok && !bytes.Equal(bytes.TrimSpace(typ), []byte(`"object"`)) {
-			return bad("tool %s: input_schema must describe an object (\"type\":\"object\"), got type %s", t.Name, typ)
-		}
-		t.InputSchema = s
+		t.InputSchema, t.OutputSchema = in, out
 	}
 	return nil
+}
+
+// objectSchema checks a tool's schema: a JSON object of at most
+// maxSchemaBytes describing an object. An absent input schema means any
+// object; an absent output schema stays absent (no shape is promised).
+func objectSchema(raw json.RawMessage, input bool) (json.RawMessage, error) {
+	s := bytes.TrimSpace(raw)
+	if len(s) == 0 || bytes.Equal(s, []byte("null")) {
+		if input {
+			return json.RawMessage(defaultSchemaJS), nil
+		}
+		return nil, nil
+	}
+	if len(s) > maxSchemaBytes {
+		return nil, fmt.Errorf("is over %d bytes", maxSchemaBytes)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(s, &obj); err != nil {
+		return nil, fmt.Errorf("must be a JSON Schema object: %v", err)
+	}
+	typ, ok := obj["type"]
+	if !ok && !input {
+		return nil, fmt.Errorf("must say \"type\":\"object\" (MCP's structured content is an object)")
+	}
+	if ok && !bytes.Equal(bytes.TrimSpace(typ), []byte(`"object"`)) {
+		return nil, fmt.Errorf("must describe an object (\"type\":\"object\"), got type %s", typ)
+	}
+	return s, nil
 }

@@ -115,10 +115,13 @@ type Description struct {
 
 // ToolSpec describes one tool of a tool plugin.
 type ToolSpec struct {
-	Name        string           `json:"name"`
-	Description string           `json:"description"`
-	InputSchema json.RawMessage  `json:"input_schema"`
-	Annotations *ToolAnnotations `json:"annotations,omitempty"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+	// OutputSchema, when present, is the JSON Schema (an object schema)
+	// of the tool's result values.
+	OutputSchema json.RawMessage  `json:"output_schema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
 }
 
 // ToolAnnotations are hints about a tool's behaviour, as MCP defines them.

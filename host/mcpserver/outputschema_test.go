@@ -1,0 +1,132 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/host/mcpserver"
+	"github.com/wai-dev/wai/internal/tooltest"
+)
+
+// representativeCalls are calls of every bundled tool, made in order in
+// one session: successes and failures, since a failed result's
+// structuredContent must match the schema too. A tool added under tools/
+// fails TestEveryToolDeclaresAndKeepsItsOutputSchema until it has an
+// entry here.
+var representativeCalls = []struct {
+	tool string
+	args map[string]any
+}{
+	{"write_file", map[string]any{"file_path": "notes.txt", "content": "alpha\nbeta\n"}},
+	{"write_file", map[string]any{"file_path": "notes.txt", "content": "again"}}, // exists: failed, no value
+	{"read_file", map[string]any{"file_path": "notes.txt"}},
+	{"edit_file", map[string]any{"file_path": "notes.txt", "old_string": "beta", "new_string": "gamma"}},
+	{"ls", map[string]any{}},
+	{"glob", map[string]any{"pattern": "**/*.txt"}},
+	{"grep", map[string]any{"pattern": "gam+a"}},
+	{"shell_execute", map[string]any{"command": []string{"cat", "notes.txt"}}},
+	{"shell_execute", map[string]any{"command": []string{"sh", "-c", "echo oops >&2; exit 3"}}},
+	{"evaluate_python", map[string]any{"code": "n = len(vfs_reads['notes.txt'].split())\nn * 10", "mode": "statements",
+		"reads": []any{map[string]any{"path": "notes.txt"}}, "writes": []any{map[string]any{"path": "out/count.txt", "content": "words={n}"}}}},
+	{"evaluate_python", map[string]any{"code": "1/0"}},
+	{"podman_shell", map[string]any{"action": "exec", "command": "echo hi"}},
+	{"podman_shell", map[string]any{"action": "start"}}, // no container on the host backend
+	{"rm", map[string]any{"path": "out"}},
+}
+
+// TestEveryToolDeclaresAndKeepsItsOutputSchema walks every bundled tool
+// plugin (every main package under tools/): each tool must declare an
+// outputSchema in tools/list, and the structuredContent of its
+// representative calls, as the official Go client receives it, must
+// validate against that schema.
+func TestEveryToolDeclaresAndKeepsItsOutputSchema(t *testing.T) {
+	dirs := tooltest.AllTools(t)
+	cfg := host.DefaultConfig()
+	cfg.Backend = "host"
+	cfg.StateDir = tooltest.StateDir(t)
+	cfg.PluginDir = tooltest.PluginDir(t, dirs...)
+	cfg.BundledTools = nil
+	for _, d := range dirs {
+		cfg.BundledTools = append(cfg.BundledTools, filepath.Base(d))
+	}
+	cfg.PolicyTimeout = 30 * time.Second
+	k, err := host.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k.Close(context.Background()) })
+	s, err := mcpserver.New(k, mcpserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	cs := stdioClient(t, s, nil)
+
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]*jsonschema.Resolved{}
+	for _, tool := range lt.Tools {
+		if tool.OutputSchema == nil {
+			t.Errorf("tool %s declares no outputSchema: give its pdk.Tool call pdk.Returns[ResultType]()", tool.Name)
+			continue
+		}
+		schemas[tool.Name] = resolve(t, tool.Name, tool.OutputSchema)
+	}
+	if len(lt.Tools) < 4 {
+		t.Fatalf("only %d tools listed", len(lt.Tools))
+	}
+
+	checked := map[string]bool{}
+	for _, c := range representativeCalls {
+		rs, listed := schemas[c.tool]
+		if !listed {
+			continue // not built in this checkout, or its schema missing (reported above)
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil {
+			t.Fatalf("%s %v: %v", c.tool, c.args, err)
+		}
+		if res.StructuredContent == nil {
+			continue // a result without a value promises nothing
+		}
+		if err := rs.Validate(res.StructuredContent); err != nil {
+			b, _ := json.Marshal(res.StructuredContent)
+			t.Errorf("%s %v: structuredContent %s does not match its outputSchema: %v", c.tool, c.args, b, err)
+		}
+		checked[c.tool] = true
+	}
+	for _, tool := range lt.Tools {
+		if !checked[tool.Name] {
+			t.Errorf("tool %s has no representative call with structured content: add one to representativeCalls", tool.Name)
+		}
+	}
+}
+
+func resolve(t *testing.T, tool string, schema any) *jsonschema.Resolved {
+	t.Helper()
+	b, err := json.Marshal(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("%s: outputSchema %s: %v", tool, b, err)
+	}
+	if s.Type != "object" {
+		t.Errorf("%s: outputSchema type %q, want object", tool, s.Type)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatalf("%s: outputSchema %s does not resolve: %v", tool, b, err)
+	}
+	return rs
+}
