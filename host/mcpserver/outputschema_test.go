@@ -38,8 +38,17 @@ var representativeCalls = []struct {
 	{"evaluate_python", map[string]any{"code": "1/0"}},
 	{"podman_shell", map[string]any{"action": "exec", "command": "echo hi"}},
 	{"podman_shell", map[string]any{"action": "start"}}, // no container on the host backend
+	{"job_start", map[string]any{"command": []string{"sh", "-c", "echo started; sleep 30"}}},
+	{"job_status", map[string]any{"id": lastJobID}},
+	{"job_list", map[string]any{}},
+	{"job_cancel", map[string]any{"id": lastJobID}},
+	{"job_status", map[string]any{"id": "j000000000000"}}, // unknown: failed
 	{"rm", map[string]any{"path": "out"}},
 }
+
+// lastJobID in a representative call's arguments stands for the id the
+// last job_start answered.
+const lastJobID = "$last-job-id"
 
 // TestEveryToolDeclaresAndKeepsItsOutputSchema walks every bundled tool
 // plugin (every main package under tools/): each tool must declare an
@@ -86,14 +95,25 @@ func TestEveryToolDeclaresAndKeepsItsOutputSchema(t *testing.T) {
 	}
 
 	checked := map[string]bool{}
+	var jobID string
 	for _, c := range representativeCalls {
 		rs, listed := schemas[c.tool]
 		if !listed {
 			continue // not built in this checkout, or its schema missing (reported above)
 		}
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		args := map[string]any{}
+		for k, v := range c.args {
+			if v == lastJobID {
+				v = jobID
+			}
+			args[k] = v
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: args})
 		if err != nil {
-			t.Fatalf("%s %v: %v", c.tool, c.args, err)
+			t.Fatalf("%s %v: %v", c.tool, args, err)
+		}
+		if m, ok := res.StructuredContent.(map[string]any); ok && c.tool == "job_start" {
+			jobID, _ = m["id"].(string)
 		}
 		if res.StructuredContent == nil {
 			continue // a result without a value promises nothing

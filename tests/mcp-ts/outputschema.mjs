@@ -42,6 +42,10 @@ const calls = [
   ["evaluate_python", { code: "1/0" }, false],
   ["read_file", { file_path: "out/count.txt" }, true],
   ["podman_shell", { action: "exec", command: "echo hi" }, true],
+  ["job_start", { command: ["sh", "-c", "echo started; sleep 30"] }, true],
+  ["job_status", { id: "$last-job-id" }, true],
+  ["job_list", {}, true],
+  ["job_cancel", { id: "$last-job-id" }, true],
   ["rm", { path: "out" }, true],
 ];
 
@@ -54,9 +58,13 @@ try {
   const called = new Set();
   const seen = {};
   let countFile = "";
-  for (const [name, args, ok] of calls) {
+  let jobId = "";
+  for (const [name, given, ok] of calls) {
     if (!tools.some((t) => t.name === name)) continue;
+    // "$last-job-id" stands for the id the last job_start answered.
+    const args = Object.fromEntries(Object.entries(given).map(([k, v]) => [k, v === "$last-job-id" ? jobId : v]));
     const res = await client.callTool({ name, arguments: args });
+    if (name === "job_start" && res.structuredContent) jobId = res.structuredContent.id;
     check(!res.isError === ok, `${name} ${JSON.stringify(args)}: isError ${res.isError}: ${text(res)}`);
     if (res.structuredContent) called.add(name);
     if (ok && !(name in seen)) seen[name] = res.structuredContent;

@@ -34,16 +34,21 @@ type statusParams struct {
 
 type emptyParams struct{}
 
+// listResult is job_list's value.
+type listResult struct {
+	Jobs []pdk.JobInfo `json:"jobs"`
+}
+
 func init() {
 	pdk.Declare("jobs", "1.0.0", pdk.CapJobs)
 	pdk.Tool("job_start", "Start a command in the background in the workspace and return its job id at once. The job keeps running after this call; poll it with job_status, stop it with job_cancel. It is killed at its max runtime and when the session ends.",
-		start, pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Start a background job"))
+		start, pdk.Returns[pdk.JobInfo](), pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Start a background job"))
 	pdk.Tool("job_status", "Report a background job's state (running, exited, timed_out, cancelled, lost), exit code, and its output from the given byte offsets on. Pass the previous answer's next offsets to get only new output. Long output keeps its beginning and end; skipped says how many bytes in between were dropped.",
-		status, pdk.ReadOnly(), pdk.Title("Poll a background job"))
+		status, pdk.Returns[pdk.JobStatus](), pdk.ReadOnly(), pdk.Title("Poll a background job"))
 	pdk.Tool("job_cancel", "Stop a running background job and every process it started. A job that already ended is left as it was.",
-		cancel, pdk.Destructive(true), pdk.Idempotent(), pdk.Title("Cancel a background job"))
+		cancel, pdk.Returns[pdk.JobInfo](), pdk.Destructive(true), pdk.Idempotent(), pdk.Title("Cancel a background job"))
 	pdk.Tool("job_list", "List this session's background jobs, running and ended, oldest first.",
-		list, pdk.ReadOnly(), pdk.Title("List background jobs"))
+		list, pdk.Returns[listResult](), pdk.ReadOnly(), pdk.Title("List background jobs"))
 }
 
 func start(_ *pdk.Call, p startParams) (pdk.Result, error) {
@@ -128,7 +133,7 @@ func list(_ *pdk.Call, _ emptyParams) (pdk.Result, error) {
 	for _, j := range jobs {
 		b.WriteString(j.ID + " " + j.State + " " + strings.Join(j.Command, " ") + "\n")
 	}
-	return pdk.OK(b.String(), map[string]any{"jobs": jobs}), nil
+	return pdk.OK(b.String(), listResult{Jobs: jobs}), nil
 }
 
 func main() {}
