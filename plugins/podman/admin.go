@@ -47,6 +47,9 @@ func list(ctx context.Context, svc *service, now time.Time) ([]listed, error) {
 	}
 	out := make([]listed, 0, len(l))
 	for _, c := range l {
+		if c.Labels[labelKind] == kindContainer {
+			continue // an agent-managed container, not a session's
+		}
 		ct := listed{Container: Container{ID: c.ID, Session: c.Labels[labelSession], Image: c.Image, State: c.State,
 			Created: c.Created, Keep: c.Labels[labelKeep] == "true", Workspace: c.Labels[labelWorkspace]}}
 		if len(c.Names) > 0 {
