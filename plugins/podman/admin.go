@@ -330,7 +330,11 @@ func (b *Backend) CollectGarbage(ctx context.Context, opts backend.GCOptions) (b
 		}
 		return out
 	}
-	return backend.GCReport{Removed: conv(rep.Removed), Kept: conv(rep.Kept), Errors: rep.Errors}, err
+	out := backend.GCReport{Removed: conv(rep.Removed), Kept: conv(rep.Kept), Errors: rep.Errors}
+	if err == nil {
+		b.gcContainers(ctx, opts, &out)
+	}
+	return out, err
 }
 
 // Interface guards

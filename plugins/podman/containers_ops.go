@@ -41,6 +41,15 @@ func (b *Backend) lookup(ctx context.Context, op string, ref backend.ContainerRe
 
 // ListContainers lists the owner's managed containers, found by label.
 func (b *Backend) ListContainers(ctx context.Context, owner backend.ContainerOwner) ([]backend.ContainerInfo, error) {
+	return b.listContainers(ctx, owner, false)
+}
+
+// ListManagedContainers lists every user's managed containers (wai ps).
+func (b *Backend) ListManagedContainers(ctx context.Context) ([]backend.ContainerInfo, error) {
+	return b.listContainers(ctx, backend.ContainerOwner{}, true)
+}
+
+func (b *Backend) listContainers(ctx context.Context, owner backend.ContainerOwner, all bool) ([]backend.ContainerInfo, error) {
 	cctx, err := b.svc.ctx(ctx)
 	if err != nil {
 		return nil, err
@@ -53,7 +62,7 @@ func (b *Backend) ListContainers(ctx context.Context, owner backend.ContainerOwn
 	out := []backend.ContainerInfo{}
 	for _, c := range l {
 		lb := c.Labels
-		if lb[labelUser] != owner.User || owner.Session != "" && lb[labelSession] != owner.Session || len(c.Names) == 0 {
+		if !all && (lb[labelUser] != owner.User || owner.Session != "" && lb[labelSession] != owner.Session) || len(c.Names) == 0 {
 			continue
 		}
 		info := infoFromLabels(c.Names[0], c.ID, c.Image, lb)

@@ -272,3 +272,37 @@ func TestContainerPreflight(t *testing.T) {
 		t.Errorf("with a missing image: %+v, %v", pf, err)
 	}
 }
+
+func TestContainerGCByLabel(t *testing.T) {
+	b := newTestBackend(t, backend.Limits{}, nil)
+	ws, err := b.Open(bg, backend.WorkspaceSpec{Session: session("gc")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := ws.(*Workspace)
+	owner := backend.ContainerOwner{Session: w.session}
+	t.Cleanup(func() { _, _ = b.DestroyContainers(context.WithoutCancel(bg), owner, false) })
+	temp := create(t, b, backend.ContainerSpec{Owner: owner, Network: "none"})
+	kept := create(t, b, backend.ContainerSpec{Owner: owner, Network: "none", Persistent: true})
+	mine := func(s string) bool { return s == owner.Session }
+	var rep backend.GCReport
+	b.gcContainers(bg, backend.GCOptions{Match: mine}, &rep)
+	if len(rep.Removed) != 0 {
+		t.Fatalf("gc removed containers of a live session: %+v", rep.Removed)
+	}
+	// The session ends without its kernel cleaning up (a crash): its
+	// containers are orphans found by label.
+	if err := ws.Close(bg); err != nil {
+		t.Fatal(err)
+	}
+	rep = backend.GCReport{}
+	b.gcContainers(bg, backend.GCOptions{Match: mine}, &rep)
+	if len(rep.Removed) != 1 || rep.Removed[0].Name != temp.Name || len(rep.Kept) != 1 || rep.Kept[0].Name != kept.Name {
+		t.Errorf("gc = removed %+v kept %+v; want %s removed, persistent %s kept", rep.Removed, rep.Kept, temp.Name, kept.Name)
+	}
+	rep = backend.GCReport{}
+	b.gcContainers(bg, backend.GCOptions{Match: mine, All: true}, &rep)
+	if len(rep.Removed) != 1 || rep.Removed[0].Name != kept.Name {
+		t.Errorf("gc --all = removed %+v, want %s", rep.Removed, kept.Name)
+	}
+}
