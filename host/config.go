@@ -124,7 +124,7 @@ type MCPToken struct {
 }
 
 // BundledPolicies are the policy names that need no path.
-var BundledPolicies = []string{"blocklist", "allowlist"}
+var BundledPolicies = []string{"blocklist", "allowlist", "containers"}
 
 // Bounds of the plugin instance limits: a session running more calls at
 // once than this is a runaway, and a budget below a few instances (one is
@@ -136,7 +136,7 @@ const (
 
 // BundledToolPlugins are the tool plugins bundled_tools may name; any other
 // tool plugin is loaded from its path with [[plugins]].
-var BundledToolPlugins = []string{"shell", "vfs", "python", "podman_shell"}
+var BundledToolPlugins = []string{"shell", "vfs", "python", "podman_shell", "containers"}
 
 // DefaultToolTimeout applies to tools ToolTimeouts does not name.
 const DefaultToolTimeout = 60 * time.Second
@@ -171,7 +171,7 @@ func DefaultConfig() Config {
 		Plugins:         []PluginConfig{},
 		Policies:        []PolicyConfig{},
 		BundledTools:    []string{"shell", "vfs", "python", "podman_shell"},
-		DefaultPolicies: []string{"blocklist"},
+		DefaultPolicies: []string{"blocklist", "containers"},
 		MCP:             MCPConfig{HTTPAddr: "127.0.0.1:8765", TokenEnv: "WAI_MCP_TOKEN", MaxSessions: DefaultMCPMaxSessions},
 	}
 }

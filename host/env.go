@@ -17,6 +17,15 @@ func (e callEnv) FS() backend.Filesystem       { return e.s.fs }
 func (e callEnv) Lifecycle() backend.Lifecycle { return e.s.lc }
 func (e callEnv) Session() string              { return e.s.spec.Session }
 
+// Containers serves wai_containers: the same path as Session.Containers.
+func (e callEnv) Containers(ctx context.Context, req []byte) (any, error) {
+	r, err := DecodeContainerRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	return e.s.Containers(ctx, r)
+}
+
 // guardedLifecycle starts and stops a workspace's sandbox through the
 // policy chain.
 type guardedLifecycle struct{ s *Session }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	allowrules "github.com/wai-dev/wai/policies/allowlist/rules"
 	blockrules "github.com/wai-dev/wai/policies/blocklist/rules"
+	containergates "github.com/wai-dev/wai/policies/containers/gates"
 
 	"github.com/wai-dev/wai/host/backend"
 )
@@ -75,6 +77,22 @@ func bundledPolicy(_ context.Context, name string, raw json.RawMessage) (Policy,
 		}
 		return funcPolicy{name: name, check: func(r CheckRequest) (bool, string) {
 			return a.Check(allowrules.Request{Action: r.Action, Command: r.Command, Shell: r.Shell, Script: r.Script, EnvKeys: r.EnvKeys})
+		}}, nil
+	case "containers":
+		c, err := containergates.ParseConfig(raw)
+		if err != nil {
+			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
+		}
+		return funcPolicy{name: name, check: func(r CheckRequest) (bool, string) {
+			if !strings.HasPrefix(r.Action, ActionContainersPrefix) {
+				return true, ""
+			}
+			if r.Container == nil {
+				return false, "a containers action without its description"
+			}
+			ch := r.Container
+			return c.Check(containergates.Request{Operation: ch.Operation, Network: ch.Network, MountPaths: ch.MountPaths,
+				EnvPassthrough: ch.EnvPassthrough, ForwardSSH: ch.ForwardSSH, GPU: ch.GPU, Count: ch.Count})
 		}}, nil
 	}
 	return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%q is not a bundled policy (%v)", name, BundledPolicies)

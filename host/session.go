@@ -47,6 +47,12 @@ type Session struct {
 	shell *guardedShell
 	fs    *guardedFS
 	lc    *guardedLifecycle
+
+	// containersReady: a preflight passed, so create runs none itself;
+	// containersUsed: the session made containers, which Close destroys
+	// unless persistent.
+	containersReady atomic.Bool
+	containersUsed  atomic.Bool
 }
 
 func newSession(k *Kernel, spec backend.WorkspaceSpec, tools []string) *Session {
@@ -136,6 +142,7 @@ func (s *Session) Close(ctx context.Context) error {
 	s.k.forget(s)
 	s.plugins.Close()
 	rerr := s.saveReads()
+	s.destroyContainers(ctx)
 	var err error
 	if ws != nil {
 		err = ws.Close(ctx)

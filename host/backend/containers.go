@@ -77,10 +77,15 @@ type ContainerSpec struct {
 	// MountWorkspace mounts the session's workspace at /workspace.
 	MountWorkspace bool
 	Ports          []ContainerPort
-	// Env holds the variables the container starts with. Values are
-	// secrets: they never appear in results, events or metadata (names
-	// only, see ContainerInfo.EnvKeys).
-	Env map[string]string
+	// Env holds variables set explicitly; EnvPassthrough picks more from
+	// HostEnv (the environment of the process the request came from)
+	// with the backend's configured patterns: see PassthroughEnv. Env
+	// wins over what passes through. Values are secrets: they never
+	// appear in results, events or metadata (names only, see
+	// ContainerInfo.EnvKeys).
+	Env            map[string]string
+	EnvPassthrough EnvPassthrough
+	HostEnv        map[string]string
 	// Files are written into the container after it starts, owned by the
 	// container's user (forwarded git configuration, say). A relative
 	// Path is relative to the container user's home.

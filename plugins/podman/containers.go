@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -124,10 +123,11 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 	now := time.Now().UTC()
 	info = backend.ContainerInfo{Name: name, Image: image, Purpose: req.Purpose, Session: req.Owner.Session, User: req.Owner.User,
 		Created: now, Persistent: req.Persistent, State: "created", Provisioning: req.Provisioning}
-	for k := range req.Env {
-		info.EnvKeys = append(info.EnvKeys, k)
+	env, keys, err := backend.PassthroughEnv(req.HostEnv, req.EnvPassthrough, cc.EnvPatterns, req.Env)
+	if err != nil {
+		return nil, info, err
 	}
-	slices.Sort(info.EnvKeys)
+	info.EnvKeys = keys
 	s.Labels = map[string]string{labelManaged: "true", labelKind: kindContainer, labelSession: req.Owner.Session,
 		labelUser: req.Owner.User, labelCreated: now.Format(time.RFC3339), labelPurpose: req.Purpose,
 		labelPersistent: fmt.Sprint(req.Persistent), labelEnvKeys: strings.Join(info.EnvKeys, ",")}
@@ -135,7 +135,7 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 	s.Command = []string{"sleep", "infinity"}
 	s.User = b.cfg.User
 	s.Env = map[string]string{"HOME": ContainerHome}
-	for k, v := range req.Env {
+	for k, v := range env {
 		s.Env[k] = v
 	}
 	if err := b.containerNetwork(s, req); err != nil {

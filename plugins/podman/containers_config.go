@@ -29,6 +29,10 @@ type ContainersConfig struct {
 	// MaxExecTimeout is the longest timeout an exec may ask for. Default
 	// "1h"; an exec without one gets 300 s.
 	MaxExecTimeout Duration `json:"max_exec_timeout"`
+	// EnvPatterns are the host variables env_passthrough "auto" passes
+	// (fnmatch globs). Default: backend.DefaultEnvPatterns (API keys,
+	// tokens, model providers' settings, proxies).
+	EnvPatterns []string `json:"env_patterns"`
 
 	memoryBytes int64
 	copyBytes   int64
@@ -77,6 +81,11 @@ func (c *ContainersConfig) resolve() error {
 	}
 	if c.MaxExecTimeout < Duration(time.Second) {
 		return bad("max_exec_timeout %s: at least 1s", time.Duration(c.MaxExecTimeout))
+	}
+	if c.EnvPatterns != nil {
+		if err := backend.ValidEnvPatterns(c.EnvPatterns); err != nil {
+			return bad("env_patterns: %v", err)
+		}
 	}
 	if strings.ContainsAny(c.Image, " \t\n") {
 		return bad("image %q: name an image", c.Image)
