@@ -124,7 +124,7 @@ type MCPToken struct {
 }
 
 // BundledPolicies are the policy names that need no path.
-var BundledPolicies = []string{"blocklist", "allowlist", "containers"}
+var BundledPolicies = []string{"blocklist", "allowlist", "container_safety"}
 
 // Bounds of the plugin instance limits: a session running more calls at
 // once than this is a runaway, and a budget below a few instances (one is
@@ -171,7 +171,7 @@ func DefaultConfig() Config {
 		Plugins:         []PluginConfig{},
 		Policies:        []PolicyConfig{},
 		BundledTools:    []string{"shell", "vfs", "python", "podman_shell"},
-		DefaultPolicies: []string{"blocklist", "containers"},
+		DefaultPolicies: []string{"blocklist", "container_safety"},
 		MCP:             MCPConfig{HTTPAddr: "127.0.0.1:8765", TokenEnv: "WAI_MCP_TOKEN", MaxSessions: DefaultMCPMaxSessions},
 	}
 }

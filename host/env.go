@@ -23,7 +23,14 @@ func (e callEnv) Containers(ctx context.Context, req []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.s.Containers(ctx, r)
+	resp, err := e.s.Containers(ctx, r)
+	if err != nil && resp.Preflight != nil {
+		// A create that found containers not ready: the tool shows the
+		// checks and their guidance rather than the bare error.
+		resp.Notes = append(resp.Notes, err.Error())
+		return resp, nil
+	}
+	return resp, err
 }
 
 // guardedLifecycle starts and stops a workspace's sandbox through the

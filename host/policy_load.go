@@ -8,7 +8,7 @@ import (
 
 	allowrules "github.com/wai-dev/wai/policies/allowlist/rules"
 	blockrules "github.com/wai-dev/wai/policies/blocklist/rules"
-	containergates "github.com/wai-dev/wai/policies/containers/gates"
+	containergates "github.com/wai-dev/wai/policies/container_safety/gates"
 
 	"github.com/wai-dev/wai/host/backend"
 )
@@ -78,7 +78,7 @@ func bundledPolicy(_ context.Context, name string, raw json.RawMessage) (Policy,
 		return funcPolicy{name: name, check: func(r CheckRequest) (bool, string) {
 			return a.Check(allowrules.Request{Action: r.Action, Command: r.Command, Shell: r.Shell, Script: r.Script, EnvKeys: r.EnvKeys})
 		}}, nil
-	case "containers":
+	case "container_safety":
 		c, err := containergates.ParseConfig(raw)
 		if err != nil {
 			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)

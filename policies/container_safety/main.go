@@ -1,4 +1,4 @@
-// Command containers is the bundled containers policy as a Wasm plugin:
+// Command container_safety is the bundled container_safety policy as a Wasm plugin:
 // the safety gates of agent-managed containers (package gates). The host
 // runs the same rules in process for the bundled policy; this build is
 // what a [[policies]] entry with a path loads.
@@ -11,7 +11,7 @@ package main
 
 import (
 	"github.com/wai-dev/wai/pdk"
-	"github.com/wai-dev/wai/policies/containers/gates"
+	"github.com/wai-dev/wai/policies/container_safety/gates"
 	"github.com/wai-dev/wai/policies/internal/plugconf"
 )
 
@@ -42,7 +42,7 @@ func check(req pdk.CheckRequest) pdk.Decision {
 }
 
 func init() {
-	pdk.Declare("containers", "1.0.0")
+	pdk.Declare("container_safety", "1.0.0")
 	pdk.Policy(check, pdk.ActionContainersCreate, pdk.ActionContainersDestroyAll)
 }
 

@@ -1,5 +1,5 @@
-// Package gates is the decision logic of the containers policy, in plain
-// Go so the Wasm plugin (policies/containers) and the host's in-process
+// Package gates is the decision logic of the container_safety policy, in plain
+// Go so the Wasm plugin (policies/container_safety) and the host's in-process
 // copy share it.
 //
 // What needs a person's approval — a GPU, the host network, a sensitive
@@ -16,7 +16,7 @@ import (
 	"strings"
 )
 
-// Config is the policy's table: [[policies]] name = "containers".
+// Config is the policy's table: [[policies]] name = "container_safety".
 type Config struct {
 	AllowGPU               bool     `json:"allow_gpu"`
 	AllowHostNetwork       bool     `json:"allow_host_network"`
@@ -47,15 +47,15 @@ func ParseConfig(raw []byte) (Config, error) {
 		dec := json.NewDecoder(strings.NewReader(string(raw)))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
-			return c, fmt.Errorf("containers policy config: %v (keys: %s)", err, strings.Join(Keys, ", "))
+			return c, fmt.Errorf("container_safety policy config: %v (keys: %s)", err, strings.Join(Keys, ", "))
 		}
 	}
 	if c.MaxContainers <= 0 {
-		return c, fmt.Errorf("containers policy config: max_containers_per_session must be at least 1")
+		return c, fmt.Errorf("container_safety policy config: max_containers_per_session must be at least 1")
 	}
 	for _, m := range c.SensitiveMounts {
 		if !strings.HasPrefix(m, "/") {
-			return c, fmt.Errorf("containers policy config: sensitive_mounts entry %q must be an absolute path", m)
+			return c, fmt.Errorf("container_safety policy config: sensitive_mounts entry %q must be an absolute path", m)
 		}
 	}
 	return c, nil
@@ -76,8 +76,8 @@ type Request struct {
 func (c Config) Check(r Request) (bool, string) {
 	ask := func(what, key string) (bool, string) {
 		return false, fmt.Sprintf("%s needs a person's approval, and there is no channel to ask on: denied. "+
-			"To allow it, set %s = true in the containers policy's config: take \"containers\" out of default_policies and add "+
-			"[[policies]] name = \"containers\" with config = { %s = true }", what, key, key)
+			"To allow it, set %s = true in the container_safety policy's config: take \"container_safety\" out of default_policies and add "+
+			"[[policies]] name = \"container_safety\" with config = { %s = true }", what, key, key)
 	}
 	switch r.Operation {
 	case "destroy_all":
@@ -108,7 +108,7 @@ func (c Config) Check(r Request) (bool, string) {
 	}
 	if r.Count >= c.MaxContainers {
 		return false, fmt.Sprintf("the session has %d containers, the most max_containers_per_session (%d) allows: destroy one first, "+
-			"or raise max_containers_per_session in the containers policy's config", r.Count, c.MaxContainers)
+			"or raise max_containers_per_session in the container_safety policy's config", r.Count, c.MaxContainers)
 	}
 	return true, ""
 }
