@@ -138,6 +138,10 @@ const (
 // tool plugin is loaded from its path with [[plugins]].
 var BundledToolPlugins = []string{"shell", "vfs", "python", "podman_shell", "containers"}
 
+// containersToolTimeout bounds a containers call: its exec timeout
+// defaults to 300 s.
+const containersToolTimeout = 330 * time.Second
+
 // DefaultToolTimeout applies to tools ToolTimeouts does not name.
 const DefaultToolTimeout = 60 * time.Second
 
@@ -165,6 +169,9 @@ func DefaultConfig() Config {
 			"default":       DefaultToolTimeout,
 			"shell_execute": commandToolTimeout,
 			"podman_shell":  commandToolTimeout,
+			// A create pulls nothing but may run setup commands, and an
+			// exec defaults to 300 s: the deadline leaves room for both.
+			"containers": containersToolTimeout,
 		},
 		DisabledTools:   []string{},
 		Backends:        map[string]map[string]any{},

@@ -37,7 +37,17 @@ func (s *Session) createContainer(ctx context.Context, c backend.Containers, own
 	if err != nil {
 		return resp, err
 	}
-	mountCwd := req.MountCwd == nil || *req.MountCwd
+	// A persistent container outlives the session, and the workspace goes
+	// with the session (unless kept): it mounts it only when that holds.
+	lasting := req.Persistent && !s.spec.Keep
+	mountCwd := !lasting
+	if req.MountCwd != nil {
+		mountCwd = *req.MountCwd
+	}
+	if mountCwd && lasting {
+		return resp, backend.Errorf(backend.ErrInvalid, "containers.create", req.Name,
+			"a persistent container cannot mount the workspace of a session that ends before it: set mount_cwd = false (copy files in instead)")
+	}
 	spec := backend.ContainerSpec{Owner: owner, Name: req.Name, Image: req.Image, Purpose: req.Purpose, Workdir: req.Workdir,
 		Mounts: req.Mounts, MountWorkspace: mountCwd, Ports: req.Ports, Env: map[string]string{}, EnvPassthrough: pass,
 		HostEnv: hostEnviron(), Memory: req.MemoryLimit, Network: req.Network, Persistent: req.Persistent,
