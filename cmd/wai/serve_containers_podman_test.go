@@ -108,7 +108,7 @@ func TestServeContainersPodman(t *testing.T) {
 		t.Errorf("list: %s", out)
 	}
 	for args, reason := range map[string]string{
-		`{"operation":"create","network":"host"}`:                                            "allow_host_network",
+		`{"operation":"create","network":"host"}`:                                             "allow_host_network",
 		`{"operation":"create","mounts":[{"host_path":"/etc","container_path":"/host-etc"}]}`: "allow_sensitive_mounts",
 	} {
 		var m map[string]any
