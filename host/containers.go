@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -51,6 +52,9 @@ type ContainerRequest struct {
 	ContainerPath  string                   `json:"container_path,omitempty"`
 	GPU            bool                     `json:"gpu,omitempty"`
 	Privileged     bool                     `json:"privileged,omitempty"`
+	// AllSessions: list every container of the session's user, not only
+	// the session's own (wai containers ls). Not part of the tool's input.
+	AllSessions bool `json:"-"`
 }
 
 // ContainerResponse is what an operation did; only its own fields are set.
@@ -150,9 +154,6 @@ func validOperation(op string) bool {
 // An unsandboxed fallback never does: the session would believe it runs
 // on the backend it asked for.
 func (s *Session) containersBackend(ctx context.Context) (backend.Containers, error) {
-	if _, _, err := s.workspace(ctx); err != nil {
-		return nil, err
-	}
 	r, err := s.k.resolve(ctx)
 	if err != nil {
 		return nil, err
@@ -234,6 +235,9 @@ func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner b
 	case "create":
 		return s.createContainer(ctx, c, owner, req)
 	case "list":
+		if req.AllSessions {
+			owner.Session = ""
+		}
 		ls, err := c.ListContainers(ctx, owner)
 		resp.Containers = ls
 		return resp, err
@@ -266,6 +270,12 @@ func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner b
 	case "copy_in", "copy_out":
 		var res backend.ContainerCopyResult
 		cp := backend.ContainerCopy{HostPath: req.HostPath, ContainerPath: req.ContainerPath}
+		if !filepath.IsAbs(req.HostPath) {
+			// A path in the session workspace: it exists once opened.
+			if _, _, err := s.workspace(ctx); err != nil {
+				return resp, err
+			}
+		}
 		if req.Operation == "copy_in" {
 			res, err = c.CopyToContainer(ctx, ref, cp)
 		} else {

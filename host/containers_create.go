@@ -48,6 +48,11 @@ func (s *Session) createContainer(ctx context.Context, c backend.Containers, own
 		return resp, backend.Errorf(backend.ErrInvalid, "containers.create", req.Name,
 			"a persistent container cannot mount the workspace of a session that ends before it: set mount_cwd = false (copy files in instead)")
 	}
+	if mountCwd {
+		if _, _, err := s.workspace(ctx); err != nil {
+			return resp, err
+		}
+	}
 	spec := backend.ContainerSpec{Owner: owner, Name: req.Name, Image: req.Image, Purpose: req.Purpose, Workdir: req.Workdir,
 		Mounts: req.Mounts, MountWorkspace: mountCwd, Ports: req.Ports, Env: map[string]string{}, EnvPassthrough: pass,
 		HostEnv: hostEnviron(), Memory: req.MemoryLimit, Network: req.Network, Persistent: req.Persistent,
