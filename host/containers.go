@@ -62,14 +62,33 @@ type ContainerResponse struct {
 	Operation  string                       `json:"operation"`
 	Container  *backend.ContainerInfo       `json:"container,omitempty"`
 	Containers []backend.ContainerInfo      `json:"containers,omitempty"`
-	Exec       *backend.ExecResult          `json:"exec,omitempty"`
-	Setup      []backend.ExecResult         `json:"setup,omitempty"`
+	Exec       *ContainerExecResult         `json:"exec,omitempty"`
+	Setup      []ContainerExecResult        `json:"setup,omitempty"`
 	Copy       *backend.ContainerCopyResult `json:"copy,omitempty"`
 	Hint       *backend.InteractiveHint     `json:"hint,omitempty"`
 	Preflight  *backend.ContainerPreflight  `json:"preflight,omitempty"`
 	// Notes tell the caller what was skipped and how to fix it
 	// (forward_gh without a logged-in gh, say).
 	Notes []string `json:"notes,omitempty"`
+}
+
+// ContainerExecResult is an exec's outcome on the wire: the session
+// shell's result with snake_case names.
+type ContainerExecResult struct {
+	Command    []string `json:"command"`
+	Cwd        string   `json:"cwd,omitempty"`
+	Stdout     string   `json:"stdout"`
+	Stderr     string   `json:"stderr"`
+	ExitCode   int      `json:"exit_code"`
+	Signal     int      `json:"signal,omitempty"`
+	TimedOut   bool     `json:"timed_out"`
+	Truncated  bool     `json:"truncated"`
+	DurationMS int64    `json:"duration_ms"`
+}
+
+func toContainerExec(r backend.ExecResult) ContainerExecResult {
+	return ContainerExecResult{Command: r.Command, Cwd: r.Cwd, Stdout: r.Stdout, Stderr: r.Stderr, ExitCode: r.ExitCode,
+		Signal: r.Signal, TimedOut: r.TimedOut, Truncated: r.Truncated, DurationMS: r.Duration.Milliseconds()}
 }
 
 // ContainerCheck is what a policy sees of a containers operation
@@ -254,14 +273,15 @@ func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner b
 	case "exec":
 		var res backend.ExecResult
 		res, err = s.containerExec(ctx, c, ref, req.Command, req.Workdir, req.Timeout)
-		resp.Exec = &res
+		wire := toContainerExec(res)
+		resp.Exec = &wire
 	case "exec_interactive_hint":
 		var h backend.InteractiveHint
 		h, err = c.InteractiveHint(ctx, ref)
 		resp.Hint = &h
 	case "status":
 		var info backend.ContainerInfo
-		info, err = c.ContainerStatus(ctx, ref)
+		info, err = c.ContainerStatus(ctx, ref, req.HealthCheck)
 		resp.Container = &info
 	case "destroy":
 		var info backend.ContainerInfo

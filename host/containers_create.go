@@ -91,7 +91,7 @@ func (s *Session) createContainer(ctx context.Context, c backend.Containers, own
 	resp.Container = &info
 	for _, cmd := range req.SetupCommands {
 		res, err := s.containerExec(ctx, c, backend.ContainerRef{Owner: owner, Name: info.Name}, cmd, "", req.Timeout)
-		resp.Setup = append(resp.Setup, res)
+		resp.Setup = append(resp.Setup, toContainerExec(res))
 		if err != nil || res.ExitCode != 0 {
 			resp.Notes = append(resp.Notes, fmt.Sprintf("setup command %q failed (exit %d%s); the container is kept: fix it with exec, or destroy it", cmd, res.ExitCode, errSuffix(err)))
 			break

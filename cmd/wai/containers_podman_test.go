@@ -57,6 +57,21 @@ func TestContainersCLIPodman(t *testing.T) {
 	if r := wai("create", "--name", name+"-x", "--mount", "/etc:/x"); r.code == 0 || !strings.Contains(r.stderr, "allow_sensitive_mounts") {
 		t.Errorf("an /etc mount: %+v, want the gate's denial", r)
 	}
+	// wai ps lists it (persistent: KEEP true), wai rm removes it by that name.
+	if r := inProcess(t, config, "ps", "--config", config); r.code != 0 || !strings.Contains(r.stdout, "container/"+name) {
+		t.Errorf("wai ps: %+v", r)
+	}
+	kept := name + "-k"
+	if r := wai("create", "--name", kept, "--network", "none"); r.code != 0 {
+		t.Fatalf("create: %+v", r)
+	}
+	t.Cleanup(func() { wai("rm", "--force", kept) })
+	if r := inProcess(t, config, "rm", "--config", config, "container/"+kept); r.code != 0 {
+		t.Errorf("wai rm container/%s: %+v", kept, r)
+	}
+	if r := wai("ls"); strings.Contains(r.stdout, kept) {
+		t.Errorf("ls after wai rm: %+v", r)
+	}
 	if r := wai("rm", name); r.code != 0 || !strings.Contains(r.stdout, "removed "+name) {
 		t.Errorf("rm: %+v", r)
 	}

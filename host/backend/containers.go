@@ -35,7 +35,9 @@ type Containers interface {
 	// the user when owner.Session is empty), sorted by name. Labels on the
 	// containers are the source of truth: it works without metadata.
 	ListContainers(ctx context.Context, owner ContainerOwner) ([]ContainerInfo, error)
-	ContainerStatus(ctx context.Context, ref ContainerRef) (ContainerInfo, error)
+	// ContainerStatus describes one container; with healthCheck, a
+	// running one is probed with an exec (ContainerInfo.Health).
+	ContainerStatus(ctx context.Context, ref ContainerRef, healthCheck bool) (ContainerInfo, error)
 	// DestroyContainer stops (force: kills at once) and removes one
 	// container and its metadata.
 	DestroyContainer(ctx context.Context, ref ContainerRef, force bool) (ContainerInfo, error)

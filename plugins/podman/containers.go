@@ -29,6 +29,10 @@ const (
 	labelPurpose    = "wai.purpose"    // the create's purpose, may be ""
 	labelPersistent = "wai.persistent" // "true" or "false"
 	labelEnvKeys    = "wai.env_keys"   // comma-separated names, never values
+	// labelHome is the workspace directory of the configuration that
+	// made the container: each configuration (and its wai ps, rm, gc)
+	// sees only its own, as with session containers.
+	labelHome = "wai.home"
 )
 
 // ContainerHome is the home directory of the managed containers' user:
@@ -130,7 +134,7 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 	info.EnvKeys = keys
 	s.Labels = map[string]string{labelManaged: "true", labelKind: kindContainer, labelSession: req.Owner.Session,
 		labelUser: req.Owner.User, labelCreated: now.Format(time.RFC3339), labelPurpose: req.Purpose,
-		labelPersistent: fmt.Sprint(req.Persistent), labelEnvKeys: strings.Join(info.EnvKeys, ",")}
+		labelPersistent: fmt.Sprint(req.Persistent), labelEnvKeys: strings.Join(info.EnvKeys, ","), labelHome: b.cfg.fixedDir()}
 	s.Init = ptr(true)
 	s.Command = []string{"sleep", "infinity"}
 	s.User = b.cfg.User

@@ -29,7 +29,7 @@ func (b *Backend) lookup(ctx context.Context, op string, ref backend.ContainerRe
 		return nil, err
 	}
 	data, err := containers.Inspect(cctx, ref.Name, nil)
-	if err == nil && data.Config != nil && data.Config.Labels[labelKind] == kindContainer &&
+	if err == nil && data.Config != nil && data.Config.Labels[labelKind] == kindContainer && data.Config.Labels[labelHome] == b.cfg.fixedDir() &&
 		data.Config.Labels[labelManaged] == "true" && data.Config.Labels[labelUser] == ref.Owner.User {
 		return data, nil
 	}
@@ -55,7 +55,7 @@ func (b *Backend) listContainers(ctx context.Context, owner backend.ContainerOwn
 		return nil, err
 	}
 	l, err := containers.List(cctx, new(containers.ListOptions).WithAll(true).
-		WithFilters(map[string][]string{"label": {labelManaged + "=true", labelKind + "=" + kindContainer}}))
+		WithFilters(map[string][]string{"label": {labelManaged + "=true", labelKind + "=" + kindContainer, labelHome + "=" + b.cfg.fixedDir()}}))
 	if err != nil {
 		return nil, b.svc.wrap(ctx, "containers.list", "", err)
 	}
@@ -92,8 +92,9 @@ func (b *Backend) mergeMeta(info *backend.ContainerInfo) {
 	}
 }
 
-// ContainerStatus describes one container, with a probe exec when it runs.
-func (b *Backend) ContainerStatus(ctx context.Context, ref backend.ContainerRef) (backend.ContainerInfo, error) {
+// ContainerStatus describes one container, probed with an exec when
+// healthCheck asks and it runs.
+func (b *Backend) ContainerStatus(ctx context.Context, ref backend.ContainerRef, healthCheck bool) (backend.ContainerInfo, error) {
 	data, err := b.lookup(ctx, "containers.status", ref)
 	if err != nil {
 		return backend.ContainerInfo{}, err
@@ -103,7 +104,7 @@ func (b *Backend) ContainerStatus(ctx context.Context, ref backend.ContainerRef)
 		info.State, info.Running = data.State.Status, data.State.Running
 	}
 	b.mergeMeta(&info)
-	if info.Running {
+	if info.Running && healthCheck {
 		pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		code, _, err := b.execSimple(pctx, data.ID, []string{"true"}, nil)
 		cancel()

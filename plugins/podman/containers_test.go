@@ -102,7 +102,7 @@ func TestContainerLifecycle(t *testing.T) {
 	if err != nil || hint.Shell != "bash" || hint.Command != "podman exec -it "+info.Name+" bash" {
 		t.Errorf("InteractiveHint = %+v, %v", hint, err)
 	}
-	st, err := b.ContainerStatus(bg, ref)
+	st, err := b.ContainerStatus(bg, ref, true)
 	if err != nil || !st.Running || st.Health != "healthy" {
 		t.Errorf("ContainerStatus = %+v, %v", st, err)
 	}
@@ -304,5 +304,22 @@ func TestContainerGCByLabel(t *testing.T) {
 	b.gcContainers(bg, backend.GCOptions{Match: mine, All: true}, &rep)
 	if len(rep.Removed) != 1 || rep.Removed[0].Name != kept.Name {
 		t.Errorf("gc --all = removed %+v, want %s", rep.Removed, kept.Name)
+	}
+}
+
+func TestContainerOtherConfigInvisible(t *testing.T) {
+	b, _, owner := containerTest(t, nil)
+	info := create(t, b, backend.ContainerSpec{Owner: owner, Network: "none"})
+	other := newTestBackend(t, backend.Limits{}, nil) // another state directory
+	if ls, err := other.ListManagedContainers(bg); err != nil || len(ls) != 0 {
+		t.Errorf("another configuration lists %+v, %v", ls, err)
+	}
+	if _, err := other.DestroyContainer(bg, backend.ContainerRef{Owner: owner, Name: info.Name}, true); !errors.Is(err, backend.ErrNotFound) {
+		t.Errorf("another configuration's destroy: %v, want ErrNotFound", err)
+	}
+	var rep backend.GCReport
+	other.gcContainers(bg, backend.GCOptions{All: true}, &rep)
+	if len(rep.Removed) != 0 {
+		t.Errorf("another configuration's gc removed %+v", rep.Removed)
 	}
 }

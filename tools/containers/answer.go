@@ -51,11 +51,11 @@ type info struct {
 }
 
 type execResult struct {
-	Stdout    string `json:"Stdout"`
-	Stderr    string `json:"Stderr"`
-	ExitCode  int    `json:"ExitCode"`
-	TimedOut  bool   `json:"TimedOut"`
-	Truncated bool   `json:"Truncated"`
+	Stdout    string `json:"stdout"`
+	Stderr    string `json:"stderr"`
+	ExitCode  int    `json:"exit_code"`
+	TimedOut  bool   `json:"timed_out"`
+	Truncated bool   `json:"truncated"`
 }
 
 func (i info) line() string {
