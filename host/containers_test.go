@@ -237,3 +237,15 @@ func TestContainersNeedTheCapability(t *testing.T) {
 		t.Errorf("a backend without containers: %v, want ErrUnavailable", err)
 	}
 }
+
+func TestContainersGitForwardWithoutConfig(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	k, fc := containersKernel(t, nil)
+	resp, err := session(t, k, "g").Containers(context.Background(), ContainerRequest{Operation: "create", Name: "b", ForwardGit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fc.created[0].Files) != 0 || len(resp.Notes) != 1 || !strings.Contains(resp.Notes[0], "no git configuration") {
+		t.Errorf("forward_git without a config: files %v, notes %v", fc.created[0].Files, resp.Notes)
+	}
+}

@@ -56,35 +56,8 @@ func containersMain(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.SetOutput(stderr)
 	var kf kernelFlags
 	kf.register(fs)
-	var build func([]string) (host.ContainerRequest, error)
-	var asJSON bool
-	switch sub {
-	case "create":
-		build = createFlags(fs)
-	case "exec":
-		timeout := fs.Int("timeout", 300, "seconds before the command is killed")
-		build = func(a []string) (host.ContainerRequest, error) {
-			if len(a) < 2 {
-				return host.ContainerRequest{}, errors.New("usage: wai containers exec NAME [--timeout SEC] -- COMMAND…")
-			}
-			return host.ContainerRequest{Operation: "exec", Container: a[0], Command: strings.Join(a[1:], " "), Timeout: *timeout}, nil
-		}
-	case "ls":
-		fs.BoolVar(&asJSON, "json", false, "print JSON")
-		build = func([]string) (host.ContainerRequest, error) {
-			return host.ContainerRequest{Operation: "list", AllSessions: true}, nil
-		}
-	case "rm":
-		force := fs.Bool("force", false, "kill at once instead of stopping")
-		build = func(a []string) (host.ContainerRequest, error) {
-			if len(a) == 0 {
-				return host.ContainerRequest{}, errors.New("name the containers to remove (wai containers ls lists them)")
-			}
-			return host.ContainerRequest{Operation: "destroy", Container: a[0], Force: *force}, nil
-		}
-	case "cp":
-		build = cpRequest
-	default:
+	build, asJSON := subcommand(sub, fs)
+	if build == nil {
 		fmt.Fprintf(stderr, "wai containers: no subcommand %q: use create, exec, ls, rm or cp\n", sub)
 		return exitError
 	}
@@ -127,7 +100,7 @@ func containersMain(ctx context.Context, args []string, stdout, stderr io.Writer
 			code = max(code, fail(ctx, stderr, err))
 			continue
 		}
-		code = max(code, printContainers(stdout, stderr, sub, asJSON, resp))
+		code = max(code, printContainers(stdout, stderr, sub, *asJSON, resp))
 	}
 	return code
 }
@@ -212,4 +185,38 @@ func printContainers(stdout, stderr io.Writer, sub string, asJSON bool, r host.C
 		fmt.Fprintf(stdout, "%s %s\n", verb, r.Container.Name)
 	}
 	return exitOK
+}
+
+// subcommand declares SUB's flags and returns its request builder (nil
+// for an unknown SUB) and whether to print JSON.
+func subcommand(sub string, fs *flag.FlagSet) (func([]string) (host.ContainerRequest, error), *bool) {
+	asJSON := new(bool)
+	switch sub {
+	case "create":
+		return createFlags(fs), asJSON
+	case "exec":
+		timeout := fs.Int("timeout", 300, "seconds before the command is killed")
+		return func(a []string) (host.ContainerRequest, error) {
+			if len(a) < 2 {
+				return host.ContainerRequest{}, errors.New("usage: wai containers exec NAME [--timeout SEC] -- COMMAND…")
+			}
+			return host.ContainerRequest{Operation: "exec", Container: a[0], Command: strings.Join(a[1:], " "), Timeout: *timeout}, nil
+		}, asJSON
+	case "ls":
+		fs.BoolVar(asJSON, "json", false, "print JSON")
+		return func([]string) (host.ContainerRequest, error) {
+			return host.ContainerRequest{Operation: "list", AllSessions: true}, nil
+		}, asJSON
+	case "rm":
+		force := fs.Bool("force", false, "kill at once instead of stopping")
+		return func(a []string) (host.ContainerRequest, error) {
+			if len(a) == 0 {
+				return host.ContainerRequest{}, errors.New("name the containers to remove (wai containers ls lists them)")
+			}
+			return host.ContainerRequest{Operation: "destroy", Container: a[0], Force: *force}, nil
+		}, asJSON
+	case "cp":
+		return cpRequest, asJSON
+	}
+	return nil, asJSON
 }

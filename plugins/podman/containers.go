@@ -146,19 +146,7 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 		return nil, info, err
 	}
 	info.Ports = req.Ports
-	period := uint64(100000)
-	quota := int64(cc.CPUs * float64(period))
-	s.ResourceLimits = &spec.LinuxResources{
-		Memory: &spec.LinuxMemory{Limit: &mem, Swap: &mem},
-		CPU:    &spec.LinuxCPU{Quota: &quota, Period: &period},
-		Pids:   &spec.LinuxPids{Limit: cc.PidsLimit},
-	}
-	s.CapDrop = []string{"ALL"}
-	s.NoNewPrivileges = ptr(true)
-	s.Rlimits = []spec.POSIXRlimit{
-		{Type: "nofile", Soft: b.cfg.Nofile, Hard: b.cfg.Nofile},
-		{Type: "nproc", Soft: b.cfg.Nproc, Hard: b.cfg.Nproc},
-	}
+	b.harden(s, mem)
 	if s.Mounts, info.Mounts, err = b.containerMounts(req); err != nil {
 		return nil, info, err
 	}
@@ -173,6 +161,26 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 		return nil, info, backend.Errorf(backend.ErrInvalid, op, name, "the container spec is invalid: %v", err)
 	}
 	return s, info, nil
+}
+
+// harden applies what every managed container gets: the session
+// container's hardening (no capabilities, no new privileges, rlimits; the
+// seccomp profile is set by the caller) and the resource limits.
+func (b *Backend) harden(s *specgen.SpecGenerator, mem int64) {
+	cc := b.cfg.Containers
+	period := uint64(100000)
+	quota := int64(cc.CPUs * float64(period))
+	s.ResourceLimits = &spec.LinuxResources{
+		Memory: &spec.LinuxMemory{Limit: &mem, Swap: &mem},
+		CPU:    &spec.LinuxCPU{Quota: &quota, Period: &period},
+		Pids:   &spec.LinuxPids{Limit: cc.PidsLimit},
+	}
+	s.CapDrop = []string{"ALL"}
+	s.NoNewPrivileges = ptr(true)
+	s.Rlimits = []spec.POSIXRlimit{
+		{Type: "nofile", Soft: b.cfg.Nofile, Hard: b.cfg.Nofile},
+		{Type: "nproc", Soft: b.cfg.Nproc, Hard: b.cfg.Nproc},
+	}
 }
 
 // refusePrivileges refuses what no configuration allows: a container

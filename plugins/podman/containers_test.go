@@ -323,3 +323,20 @@ func TestContainerOtherConfigInvisible(t *testing.T) {
 		t.Errorf("another configuration's gc removed %+v", rep.Removed)
 	}
 }
+
+func TestContainerHintForm(t *testing.T) {
+	for url, want := range map[string]string{
+		DefaultURL():                 "podman",
+		"tcp://10.0.0.5:8080":        "podman --url tcp://10.0.0.5:8080",
+		"ssh://me@box/run/p.sock":    "podman --url ssh://me@box/run/p.sock --identity /home/me/.ssh/id",
+		"unix:///srv/my socket.sock": "podman --url 'unix:///srv/my socket.sock'",
+	} {
+		b := &Backend{cfg: Config{URL: url}}
+		if strings.HasPrefix(url, "ssh:") {
+			b.cfg.Identity = "/home/me/.ssh/id"
+		}
+		if got := b.podmanCLI(); got != want {
+			t.Errorf("%s: %q, want %q", url, got, want)
+		}
+	}
+}
