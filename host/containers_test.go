@@ -249,3 +249,14 @@ func TestContainersGitForwardWithoutConfig(t *testing.T) {
 		t.Errorf("forward_git without a config: files %v, notes %v", fc.created[0].Files, resp.Notes)
 	}
 }
+
+// wai_containers hands the raw request to the kernel, which refuses a
+// field it does not know rather than run without it.
+func TestContainersDecodeStrictly(t *testing.T) {
+	k, fc := containersKernel(t, nil)
+	env := callEnv{session(t, k, "d")}
+	_, err := env.Containers(context.Background(), []byte(`{"operation":"create","netwrok":"none"}`))
+	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "netwrok") || len(fc.created) != 0 {
+		t.Errorf("an unknown field: %v, want ErrInvalid naming it and nothing created", err)
+	}
+}
