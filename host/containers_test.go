@@ -260,3 +260,29 @@ func TestContainersDecodeStrictly(t *testing.T) {
 		t.Errorf("an unknown field: %v, want ErrInvalid naming it and nothing created", err)
 	}
 }
+
+func TestContainersGhForward(t *testing.T) {
+	bin := t.TempDir()
+	gh := filepath.Join(bin, "gh")
+	os.WriteFile(gh, []byte("#!/bin/sh\n[ \"$1 $2\" = \"auth token\" ] && echo gho_test123\n"), 0o755)
+	t.Setenv("PATH", bin)
+	t.Setenv("HOME", t.TempDir())
+	k, fc := containersKernel(t, nil)
+	s := session(t, k, "gh")
+	resp, err := s.Containers(context.Background(), ContainerRequest{Operation: "create", Name: "a", ForwardGh: true,
+		Env: map[string]string{"GITHUB_TOKEN": "mine"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env := fc.created[0].Env; env["GH_TOKEN"] != "gho_test123" || env["GITHUB_TOKEN"] != "mine" || len(resp.Notes) != 0 {
+		t.Errorf("gh logged in: GH_TOKEN %q GITHUB_TOKEN %q (explicit env wins), notes %v", env["GH_TOKEN"], env["GITHUB_TOKEN"], resp.Notes)
+	}
+	os.WriteFile(gh, []byte("#!/bin/sh\necho 'not logged in' >&2; exit 1\n"), 0o755)
+	resp, err = s.Containers(context.Background(), ContainerRequest{Operation: "create", Name: "b", ForwardGh: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, set := fc.created[1].Env["GH_TOKEN"]; set || len(resp.Notes) != 1 || !strings.Contains(resp.Notes[0], "gh auth login") {
+		t.Errorf("gh logged out: env %v, notes %v", fc.created[1].Env, resp.Notes)
+	}
+}
