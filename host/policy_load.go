@@ -83,8 +83,9 @@ func bundledPolicy(_ context.Context, name string, raw json.RawMessage) (Policy,
 		if err != nil {
 			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
 		}
-		return funcPolicy{name: name, check: func(r CheckRequest) (bool, string) {
-			if !strings.HasPrefix(r.Action, ActionContainersPrefix) {
+		isContainers := func(a string) bool { return strings.HasPrefix(a, ActionContainersPrefix) }
+		return funcPolicy{name: name, only: isContainers, check: func(r CheckRequest) (bool, string) {
+			if !isContainers(r.Action) {
 				return true, ""
 			}
 			if r.Container == nil {
@@ -102,7 +103,13 @@ func bundledPolicy(_ context.Context, name string, raw json.RawMessage) (Policy,
 type funcPolicy struct {
 	name  string
 	check func(CheckRequest) (bool, string)
+	// only, when not nil, is the action prefix the policy judges; the
+	// chain does not ask it about the others.
+	only func(action string) bool
 }
+
+// judges reports whether the policy is asked about action.
+func (p funcPolicy) judges(action string) bool { return p.only == nil || p.only(action) }
 
 func (p funcPolicy) Name() string { return p.name }
 

@@ -203,8 +203,19 @@ func (b *Backend) ExecContainer(ctx context.Context, ref backend.ContainerRef, r
 // managedWorkspace is the exec machinery's view of a managed container: a
 // workspace that never creates or recreates its container.
 func (b *Backend) managedWorkspace(ref backend.ContainerRef, data *define.InspectContainerData) *Workspace {
-	return &Workspace{b: b, session: ref.Owner.Session, user: ref.Owner.User, name: data.Name,
+	w := &Workspace{b: b, session: ref.Owner.Session, user: ref.Owner.User, name: data.Name,
 		managed: true, closing: make(chan struct{})}
+	if data.State != nil && data.State.Running {
+		// Inspected a moment ago: no second inspect before the exec. A
+		// container that stopped since fails the exec's create, and
+		// markDead makes the retry inspect it again.
+		st := &ctrState{id: data.ID, started: data.State.StartedAt}
+		if data.Config != nil {
+			st.env = data.Config.Env
+		}
+		w.cur.Store(st)
+	}
+	return w
 }
 
 // ensureManaged returns the managed container's state when it runs; a
