@@ -340,3 +340,24 @@ func TestContainerHintForm(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkContainerLifecycle is one managed container's create (with a
+// forwarded file), one exec and a forced destroy, against the real service.
+func BenchmarkContainerLifecycle(b *testing.B) {
+	be := newTestBackend(b, backend.Limits{}, nil)
+	owner := backend.ContainerOwner{Session: session("bench")}
+	for b.Loop() {
+		info, err := be.CreateContainer(bg, backend.ContainerSpec{Owner: owner, Network: "none",
+			Files: []backend.ContainerFile{{Path: ".gitconfig", Data: []byte("[user]\n\tname = B\n")}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ref := backend.ContainerRef{Owner: owner, Name: info.Name}
+		if res, err := be.ExecContainer(bg, ref, backend.ExecRequest{Shell: "git config user.name"}); err != nil || res.Stdout != "B\n" {
+			b.Fatalf("exec: %+v, %v", res, err)
+		}
+		if _, err := be.DestroyContainer(bg, ref, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
