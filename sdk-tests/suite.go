@@ -52,6 +52,11 @@ type Caps struct {
 	// its symlinks and FIFOs planted by running ln and mkfifo in the
 	// workspace, and the checks that need the host side are skipped.
 	HostDir func(ws backend.Workspace) string
+	// Containers, when set, declares backend.Containers: it returns the
+	// backend's Containers and an owner (a session of the backend) to make
+	// them for, and RunContainers checks them. Their image must have
+	// /bin/sh and bash.
+	Containers func(t *testing.T) (backend.Containers, backend.ContainerOwner)
 }
 
 func (b Backend) watchdog() time.Duration {
