@@ -31,7 +31,7 @@ type ContainersConfig struct {
 	MaxExecTimeout Duration `json:"max_exec_timeout"`
 	// EnvPatterns are the host variables env_passthrough "auto" passes
 	// (fnmatch globs). Default: backend.DefaultEnvPatterns (API keys,
-	// tokens, model providers' settings, proxies).
+	// tokens, model providers' settings, proxies), also when empty.
 	EnvPatterns []string `json:"env_patterns"`
 
 	memoryBytes int64
@@ -82,7 +82,9 @@ func (c *ContainersConfig) resolve() error {
 	if c.MaxExecTimeout < Duration(time.Second) {
 		return bad("max_exec_timeout %s: at least 1s", time.Duration(c.MaxExecTimeout))
 	}
-	if c.EnvPatterns != nil {
+	if len(c.EnvPatterns) == 0 {
+		c.EnvPatterns = nil // the defaults; env_passthrough "none" passes nothing
+	} else {
 		if err := backend.ValidEnvPatterns(c.EnvPatterns); err != nil {
 			return bad("env_patterns: %v", err)
 		}
