@@ -141,6 +141,10 @@ func (s *Session) Containers(ctx context.Context, req ContainerRequest) (Contain
 		return resp, err
 	}
 	owner := backend.ContainerOwner{User: s.spec.User, Session: s.spec.Session}
+	if req.Operation == "create" {
+		s.createMu.Lock()
+		defer s.createMu.Unlock()
+	}
 	check, err := s.containerCheck(ctx, c, owner, req)
 	if err != nil {
 		return resp, err

@@ -286,3 +286,22 @@ func TestContainersGhForward(t *testing.T) {
 		t.Errorf("gh logged out: env %v, notes %v", fc.created[1].Env, resp.Notes)
 	}
 }
+
+// Concurrent creates in one session never pass max_containers_per_session
+// between them.
+func TestContainersMaxUnderConcurrency(t *testing.T) {
+	k, fc := containersKernel(t, map[string]any{"max_containers_per_session": 2})
+	s := session(t, k, "race")
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = s.Containers(context.Background(), ContainerRequest{Operation: "create", Name: "c" + string(rune('a'+i))})
+		}()
+	}
+	wg.Wait()
+	if n := len(fc.created); n != 2 {
+		t.Errorf("%d containers created, the max is 2", n)
+	}
+}

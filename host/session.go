@@ -53,6 +53,9 @@ type Session struct {
 	// unless persistent.
 	containersReady atomic.Bool
 	containersUsed  atomic.Bool
+	// createMu makes a session's creates one at a time, so the count
+	// max_containers_per_session judges is the count the create adds to.
+	createMu sync.Mutex
 }
 
 func newSession(k *Kernel, spec backend.WorkspaceSpec, tools []string) *Session {
