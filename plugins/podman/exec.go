@@ -234,6 +234,15 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 // next to its code is the point of one).
 func (w *Workspace) keepBackground() bool { return w.b.cfg.KeepBackground || w.managed }
 
+// pidsLimit is the pids limit of w's container: the session's, or the
+// managed containers' own.
+func (w *Workspace) pidsLimit() int64 {
+	if w.managed {
+		return w.b.cfg.Containers.PidsLimit
+	}
+	return w.b.cfg.PidsLimit
+}
+
 // streamEndWait bounds the wait for a killed command's output stream to
 // end. It normally ends at once; the bound is generous because a loaded
 // service can take seconds to notice, and output read meanwhile is kept.
