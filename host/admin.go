@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/wai-dev/wai/host/backend"
 )
@@ -109,6 +110,11 @@ func (k *Kernel) ListSessions(ctx context.Context, scope AdminScope) (out []Sess
 				out = append(out, SessionEntry{SessionInfo: si, User: user, Name: own})
 			}
 		}
+		cs, err := listManagedContainers(ctx, name, b, scope)
+		if err != nil {
+			errs = append(errs, &BackendError{name, err})
+		}
+		out = append(out, cs...)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -130,6 +136,9 @@ func (k *Kernel) ListSessions(ctx context.Context, scope AdminScope) (out []Sess
 func (k *Kernel) RemoveSession(ctx context.Context, scope AdminScope, name string) (SessionEntry, error) {
 	if err := scope.check(); err != nil {
 		return SessionEntry{}, err
+	}
+	if strings.HasPrefix(name, ContainerEntryPrefix) {
+		return k.removeManagedContainer(ctx, scope, name)
 	}
 	key, err := sessionKey(name, scope.User)
 	if err == nil {

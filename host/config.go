@@ -130,7 +130,7 @@ type MCPToken struct {
 }
 
 // BundledPolicies are the policy names that need no path.
-var BundledPolicies = []string{"blocklist", "allowlist"}
+var BundledPolicies = []string{"blocklist", "allowlist", "container_safety"}
 
 // Bounds of the plugin instance limits: a session running more calls at
 // once than this is a runaway, and a budget below a few instances (one is
@@ -144,7 +144,11 @@ const (
 
 // BundledToolPlugins are the tool plugins bundled_tools may name; any other
 // tool plugin is loaded from its path with [[plugins]].
-var BundledToolPlugins = []string{"shell", "vfs", "python", "podman_shell", "jobs"}
+var BundledToolPlugins = []string{"shell", "vfs", "python", "podman_shell", "jobs", "containers"}
+
+// containersToolTimeout bounds a containers call: its exec timeout
+// defaults to 300 s.
+const containersToolTimeout = 330 * time.Second
 
 // DefaultToolTimeout applies to tools ToolTimeouts does not name.
 const DefaultToolTimeout = 60 * time.Second
@@ -175,13 +179,16 @@ func DefaultConfig() Config {
 			"default":       DefaultToolTimeout,
 			"shell_execute": commandToolTimeout,
 			"podman_shell":  commandToolTimeout,
+			// A create pulls nothing but may run setup commands, and an
+			// exec defaults to 300 s: the deadline leaves room for both.
+			"containers": containersToolTimeout,
 		},
 		DisabledTools:   []string{},
 		Backends:        map[string]map[string]any{},
 		Plugins:         []PluginConfig{},
 		Policies:        []PolicyConfig{},
 		BundledTools:    []string{"shell", "vfs", "python", "podman_shell", "jobs"},
-		DefaultPolicies: []string{"blocklist"},
+		DefaultPolicies: []string{"blocklist", "container_safety"},
 		MCP:             MCPConfig{HTTPAddr: "127.0.0.1:8765", TokenEnv: "WAI_MCP_TOKEN", MaxSessions: DefaultMCPMaxSessions},
 	}
 }

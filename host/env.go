@@ -18,6 +18,22 @@ func (e callEnv) Lifecycle() backend.Lifecycle { return e.s.lc }
 func (e callEnv) Session() string              { return e.s.spec.Session }
 func (e callEnv) Jobs() backend.JobRunner      { return e.s.jobs }
 
+// Containers serves wai_containers: the same path as Session.Containers.
+func (e callEnv) Containers(ctx context.Context, req []byte) (any, error) {
+	r, err := DecodeContainerRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := e.s.Containers(ctx, r)
+	if err != nil && resp.Preflight != nil {
+		// A create that found containers not ready: the tool shows the
+		// checks and their guidance rather than the bare error.
+		resp.Notes = append(resp.Notes, err.Error())
+		return resp, nil
+	}
+	return resp, err
+}
+
 // guardedLifecycle starts and stops a workspace's sandbox through the
 // policy chain.
 type guardedLifecycle struct{ s *Session }

@@ -102,7 +102,16 @@ type wasmPolicy struct {
 func (w wasmPolicy) Name() string { return w.p.Describe().Name }
 
 func (w wasmPolicy) Check(ctx context.Context, req CheckRequest) (Decision, error) {
-	d, err := w.p.Check(ctx, wasm.CheckRequest(req))
+	wr := wasm.CheckRequest{Action: req.Action, Command: req.Command, Shell: req.Shell, Script: req.Script, Cwd: req.Cwd,
+		EnvKeys: req.EnvKeys, Path: req.Path, ResolvedPath: req.ResolvedPath, Tool: req.Tool, Session: req.Session}
+	if req.Container != nil {
+		b, err := json.Marshal(req.Container)
+		if err != nil {
+			return Decision{}, err
+		}
+		wr.Container = b
+	}
+	d, err := w.p.Check(ctx, wr)
 	return Decision{Allow: d.Allow, Reason: d.Reason}, err
 }
 

@@ -46,6 +46,9 @@ type CheckRequest struct {
 	ResolvedPath string `json:"resolved_path,omitempty"`
 	Tool         string `json:"tool,omitempty"`
 	Session      string `json:"session,omitempty"`
+	// Container describes a containers.* action (never an environment
+	// value).
+	Container *ContainerCheck `json:"container,omitempty"`
 }
 
 // Decision is a policy's answer.
@@ -156,6 +159,8 @@ func subject(req CheckRequest) string {
 		return "script"
 	case req.Shell != "":
 		return req.Shell
+	case req.Container != nil:
+		return req.Container.Container
 	}
 	return joinArgv(req.Command)
 }

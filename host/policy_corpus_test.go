@@ -37,15 +37,17 @@ type corpusCase struct {
 	Expect      map[string]string `json:"expect"`
 	Why         string            `json:"why"`
 	Reason      map[string]string `json:"reason"`
+	Container   *ContainerCheck   `json:"container"`
 }
 
 // request builds the check the kernel would make for the case.
 func (c corpusCase) request() CheckRequest {
-	r := CheckRequest{Action: c.Action, EnvKeys: c.EnvKeys, Path: c.Path, Session: "corpus"}
+	r := CheckRequest{Action: c.Action, EnvKeys: c.EnvKeys, Path: c.Path, Session: "corpus", Container: c.Container}
 	if r.Action == "" {
 		r.Action = ActionShellExec
 	}
 	switch {
+	case c.Container != nil:
 	case r.Action == ActionShellScript:
 		r.Command, r.Script = []string{c.Interpreter}, c.Script
 	case c.Shell != "":

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	allowrules "github.com/wai-dev/wai/policies/allowlist/rules"
 	blockrules "github.com/wai-dev/wai/policies/blocklist/rules"
+	containergates "github.com/wai-dev/wai/policies/container_safety/gates"
 
 	"github.com/wai-dev/wai/host/backend"
 )
@@ -76,6 +78,23 @@ func bundledPolicy(_ context.Context, name string, raw json.RawMessage) (Policy,
 		return funcPolicy{name: name, check: func(r CheckRequest) (bool, string) {
 			return a.Check(allowrules.Request{Action: r.Action, Command: r.Command, Shell: r.Shell, Script: r.Script, EnvKeys: r.EnvKeys})
 		}}, nil
+	case "container_safety":
+		c, err := containergates.ParseConfig(raw)
+		if err != nil {
+			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
+		}
+		isContainers := func(a string) bool { return strings.HasPrefix(a, ActionContainersPrefix) }
+		return funcPolicy{name: name, only: isContainers, check: func(r CheckRequest) (bool, string) {
+			if !isContainers(r.Action) {
+				return true, ""
+			}
+			if r.Container == nil {
+				return false, "a containers action without its description"
+			}
+			ch := r.Container
+			return c.Check(containergates.Request{Operation: ch.Operation, Network: ch.Network, MountPaths: ch.MountPaths,
+				EnvPassthrough: ch.EnvPassthrough, ForwardSSH: ch.ForwardSSH, GPU: ch.GPU, Count: ch.Count})
+		}}, nil
 	}
 	return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%q is not a bundled policy (%v)", name, BundledPolicies)
 }
@@ -84,7 +103,13 @@ func bundledPolicy(_ context.Context, name string, raw json.RawMessage) (Policy,
 type funcPolicy struct {
 	name  string
 	check func(CheckRequest) (bool, string)
+	// only, when not nil, is the action prefix the policy judges; the
+	// chain does not ask it about the others.
+	only func(action string) bool
 }
+
+// judges reports whether the policy is asked about action.
+func (p funcPolicy) judges(action string) bool { return p.only == nil || p.only(action) }
 
 func (p funcPolicy) Name() string { return p.name }
 

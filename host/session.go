@@ -48,6 +48,15 @@ type Session struct {
 	fs    *guardedFS
 	lc    *guardedLifecycle
 	jobs  *guardedJobs
+
+	// containersReady: a preflight passed, so create runs none itself;
+	// containersUsed: the session made containers, which Close destroys
+	// unless persistent.
+	containersReady atomic.Bool
+	containersUsed  atomic.Bool
+	// createMu makes a session's creates one at a time, so the count
+	// max_containers_per_session judges is the count the create adds to.
+	createMu sync.Mutex
 }
 
 func newSession(k *Kernel, spec backend.WorkspaceSpec, tools []string) *Session {
@@ -138,6 +147,7 @@ func (s *Session) Close(ctx context.Context) error {
 	s.k.forget(s)
 	s.plugins.Close()
 	rerr := s.saveReads()
+	s.destroyContainers(ctx)
 	var err error
 	if ws != nil {
 		err = ws.Close(ctx)

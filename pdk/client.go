@@ -218,6 +218,20 @@ func lifecycle(name string, fn func([]byte) []byte) (LifecycleState, error) {
 	return w.state(), nil
 }
 
+// ContainersClient manages containers beside the session's sandbox
+// (capability "containers"). Use the package variable Containers.
+type ContainersClient struct{}
+
+// Containers runs containers operations.
+var Containers ContainersClient
+
+// Do sends one containers request (the containers tool's input, see
+// docs/containers.md) and decodes the kernel's response into resp. The
+// kernel checks it and passes it through the policy chain first.
+func (ContainersClient) Do(req any, resp any) error {
+	return callHost("wai_containers", imports.Containers, req, resp)
+}
+
 // LogLevel is the level of a Log record.
 type LogLevel string
 

@@ -25,6 +25,9 @@ const (
 	CapFSWrite   Capability = "fs.write"  // FS.Write, Edit, Remove
 	CapLifecycle Capability = "lifecycle" // Lifecycle.*
 	CapJobs      Capability = "jobs"      // Jobs.*
+	// CapContainers: Containers.Do, agent-managed containers; only the
+	// bundled containers tool gets it without a grant.
+	CapContainers Capability = "containers"
 )
 
 // Policy actions: what a CheckRequest asks about.
@@ -36,6 +39,9 @@ const (
 	ActionFSRemove       = "fs.remove"
 	ActionLifecycleStart = "lifecycle.start"
 	ActionLifecycleStop  = "lifecycle.stop"
+	// The containers operations: "containers." and the operation.
+	ActionContainersCreate     = "containers.create"
+	ActionContainersDestroyAll = "containers.destroy_all"
 )
 
 // Call is the context of one tool call.
@@ -181,6 +187,25 @@ type CheckRequest struct {
 	ResolvedPath string `json:"resolved_path,omitempty"`
 	Tool         string `json:"tool,omitempty"` // the tool whose call caused it, if any
 	Session      string `json:"session,omitempty"`
+	// Container describes a containers.* action (never an environment
+	// value); nil for the others.
+	Container *ContainerCheck `json:"container,omitempty"`
+}
+
+// ContainerCheck is what a containers.* action asks for (docs/ABI.md).
+type ContainerCheck struct {
+	Operation      string   `json:"operation"`
+	Container      string   `json:"container,omitempty"`
+	Image          string   `json:"image,omitempty"`
+	Network        string   `json:"network,omitempty"`
+	MountPaths     []string `json:"mount_paths,omitempty"`
+	EnvPassthrough string   `json:"env_passthrough,omitempty"` // auto, all, none or list
+	ForwardGit     bool     `json:"forward_git,omitempty"`
+	ForwardGh      bool     `json:"forward_gh,omitempty"`
+	ForwardSSH     bool     `json:"forward_ssh,omitempty"`
+	GPU            bool     `json:"gpu,omitempty"`
+	Persistent     bool     `json:"persistent,omitempty"`
+	Count          int      `json:"count"` // the session's containers now
 }
 
 // Decision is a policy's answer.

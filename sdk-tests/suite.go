@@ -62,6 +62,11 @@ type Caps struct {
 	// call (another process, as far as the session can tell), and removes
 	// the session when the test ends; nil skips the checks that need it.
 	Reopen func(t *testing.T, session string) backend.Workspace
+	// Containers, when set, declares backend.Containers: it returns the
+	// backend's Containers and an owner (a session of the backend) to make
+	// them for, and RunContainers checks them. Their image must have
+	// /bin/sh and bash.
+	Containers func(t *testing.T) (backend.Containers, backend.ContainerOwner)
 }
 
 func (b Backend) watchdog() time.Duration {

@@ -128,7 +128,7 @@ func TestServeOutputSchemasTypeScript(t *testing.T) {
 		t.Fatalf("installing the TypeScript SDK (tests/mcp-ts/install.sh): %v\n%s", err, out)
 	}
 	cmd := e.command(ctx)
-	cmd.Path, cmd.Args = mustLook(t, "node"), []string{"node", filepath.Join(dir, "outputschema.mjs"), waiBin, "--config", e.config}
+	cmd.Path, cmd.Args = mustLook(t, "node"), []string{"node", filepath.Join(dir, "outputschema.mjs"), waiBinary(t), "--config", e.config}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

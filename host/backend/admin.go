@@ -103,3 +103,10 @@ type GCReport struct {
 	// Errors are removals that failed; the rest went ahead.
 	Errors []error `json:"-"`
 }
+
+// ManagedContainerLister is implemented by backends with Containers, for
+// wai ps: every user's managed containers (the kernel filters by user).
+// Persistent ones outlive their session and are listed until removed.
+type ManagedContainerLister interface {
+	ListManagedContainers(ctx context.Context) ([]ContainerInfo, error)
+}

@@ -47,6 +47,9 @@ func list(ctx context.Context, svc *service, now time.Time) ([]listed, error) {
 	}
 	out := make([]listed, 0, len(l))
 	for _, c := range l {
+		if c.Labels[labelKind] == kindContainer {
+			continue // an agent-managed container, not a session's
+		}
 		ct := listed{Container: Container{ID: c.ID, Session: c.Labels[labelSession], Image: c.Image, State: c.State,
 			Created: c.Created, Keep: c.Labels[labelKeep] == "true", Workspace: c.Labels[labelWorkspace]}}
 		if len(c.Names) > 0 {
@@ -327,7 +330,11 @@ func (b *Backend) CollectGarbage(ctx context.Context, opts backend.GCOptions) (b
 		}
 		return out
 	}
-	return backend.GCReport{Removed: conv(rep.Removed), Kept: conv(rep.Kept), Errors: rep.Errors}, err
+	out := backend.GCReport{Removed: conv(rep.Removed), Kept: conv(rep.Kept), Errors: rep.Errors}
+	if err == nil {
+		b.gcContainers(ctx, opts, &out)
+	}
+	return out, err
 }
 
 // Interface guards

@@ -108,6 +108,9 @@ type Config struct {
 	// past it fails with "No space left on device". Default "1g"; "0"
 	// turns the limit off, explicitly.
 	WorkspaceSize string `json:"workspace_size"`
+	// Containers configures the containers agents manage beyond their
+	// session's ([backends.podman.containers]; see ContainersConfig).
+	Containers ContainersConfig `json:"containers"`
 
 	// Parsed forms, filled by ParseConfig.
 	memoryBytes    int64
@@ -280,6 +283,9 @@ func (c *Config) resolve(stateDir string) error {
 		}
 	}
 	if err := c.checkMounts(); err != nil {
+		return err
+	}
+	if err := c.Containers.resolve(); err != nil {
 		return err
 	}
 	if c.workspaceBytes, err = parseBytes(c.WorkspaceSize); err != nil || c.workspaceBytes != 0 && c.workspaceBytes < minWorkspaceBytes {

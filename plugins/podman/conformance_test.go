@@ -29,6 +29,9 @@ var conformance = sdktests.Backend{
 		Network:       false,
 		HostDir:       func(ws backend.Workspace) string { return ws.(*Workspace).Dir() },
 		Streaming:     true,
+		Containers: func(t *testing.T) (backend.Containers, backend.ContainerOwner) {
+			return newTestBackend(t, backend.Limits{}, nil), backend.ContainerOwner{Session: session("conf")}
+		},
 	},
 	// Each check with limits of its own starts a container; on 2 shared
 	// cores a busy moment can take a while.
@@ -37,3 +40,4 @@ var conformance = sdktests.Backend{
 
 func TestShellConformance(t *testing.T)      { sdktests.RunShell(t, conformance) }
 func TestFilesystemConformance(t *testing.T) { sdktests.RunFilesystem(t, conformance) }
+func TestContainersConformance(t *testing.T) { sdktests.RunContainers(t, conformance) }

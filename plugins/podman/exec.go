@@ -172,14 +172,14 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 	att.close()
 	hdr.flush()
 	var count <-chan taskCountResult
-	if why == stopExited && !r.quiet && !b.cfg.KeepBackground {
+	if why == stopExited && !r.quiet && !w.keepBackground() {
 		count = b.startTaskCount(st.id)
 	}
 	code, running, known := b.execExit(ctx, execID)
 	if herr := st.wait(context.WithoutCancel(ctx)); herr != nil {
 		return res, herr
 	}
-	if why == stopExited && !running && !r.quiet && !b.cfg.KeepBackground {
+	if why == stopExited && !running && !r.quiet && !w.keepBackground() {
 		// What the command left running in the background ends with it,
 		// as on the host backend.
 		kill = w.stopLeftovers(st, id, secret, hdr.root(), count)
@@ -230,6 +230,20 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 		return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0], "the workspace was closed while the command ran; it was stopped")
 	}
 	return res, nil
+}
+
+// keepBackground reports whether what a command leaves running stays: by
+// config for sessions, always in a managed container (a service started
+// next to its code is the point of one).
+func (w *Workspace) keepBackground() bool { return w.b.cfg.KeepBackground || w.managed }
+
+// pidsLimit is the pids limit of w's container: the session's, or the
+// managed containers' own.
+func (w *Workspace) pidsLimit() int64 {
+	if w.managed {
+		return w.b.cfg.Containers.PidsLimit
+	}
+	return w.b.cfg.PidsLimit
 }
 
 // streamEndWait bounds the wait for a killed command's output stream to
@@ -302,7 +316,9 @@ func (b *Backend) execExit(ctx context.Context, execID string) (code int, runnin
 // own (ctx bounds it) and returns its exit code and combined output, at
 // most 64 KiB.
 func (b *Backend) execSimple(ctx context.Context, ctrID string, argv []string, env []string) (int, string, error) {
-	execID, err := b.execCreate(ctx, ctrID, argv, env, ContainerWorkspace, false)
+	// The container's own working directory: /workspace for a session's,
+	// which a managed container may not have.
+	execID, err := b.execCreate(ctx, ctrID, argv, env, "", false)
 	if err != nil {
 		return -1, "", b.svc.wrap(ctx, "exec", argv[0], err)
 	}

@@ -246,7 +246,7 @@ func (b *Backend) grace() time.Duration { return time.Duration(b.cfg.KillGrace) 
 func (w *Workspace) killTree(st *ctrState, id, secret string, root execRoot, grace time.Duration, nprocs int) killReport {
 	b := w.b
 	t0 := time.Now()
-	limit := int(b.cfg.PidsLimit)
+	limit := int(w.pidsLimit())
 	atLimit := func(n int) string {
 		return fmt.Sprintf("the container is at its pids limit (%d of %d), so no kill can run inside it", n, limit)
 	}

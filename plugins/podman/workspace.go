@@ -31,6 +31,10 @@ type Workspace struct {
 	statePath string
 	imagePath string // the file system image of a size-limited workspace
 	shell     *Shell
+	// managed: this is an agent-managed container (ExecContainer), not a
+	// session's: its container is never created, recreated nor given a
+	// directory check, and what a command leaves running stays.
+	managed bool
 
 	fs *rootfs.FS
 
@@ -138,6 +142,9 @@ func (w *Workspace) touch() {
 // ensure returns the running container, creating it (or adopting the one a
 // kept session left under the same name) when there is none.
 func (w *Workspace) ensure(ctx context.Context) (*ctrState, error) {
+	if w.managed {
+		return w.ensureManaged(ctx)
+	}
 	if err := w.checkDir(ctx); err != nil {
 		return nil, err
 	}

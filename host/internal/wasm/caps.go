@@ -35,10 +35,11 @@ var hostCaps = map[string]string{
 	"wai_lifecycle_start": CapLifecycle,
 	"wai_lifecycle_stop":  CapLifecycle,
 	"wai_lifecycle_state": CapLifecycle,
+	"wai_containers":      CapContainers,
 	"wai_log":             CapLog,
 }
 
-var knownCaps = []string{CapShell, CapFSRead, CapFSWrite, CapLifecycle, CapLog}
+var knownCaps = []string{CapShell, CapFSRead, CapFSWrite, CapLifecycle, CapContainers, CapLog}
 
 // capSet is a set of capabilities. It is written once, in Load, before the
 // plugin is shared, and only read afterwards.

@@ -18,7 +18,8 @@ const (
 	defaultSchemaJS = `{"type":"object"}`
 )
 
-var knownActions = []string{ActionShellExec, ActionShellScript, ActionFSWrite, ActionFSEdit, ActionFSRemove, ActionLifecycleStart, ActionLifecycleStop}
+var knownActions = append([]string{ActionShellExec, ActionShellScript, ActionFSWrite, ActionFSEdit, ActionFSRemove, ActionLifecycleStart, ActionLifecycleStop},
+	ContainerActions...)
 
 // validName: [A-Za-z0-9_-], 1–64 bytes (tool names must survive MCP and
 // the "plugin::tool" namespacing).

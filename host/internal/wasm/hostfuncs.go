@@ -144,7 +144,18 @@ var handlers = map[string]handler{
 	"wai_lifecycle_start": lifecycleHandler("lifecycle.start", backend.Lifecycle.Start),
 	"wai_lifecycle_stop":  lifecycleHandler("lifecycle.stop", backend.Lifecycle.Stop),
 	"wai_lifecycle_state": lifecycleHandler("lifecycle.state", backend.Lifecycle.State),
+	"wai_containers":      serveContainers,
 	"wai_log":             serveLog,
+}
+
+// serveContainers hands a containers request to the kernel, which
+// decodes, checks and runs it (the policy chain judges every operation).
+func serveContainers(ctx context.Context, env Env, _ *Plugin, b []byte) (any, error) {
+	ce, ok := env.(ContainersEnv)
+	if !ok {
+		return nil, backend.Errorf(backend.ErrUnavailable, "containers", "", "this host does not manage containers")
+	}
+	return ce.Containers(ctx, b)
 }
 
 func lifecycleHandler(op string, f func(backend.Lifecycle, context.Context) (backend.LifecycleState, error)) handler {

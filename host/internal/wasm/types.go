@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"time"
@@ -94,7 +95,10 @@ const (
 	CapFSRead    = "fs.read"   // wai_fs_stat|list|read|glob|grep
 	CapFSWrite   = "fs.write"  // wai_fs_write|edit|remove
 	CapLifecycle = "lifecycle" // wai_lifecycle_*
-	CapLog       = "log"       // wai_log; always granted
+	// CapContainers: wai_containers, agent-managed containers. Only the
+	// bundled containers tool gets it without a grant.
+	CapContainers = "containers"
+	CapLog        = "log" // wai_log; always granted
 )
 
 // Description is what a plugin says about itself in wai_describe.
@@ -144,6 +148,13 @@ type Env interface {
 	Session() string
 }
 
+// ContainersEnv is implemented by an Env whose session can manage
+// containers: the kernel decodes req (the containers tool's input, as
+// JSON), checks it and answers with a JSON-encodable response.
+type ContainersEnv interface {
+	Containers(ctx context.Context, req []byte) (any, error)
+}
+
 // ToolCall is one call of wai_call.
 type ToolCall struct {
 	// Scope is the session's set of instances the call runs on. Nil gives
@@ -176,6 +187,11 @@ const (
 	ActionLifecycleStop  = "lifecycle.stop"
 )
 
+// ContainerActions are the containers operations' actions
+// ("containers.<operation>").
+var ContainerActions = []string{"containers.preflight", "containers.create", "containers.exec", "containers.exec_interactive_hint",
+	"containers.list", "containers.status", "containers.destroy", "containers.destroy_all", "containers.copy_in", "containers.copy_out"}
+
 // CheckRequest is one question to a policy (wai_check).
 type CheckRequest struct {
 	Action  string   `json:"action"`
@@ -190,6 +206,8 @@ type CheckRequest struct {
 	ResolvedPath string `json:"resolved_path,omitempty"`
 	Tool         string `json:"tool,omitempty"` // the tool whose call caused the request, if any
 	Session      string `json:"session,omitempty"`
+	// Container: containers.* actions, what the operation asks for.
+	Container json.RawMessage `json:"container,omitempty"`
 }
 
 // Decision is a policy's answer.

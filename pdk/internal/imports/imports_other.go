@@ -64,5 +64,8 @@ func LifecycleStop(req []byte) []byte { return call("wai_lifecycle_stop", req) }
 // LifecycleState calls wai_lifecycle_state.
 func LifecycleState(req []byte) []byte { return call("wai_lifecycle_state", req) }
 
+// Containers calls wai_containers.
+func Containers(req []byte) []byte { return call("wai_containers", req) }
+
 // Log calls wai_log.
 func Log(req []byte) []byte { return call("wai_log", req) }

@@ -134,6 +134,12 @@ func waiLifecycleState(uint64) uint64
 // LifecycleState calls wai_lifecycle_state.
 func LifecycleState(req []byte) []byte { return roundTrip(waiLifecycleState, req) }
 
+//go:wasmimport extism:host/user wai_containers
+func waiContainers(uint64) uint64
+
+// Containers calls wai_containers.
+func Containers(req []byte) []byte { return roundTrip(waiContainers, req) }
+
 //go:wasmimport extism:host/user wai_log
 func waiLog(uint64) uint64
 

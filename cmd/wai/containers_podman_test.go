@@ -1,0 +1,81 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// wai containers for a person: create, exec, ls, cp both ways, rm, all
+// through the kernel (the gates apply here too).
+func TestContainersCLIPodman(t *testing.T) {
+	state, roots := t.TempDir(), t.TempDir()
+	id := marker(t)[len("wai-test-"):][:8]
+	config := filepath.Join(t.TempDir(), "wai.toml")
+	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf(
+		"backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nimage = %q\nname_prefix = %q\nallowed_host_roots = [%q]\n\n[backends.podman.containers]\nallow_write_mounts = true\n",
+		state, podmanImage(), "wai-cli-"+id, roots))
+	if r := inProcess(t, config, "exec", "--", "true"); r.code == exitError && strings.Contains(r.stderr, "hint: the backend cannot serve") {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Podman is required on CI: %v", r)
+		}
+		t.Skipf("no usable Podman service: %s", r.stderr)
+	}
+	name := "wai-cli-c-" + id
+	wai := func(args ...string) result {
+		t.Helper()
+		return inProcess(t, config, append([]string{"containers", args[0], "--config", config}, args[1:]...)...)
+	}
+	t.Cleanup(func() { wai("rm", "--force", name) })
+	writeFile(t, roots, "in.txt", "from the host\n")
+	if r := wai("create", "--name", name, "--env", "GREETING=hi there", "--mount", roots+":/src"); r.code != 0 || !strings.Contains(r.stdout, "created "+name) {
+		t.Fatalf("create: %+v", r)
+	}
+	if r := wai("exec", name, "--", "echo $GREETING; ls /src"); r.code != 0 || r.stdout != "hi there\nin.txt\n" {
+		t.Errorf("exec: %+v", r)
+	}
+	if r := wai("exec", name, "--", "exit 3"); r.code != 3 {
+		t.Errorf("exec's status: %+v, want 3", r)
+	}
+	if r := wai("ls"); r.code != 0 || !strings.Contains(r.stdout, name) || !strings.Contains(r.stdout, "true") {
+		t.Errorf("ls: %+v", r)
+	}
+	if r := wai("cp", filepath.Join(roots, "in.txt"), name+":/tmp/in.txt"); r.code != 0 {
+		t.Errorf("cp in: %+v", r)
+	}
+	wai("exec", name, "--", "rev /tmp/in.txt > /tmp/out.txt")
+	if r := wai("cp", name+":/tmp/out.txt", filepath.Join(roots, "out.txt")); r.code != 0 {
+		t.Errorf("cp out: %+v", r)
+	}
+	if got, _ := os.ReadFile(filepath.Join(roots, "out.txt")); string(got) != "tsoh eht morf\n" {
+		t.Errorf("copied out %q", got)
+	}
+	if r := wai("create", "--name", name+"-x", "--mount", "/etc:/x"); r.code == 0 || !strings.Contains(r.stderr, "allow_sensitive_mounts") {
+		t.Errorf("an /etc mount: %+v, want the gate's denial", r)
+	}
+	// wai ps lists it (persistent: KEEP true), wai rm removes it by that name.
+	if r := inProcess(t, config, "ps", "--config", config); r.code != 0 || !strings.Contains(r.stdout, "container/"+name) {
+		t.Errorf("wai ps: %+v", r)
+	}
+	kept := name + "-k"
+	if r := wai("create", "--name", kept, "--network", "none"); r.code != 0 {
+		t.Fatalf("create: %+v", r)
+	}
+	t.Cleanup(func() { wai("rm", "--force", kept) })
+	if r := inProcess(t, config, "rm", "--config", config, "container/"+kept); r.code != 0 {
+		t.Errorf("wai rm container/%s: %+v", kept, r)
+	}
+	if r := wai("ls"); strings.Contains(r.stdout, kept) {
+		t.Errorf("ls after wai rm: %+v", r)
+	}
+	if r := wai("rm", name); r.code != 0 || !strings.Contains(r.stdout, "removed "+name) {
+		t.Errorf("rm: %+v", r)
+	}
+	if r := wai("ls"); strings.Contains(r.stdout, name) {
+		t.Errorf("ls after rm: %+v", r)
+	}
+}

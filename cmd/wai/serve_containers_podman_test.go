@@ -1,0 +1,173 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/plugbuild"
+	"github.com/wai-dev/wai/plugins/podman"
+)
+
+// The issue's done-when, through wai serve over MCP stdio with the
+// official Go SDK client: create a container from the local image with an
+// env var passed through by pattern and git config forwarded, use it, copy
+// in and out, list, destroy; host network and an /etc mount are denied
+// with their reasons; the session's containers go with the MCP session
+// unless persistent.
+func TestServeContainersPodman(t *testing.T) {
+	r := inProcess(t, newEnv(t, "").config, "exec", "--backend", "podman", "--", "true")
+	if r.code == exitError && strings.Contains(r.stderr, "hint: the backend cannot serve") {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Podman is required on CI: %v", r)
+		}
+		t.Skipf("no usable Podman service (run scripts/setup-podman.sh as root): %s", r.stderr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	bin := filepath.Join(t.TempDir(), "wai-podman")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-tags", podmanBuildTags, "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building wai with the Podman backend: %v\n%s", err, out)
+	}
+	plugins, state, home, roots := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(plugins, "containers.wasm"), plugbuild.Build(t, "tools/containers"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, home, ".gitconfig", "[user]\n\tname = Ada Container\n\temail = ada@example.com\n")
+	writeFile(t, roots, "from-host.txt", "hello from the host\n")
+	id := marker(t)[len("wai-test-"):][:8]
+	podmanTable := fmt.Sprintf("image = %q\nname_prefix = %q\nallowed_host_roots = [%q]\n", podmanImage(), "wai-mcp-"+id, roots)
+	config := filepath.Join(t.TempDir(), "wai.toml")
+	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\nplugin_dir = %q\nbundled_tools = [\"containers\"]\npolicy_timeout = \"30s\"\n\n[backends.podman]\n%s",
+		state, plugins, podmanTable))
+	name, kept, temp := "wai-c-"+id, "wai-keep-"+id, "wai-temp-"+id
+	b := managedBackend(t, state, podmanTable)
+	t.Cleanup(func() {
+		for _, n := range []string{name, kept, temp} {
+			_, _ = b.DestroyContainer(context.Background(), backend.ContainerRef{Name: n}, true)
+		}
+	})
+
+	cmd := exec.CommandContext(ctx, bin, "serve", "--config", config)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "FOO_API_KEY=sk-test-4242")
+	c := mcp.NewClient(&mcp.Implementation{Name: "containers-test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(args map[string]any) (string, bool) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "containers", Arguments: args})
+		if err != nil {
+			t.Fatalf("containers %v: %v", args["operation"], err)
+		}
+		var sb strings.Builder
+		for _, ct := range res.Content {
+			if tc, ok := ct.(*mcp.TextContent); ok {
+				sb.WriteString(tc.Text)
+			}
+		}
+		return sb.String(), !res.IsError
+	}
+	mustOK := func(args map[string]any) string {
+		t.Helper()
+		out, ok := call(args)
+		if !ok {
+			t.Fatalf("containers %v failed: %s", args["operation"], out)
+		}
+		return out
+	}
+	mustOK(map[string]any{"operation": "create", "name": name, "image": podmanImage(), "forward_git": true, "purpose": "done-when"})
+	if out := mustOK(map[string]any{"operation": "exec", "container": name, "command": "git config user.name"}); !strings.Contains(out, "Ada Container") {
+		t.Errorf("git config user.name: %s", out)
+	}
+	if out := mustOK(map[string]any{"operation": "exec", "container": name, "command": "echo $FOO_API_KEY"}); !strings.Contains(out, "sk-test-4242") {
+		t.Errorf("echo $FOO_API_KEY: %s", out)
+	}
+	// In from an allowed host root, out to the session workspace (mounted
+	// at /workspace), and back in from there.
+	mustOK(map[string]any{"operation": "copy_in", "container": name, "host_path": filepath.Join(roots, "from-host.txt"), "container_path": "/tmp/in.txt"})
+	mustOK(map[string]any{"operation": "exec", "container": name, "command": "tr a-z A-Z < /tmp/in.txt > /tmp/out.txt"})
+	mustOK(map[string]any{"operation": "copy_out", "container": name, "container_path": "/tmp/out.txt", "host_path": "out.txt"})
+	if out := mustOK(map[string]any{"operation": "exec", "container": name, "command": "cat /workspace/out.txt"}); !strings.Contains(out, "HELLO FROM THE HOST") {
+		t.Errorf("the copied-out file in the workspace: %s", out)
+	}
+	if out := mustOK(map[string]any{"operation": "list"}); !strings.Contains(out, name) || strings.Contains(out, "sk-test") {
+		t.Errorf("list: %s", out)
+	}
+	for args, reason := range map[string]string{
+		`{"operation":"create","network":"host"}`:                                             "allow_host_network",
+		`{"operation":"create","mounts":[{"host_path":"/etc","container_path":"/host-etc"}]}`: "allow_sensitive_mounts",
+	} {
+		var m map[string]any
+		_ = json.Unmarshal([]byte(args), &m)
+		if out, ok := call(m); ok || !strings.Contains(out, reason) {
+			t.Errorf("%s: ok=%v %q; want a failure naming %s", args, ok, out, reason)
+		}
+	}
+	// An unknown operation: the schema's enum refuses it before the tool
+	// runs, or the tool answers a failed result; either way it lists the
+	// operations.
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "containers", Arguments: map[string]any{"operation": "frobnicate"}})
+	if err == nil && !res.IsError || err != nil && !strings.Contains(err.Error(), "copy_out") {
+		t.Errorf("an unknown operation: %+v, %v; want a failure listing the operations", res, err)
+	}
+	if _, ok := call(map[string]any{"operation": "create", "name": "wai-x-" + id, "persistent": true, "mount_cwd": true}); ok {
+		t.Errorf("a persistent container mounting the session's workspace was created")
+	}
+	mustOK(map[string]any{"operation": "destroy", "container": name})
+	if out := mustOK(map[string]any{"operation": "list"}); strings.Contains(out, name) {
+		t.Errorf("list after destroy: %s", out)
+	}
+	mustOK(map[string]any{"operation": "create", "name": temp, "image": podmanImage(), "network": "none"})
+	mustOK(map[string]any{"operation": "create", "name": kept, "image": podmanImage(), "network": "none", "persistent": true})
+	if err := cs.Close(); err != nil {
+		t.Logf("closing the client: %v", err)
+	}
+	_ = cmd.Wait()
+	ls, err := b.ListManagedContainers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, c := range ls {
+		names[c.Name] = true
+	}
+	if names[temp] || names[name] || !names[kept] {
+		t.Errorf("after the MCP session ended: %v; want %s gone and persistent %s kept", names, temp, kept)
+	}
+}
+
+// managedBackend opens a podman backend on the test's state, to look at
+// and clean up the managed containers from outside wai serve.
+func managedBackend(t *testing.T, state, table string) *podman.Backend {
+	t.Helper()
+	m := map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(table), "\n") {
+		k, v, _ := strings.Cut(line, " = ")
+		var val any
+		if err := json.Unmarshal([]byte(v), &val); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		m[k] = val
+	}
+	raw, _ := json.Marshal(m)
+	b, err := podman.New(context.Background(), backend.Options{Config: raw, StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close(context.Background()) })
+	return b
+}

@@ -1,0 +1,65 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// Agent-managed containers in wai ps and wai rm: each is listed as an
+// entry named ContainerEntryPrefix + its name (no session name has a
+// "/"), KEEP saying whether it is persistent; wai rm of that name
+// destroys it. wai gc sweeps them through the backends' GarbageCollector.
+
+// ContainerEntryPrefix starts the wai ps name of a managed container.
+const ContainerEntryPrefix = "container/"
+
+// listManagedContainers adds the managed containers in scope of backend b.
+func listManagedContainers(ctx context.Context, name string, b backend.Backend, scope AdminScope) ([]SessionEntry, error) {
+	l, ok := b.(backend.ManagedContainerLister)
+	if !ok {
+		return nil, nil
+	}
+	infos, err := l.ListManagedContainers(ctx)
+	var out []SessionEntry
+	for _, c := range infos {
+		if !scope.AllUsers && c.User != scope.User {
+			continue
+		}
+		_, session, _ := backend.SplitSessionKey(c.Session)
+		out = append(out, SessionEntry{User: c.User, Name: ContainerEntryPrefix + c.Name, SessionInfo: backend.SessionInfo{
+			Backend: name, Session: session, Created: c.Created, Size: -1, Keep: c.Persistent, Container: c.Name, State: c.State}})
+	}
+	return out, err
+}
+
+// removeManagedContainer destroys the managed container of scope.User
+// named by a wai ps entry name.
+func (k *Kernel) removeManagedContainer(ctx context.Context, scope AdminScope, entry string) (SessionEntry, error) {
+	name := strings.TrimPrefix(entry, ContainerEntryPrefix)
+	var errs []error
+	for _, bname := range k.adminBackends() {
+		b, err := k.adminBackend(ctx, bname)
+		if err != nil {
+			errs = append(errs, &BackendError{bname, err})
+			continue
+		}
+		c, ok := b.(backend.Containers)
+		if !ok {
+			continue
+		}
+		info, err := c.DestroyContainer(ctx, backend.ContainerRef{Owner: backend.ContainerOwner{User: scope.User}, Name: name}, true)
+		if errors.Is(err, backend.ErrNotFound) {
+			continue
+		}
+		e := SessionEntry{User: scope.User, Name: entry, SessionInfo: backend.SessionInfo{Backend: bname, Container: info.Name, Keep: info.Persistent}}
+		return e, err
+	}
+	err := backend.Errorf(backend.ErrNotFound, "rm", entry, "no managed container of this user has this name (wai ps lists them)")
+	if len(errs) > 0 {
+		err = errors.Join(err, errors.Join(errs...))
+	}
+	return SessionEntry{}, err
+}

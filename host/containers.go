@@ -1,0 +1,358 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// Containers operations: the containers tool's operation values, and
+// the policy actions "containers.<operation>".
+var ContainerOperations = []string{"preflight", "create", "exec", "exec_interactive_hint", "list", "status",
+	"destroy", "destroy_all", "copy_in", "copy_out"}
+
+// ActionContainersPrefix starts the policy action of every containers
+// operation ("containers.create", …).
+const ActionContainersPrefix = "containers."
+
+// ContainerRequest is one containers operation, as the tool's input
+// schema (docs/containers.md) spells it. The kernel decodes it strictly.
+type ContainerRequest struct {
+	Operation string `json:"operation"`
+	Container string `json:"container,omitempty"` // the container of exec, status, destroy, copy_*, hint
+	Name      string `json:"name,omitempty"`      // create: its name ("" generates one)
+	Image     string `json:"image,omitempty"`
+	Purpose   string `json:"purpose,omitempty"`
+	Command   string `json:"command,omitempty"`
+	// Timeout of exec, in seconds (default 300).
+	Timeout        int                      `json:"timeout,omitempty"`
+	Workdir        string                   `json:"workdir,omitempty"`
+	Mounts         []backend.ContainerMount `json:"mounts,omitempty"`
+	MountCwd       *bool                    `json:"mount_cwd,omitempty"` // default true
+	Ports          []backend.ContainerPort  `json:"ports,omitempty"`
+	Env            map[string]string        `json:"env,omitempty"`
+	EnvPassthrough json.RawMessage          `json:"env_passthrough,omitempty"` // "auto" (default), "all", "none" or a list of names
+	ForwardGit     bool                     `json:"forward_git,omitempty"`
+	ForwardGh      bool                     `json:"forward_gh,omitempty"`
+	ForwardSSH     bool                     `json:"forward_ssh,omitempty"`
+	SetupCommands  []string                 `json:"setup_commands,omitempty"`
+	MemoryLimit    string                   `json:"memory_limit,omitempty"`
+	Network        string                   `json:"network,omitempty"`
+	Persistent     bool                     `json:"persistent,omitempty"`
+	Force          bool                     `json:"force,omitempty"`
+	Confirm        bool                     `json:"confirm,omitempty"`
+	HealthCheck    bool                     `json:"health_check,omitempty"`
+	HostPath       string                   `json:"host_path,omitempty"`
+	ContainerPath  string                   `json:"container_path,omitempty"`
+	GPU            bool                     `json:"gpu,omitempty"`
+	Privileged     bool                     `json:"privileged,omitempty"`
+	// AllSessions: list every container of the session's user, not only
+	// the session's own (wai containers ls). Not part of the tool's input.
+	AllSessions bool `json:"-"`
+}
+
+// ContainerResponse is what an operation did; only its own fields are set.
+type ContainerResponse struct {
+	Operation  string                       `json:"operation"`
+	Container  *backend.ContainerInfo       `json:"container,omitempty"`
+	Containers []backend.ContainerInfo      `json:"containers,omitempty"`
+	Exec       *ContainerExecResult         `json:"exec,omitempty"`
+	Setup      []ContainerExecResult        `json:"setup,omitempty"`
+	Copy       *backend.ContainerCopyResult `json:"copy,omitempty"`
+	Hint       *backend.InteractiveHint     `json:"hint,omitempty"`
+	Preflight  *backend.ContainerPreflight  `json:"preflight,omitempty"`
+	// Notes tell the caller what was skipped and how to fix it
+	// (forward_gh without a logged-in gh, say).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// ContainerExecResult is an exec's outcome on the wire: the session
+// shell's result with snake_case names.
+type ContainerExecResult struct {
+	Command    []string `json:"command"`
+	Cwd        string   `json:"cwd,omitempty"`
+	Stdout     string   `json:"stdout"`
+	Stderr     string   `json:"stderr"`
+	ExitCode   int      `json:"exit_code"`
+	Signal     int      `json:"signal,omitempty"`
+	TimedOut   bool     `json:"timed_out"`
+	Truncated  bool     `json:"truncated"`
+	DurationMS int64    `json:"duration_ms"`
+}
+
+func toContainerExec(r backend.ExecResult) ContainerExecResult {
+	return ContainerExecResult{Command: r.Command, Cwd: r.Cwd, Stdout: r.Stdout, Stderr: r.Stderr, ExitCode: r.ExitCode,
+		Signal: r.Signal, TimedOut: r.TimedOut, Truncated: r.Truncated, DurationMS: r.Duration.Milliseconds()}
+}
+
+// ContainerCheck is what a policy sees of a containers operation
+// (CheckRequest.Container): never an environment value.
+type ContainerCheck struct {
+	Operation      string   `json:"operation"`
+	Container      string   `json:"container,omitempty"`
+	Image          string   `json:"image,omitempty"`
+	Network        string   `json:"network,omitempty"`
+	MountPaths     []string `json:"mount_paths,omitempty"`
+	EnvPassthrough string   `json:"env_passthrough,omitempty"` // auto, all, none or list
+	ForwardGit     bool     `json:"forward_git,omitempty"`
+	ForwardGh      bool     `json:"forward_gh,omitempty"`
+	ForwardSSH     bool     `json:"forward_ssh,omitempty"`
+	GPU            bool     `json:"gpu,omitempty"`
+	Persistent     bool     `json:"persistent,omitempty"`
+	// Count is how many managed containers the session has now.
+	Count int `json:"count"`
+}
+
+// DecodeContainerRequest decodes a containers request strictly.
+func DecodeContainerRequest(raw []byte) (ContainerRequest, error) {
+	var req ContainerRequest
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return req, backend.Errorf(backend.ErrInvalid, "containers", "", "bad request: %v (docs/containers.md lists the parameters)", err)
+	}
+	return req, nil
+}
+
+// Containers runs one containers operation for the session: the request
+// is checked, passed through the policy chain (action
+// containers.<operation>), then to the backend's Containers. Every face
+// (the tool, wai containers, the Go API) goes through here.
+func (s *Session) Containers(ctx context.Context, req ContainerRequest) (ContainerResponse, error) {
+	resp := ContainerResponse{Operation: req.Operation}
+	op := ActionContainersPrefix + req.Operation
+	if !validOperation(req.Operation) {
+		return resp, backend.Errorf(backend.ErrInvalid, "containers", req.Operation,
+			"unknown operation %q: use one of %s", req.Operation, strings.Join(ContainerOperations, ", "))
+	}
+	done, err := s.begin()
+	if err != nil {
+		return resp, err
+	}
+	defer done()
+	c, err := s.containersBackend(ctx)
+	if err != nil {
+		return resp, err
+	}
+	owner := backend.ContainerOwner{User: s.spec.User, Session: s.spec.Session}
+	if req.Operation == "create" {
+		s.createMu.Lock()
+		defer s.createMu.Unlock()
+	}
+	check, err := s.containerCheck(ctx, c, owner, req)
+	if err != nil {
+		return resp, err
+	}
+	if err := s.k.chain.check(ctx, s.checkRequest(ctx, CheckRequest{Action: op, Container: &check})); err != nil {
+		return resp, err
+	}
+	start := time.Now()
+	resp, err = s.containerOp(ctx, c, owner, req)
+	resp.Operation = req.Operation
+	attrs := []slog.Attr{slog.String("session", s.spec.Session), slog.String("operation", req.Operation),
+		slog.String("container", firstNonEmpty(req.Container, req.Name)), slog.Duration("duration", time.Since(start))}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	s.k.log.LogAttrs(ctx, slog.LevelInfo, "containers."+req.Operation, attrs...)
+	return resp, err
+}
+
+func validOperation(op string) bool {
+	for _, o := range ContainerOperations {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+// containersBackend is the session's backend when it manages containers.
+// An unsandboxed fallback never does: the session would believe it runs
+// on the backend it asked for.
+func (s *Session) containersBackend(ctx context.Context) (backend.Containers, error) {
+	r, err := s.k.resolve(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := r.b.(backend.Containers)
+	if !ok || r.info.Fallback {
+		return nil, backend.Errorf(backend.ErrUnavailable, "containers", "",
+			"the session's backend (%s) does not manage containers: use backend = \"podman\" (`wai preflight` checks it)", r.info.Backend)
+	}
+	return c, nil
+}
+
+// containerCheck builds what the policies see; create also counts the
+// session's containers for max_containers_per_session.
+func (s *Session) containerCheck(ctx context.Context, c backend.Containers, owner backend.ContainerOwner, req ContainerRequest) (ContainerCheck, error) {
+	chk := ContainerCheck{Operation: req.Operation, Container: firstNonEmpty(req.Container, req.Name), Image: req.Image,
+		Network: req.Network, ForwardGit: req.ForwardGit, ForwardGh: req.ForwardGh, ForwardSSH: req.ForwardSSH,
+		GPU: req.GPU, Persistent: req.Persistent}
+	for _, m := range req.Mounts {
+		chk.MountPaths = append(chk.MountPaths, m.HostPath)
+	}
+	if req.Operation != "create" {
+		return chk, nil
+	}
+	pass, err := parsePassthrough(req.EnvPassthrough)
+	if err != nil {
+		return chk, err
+	}
+	chk.EnvPassthrough = pass.Mode
+	if pass.Mode == "" {
+		chk.EnvPassthrough = "list"
+	}
+	ls, err := c.ListContainers(ctx, owner)
+	if err != nil {
+		return chk, err
+	}
+	chk.Count = len(ls)
+	return chk, nil
+}
+
+// parsePassthrough reads env_passthrough: a mode string or a list.
+func parsePassthrough(raw json.RawMessage) (backend.EnvPassthrough, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return backend.EnvPassthrough{Mode: backend.EnvPassAuto}, nil
+	}
+	var mode string
+	if json.Unmarshal(raw, &mode) == nil {
+		switch mode {
+		case backend.EnvPassAuto, backend.EnvPassAll, backend.EnvPassNone:
+			return backend.EnvPassthrough{Mode: mode}, nil
+		}
+		return backend.EnvPassthrough{}, backend.Errorf(backend.ErrInvalid, "containers.create", "", "env_passthrough %q: use auto, all, none or a list of variable names", mode)
+	}
+	var names []string
+	if err := json.Unmarshal(raw, &names); err != nil {
+		return backend.EnvPassthrough{}, backend.Errorf(backend.ErrInvalid, "containers.create", "", "env_passthrough: use auto, all, none or a list of variable names")
+	}
+	return backend.EnvPassthrough{Names: append([]string{}, names...)}, nil
+}
+
+// containerOp runs an allowed operation on the backend.
+func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner backend.ContainerOwner, req ContainerRequest) (ContainerResponse, error) {
+	var resp ContainerResponse
+	ref := backend.ContainerRef{Owner: owner, Name: req.Container}
+	needName := func() error {
+		if req.Container == "" {
+			return backend.Errorf(backend.ErrInvalid, "containers."+req.Operation, "", "give container: the name create returned (list shows them)")
+		}
+		return nil
+	}
+	switch req.Operation {
+	case "preflight":
+		pf, err := c.ContainersPreflight(ctx)
+		resp.Preflight = &pf
+		if err == nil && pf.Ready {
+			s.containersReady.Store(true)
+		}
+		return resp, err
+	case "create":
+		return s.createContainer(ctx, c, owner, req)
+	case "list":
+		if req.AllSessions {
+			owner.Session = ""
+		}
+		ls, err := c.ListContainers(ctx, owner)
+		resp.Containers = ls
+		return resp, err
+	case "destroy_all":
+		ls, err := c.DestroyContainers(ctx, owner, false)
+		resp.Containers = ls
+		return resp, err
+	}
+	if err := needName(); err != nil {
+		return resp, err
+	}
+	var err error
+	switch req.Operation {
+	case "exec":
+		var res backend.ExecResult
+		res, err = s.containerExec(ctx, c, ref, req.Command, req.Workdir, req.Timeout)
+		wire := toContainerExec(res)
+		resp.Exec = &wire
+	case "exec_interactive_hint":
+		var h backend.InteractiveHint
+		h, err = c.InteractiveHint(ctx, ref)
+		resp.Hint = &h
+	case "status":
+		var info backend.ContainerInfo
+		info, err = c.ContainerStatus(ctx, ref, req.HealthCheck)
+		resp.Container = &info
+	case "destroy":
+		var info backend.ContainerInfo
+		info, err = c.DestroyContainer(ctx, ref, req.Force)
+		resp.Container = &info
+	case "copy_in", "copy_out":
+		var res backend.ContainerCopyResult
+		cp := backend.ContainerCopy{HostPath: req.HostPath, ContainerPath: req.ContainerPath}
+		if !filepath.IsAbs(req.HostPath) {
+			// A path in the session workspace: it exists once opened.
+			if _, _, err := s.workspace(ctx); err != nil {
+				return resp, err
+			}
+		}
+		if req.Operation == "copy_in" {
+			res, err = c.CopyToContainer(ctx, ref, cp)
+		} else {
+			res, err = c.CopyFromContainer(ctx, ref, cp)
+		}
+		resp.Copy = &res
+	}
+	return resp, err
+}
+
+// containerExec runs command with the kernel's checks: the command's
+// length limit, and a timeout in whole seconds (default 300).
+func (s *Session) containerExec(ctx context.Context, c backend.Containers, ref backend.ContainerRef, command, workdir string, timeout int) (backend.ExecResult, error) {
+	if strings.TrimSpace(command) == "" {
+		return backend.ExecResult{}, backend.Errorf(backend.ErrInvalid, "containers.exec", ref.Name, "give command: the shell command to run")
+	}
+	if timeout < 0 {
+		return backend.ExecResult{}, backend.Errorf(backend.ErrInvalid, "containers.exec", ref.Name, "timeout is in seconds and must not be negative")
+	}
+	if timeout == 0 {
+		timeout = 300
+	}
+	return c.ExecContainer(ctx, ref, backend.ExecRequest{Shell: command, Cwd: workdir, Timeout: time.Duration(timeout) * time.Second})
+}
+
+// destroyContainers ends the session's non-persistent containers; Close
+// calls it. Errors are logged: the session closes all the same.
+func (s *Session) destroyContainers(ctx context.Context) {
+	if !s.containersUsed.Load() {
+		return
+	}
+	r, err := s.k.resolve(ctx)
+	if err != nil {
+		return
+	}
+	c, ok := r.b.(backend.Containers)
+	if !ok {
+		return
+	}
+	gone, err := c.DestroyContainers(ctx, backend.ContainerOwner{User: s.spec.User, Session: s.spec.Session}, true)
+	for _, g := range gone {
+		s.k.log.LogAttrs(ctx, slog.LevelInfo, "containers.destroyed_with_session", slog.String("session", s.spec.Session), slog.String("container", g.Name))
+	}
+	if err != nil {
+		s.k.log.LogAttrs(ctx, slog.LevelWarn, "containers.cleanup_failed", slog.String("session", s.spec.Session), slog.String("error", err.Error()))
+	}
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func hostEnviron() map[string]string { return backend.EnvMap(os.Environ()) }

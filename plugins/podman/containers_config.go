@@ -1,0 +1,108 @@
+package podman
+
+import (
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// ContainersConfig is [backends.podman.containers]: the containers an
+// agent manages (backend.Containers). Every key is optional.
+type ContainersConfig struct {
+	// Image a create without one runs. Default: the backend's image
+	// (localhost/wai-python:bookworm when present).
+	Image string `json:"image"`
+	// Memory limit of each container, swap included. Default "4g".
+	Memory string `json:"memory"`
+	// PidsLimit caps each container's processes. Default 256.
+	PidsLimit int64 `json:"pids_limit"`
+	// CPUs each container may use. Default 2.
+	CPUs float64 `json:"cpus"`
+	// AllowWriteMounts lets a create mount host paths writable; without
+	// it every mount is read-only whatever the request says. The session
+	// workspace (mount_cwd) is always writable: it is the agent's own.
+	AllowWriteMounts bool `json:"allow_write_mounts"`
+	// MaxCopyBytes caps one copy_in or copy_out. Default "256m".
+	MaxCopyBytes string `json:"max_copy_bytes"`
+	// MaxExecTimeout is the longest timeout an exec may ask for. Default
+	// "1h"; an exec without one gets 300 s.
+	MaxExecTimeout Duration `json:"max_exec_timeout"`
+	// EnvPatterns are the host variables env_passthrough "auto" passes
+	// (fnmatch globs). Default: backend.DefaultEnvPatterns (API keys,
+	// tokens, model providers' settings, proxies), also when empty.
+	EnvPatterns []string `json:"env_patterns"`
+
+	memoryBytes int64
+	copyBytes   int64
+}
+
+// Defaults of the managed containers.
+const (
+	defaultContainerMemory = "4g"
+	defaultContainerCPUs   = 2
+	defaultCopyBytes       = "256m"
+	defaultExecTimeout     = 300 * time.Second
+	defaultMaxExecTimeout  = time.Hour
+)
+
+func (c *ContainersConfig) resolve() error {
+	bad := func(format string, args ...any) error {
+		return backend.Errorf(backend.ErrInvalid, "config", "", "backend podman: containers."+format, args...)
+	}
+	if c.Memory == "" {
+		c.Memory = defaultContainerMemory
+	}
+	if c.PidsLimit == 0 {
+		c.PidsLimit = defaultPids
+	}
+	if c.CPUs == 0 {
+		c.CPUs = defaultContainerCPUs
+	}
+	if c.MaxCopyBytes == "" {
+		c.MaxCopyBytes = defaultCopyBytes
+	}
+	if c.MaxExecTimeout == 0 {
+		c.MaxExecTimeout = Duration(defaultMaxExecTimeout)
+	}
+	var err error
+	if c.memoryBytes, err = parseBytes(c.Memory); err != nil || c.memoryBytes < 16<<20 {
+		return bad("memory %q: give a size of at least 16m, like \"4g\"", c.Memory)
+	}
+	if c.copyBytes, err = parseBytes(c.MaxCopyBytes); err != nil || c.copyBytes < 1 {
+		return bad("max_copy_bytes %q: give a size, like \"256m\"", c.MaxCopyBytes)
+	}
+	if c.PidsLimit < 16 {
+		return bad("pids_limit %d: at least 16", c.PidsLimit)
+	}
+	if c.CPUs < 0.01 || c.CPUs > 1024 {
+		return bad("cpus %v: between 0.01 and 1024", c.CPUs)
+	}
+	if c.MaxExecTimeout < Duration(time.Second) {
+		return bad("max_exec_timeout %s: at least 1s", time.Duration(c.MaxExecTimeout))
+	}
+	if len(c.EnvPatterns) == 0 {
+		c.EnvPatterns = nil // the defaults; env_passthrough "none" passes nothing
+	} else {
+		if err := backend.ValidEnvPatterns(c.EnvPatterns); err != nil {
+			return bad("env_patterns: %v", err)
+		}
+	}
+	if strings.ContainsAny(c.Image, " \t\n") {
+		return bad("image %q: name an image", c.Image)
+	}
+	return nil
+}
+
+// underRoot reports whether the absolute, clean path p lies in one of
+// roots (or is one).
+func underRoot(roots []string, p string) (string, bool) {
+	for _, r := range roots {
+		r = filepath.Clean(r)
+		if p == r || strings.HasPrefix(p, r+"/") || r == "/" {
+			return r, true
+		}
+	}
+	return "", false
+}

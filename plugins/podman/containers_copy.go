@@ -1,0 +1,243 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package podman
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/containers/podman/v5/pkg/bindings/containers"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// hostSide is where a copy's host path lies: an os.Root (no symlink leads
+// out of it) and the path inside.
+type hostSide struct {
+	root *os.Root
+	rel  string
+	// workspace: the session's own directory, whose files the session
+	// container's user must own.
+	workspace bool
+}
+
+// openHostSide confines a copy's host path: relative to the session
+// workspace, or absolute under the workspace or allowed_host_roots.
+// Writing to an allowed root needs containers.allow_write_mounts.
+func (b *Backend) openHostSide(op string, owner backend.ContainerOwner, p string, write bool) (*hostSide, error) {
+	ws, err := b.cfg.pathsFor(backend.WorkspaceSpec{Session: owner.Session, User: owner.User})
+	if err != nil {
+		return nil, err
+	}
+	if p == "" {
+		return nil, backend.Errorf(backend.ErrInvalid, op, "", "give host_path: a path in the session workspace, or an absolute one under allowed_host_roots")
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(ws.dir, p)
+	}
+	p = filepath.Clean(p)
+	rootDir, inWorkspace := "", false
+	if p == ws.dir || strings.HasPrefix(p, ws.dir+"/") {
+		rootDir, inWorkspace = ws.dir, true
+	} else if r, ok := underRoot(b.cfg.AllowedHostRoots, p); ok {
+		if write && !b.cfg.Containers.AllowWriteMounts {
+			return nil, backend.Errorf(backend.ErrPermission, op, p,
+				"copying out to allowed_host_roots needs containers.allow_write_mounts = true in [backends.podman]; copy into the session workspace instead")
+		}
+		rootDir = r
+	} else {
+		return nil, backend.Errorf(backend.ErrPermission, op, p, "the host path is neither in the session workspace nor under allowed_host_roots %v of [backends.podman]", b.cfg.AllowedHostRoots)
+	}
+	root, err := os.OpenRoot(rootDir)
+	if err != nil {
+		return nil, backend.Errorf(backend.ErrNotFound, op, p, "cannot open %s: %v", rootDir, err)
+	}
+	rel, _ := filepath.Rel(rootDir, p)
+	return &hostSide{root: root, rel: rel, workspace: inWorkspace}, nil
+}
+
+func checkContainerPath(op, p string) error {
+	if !path.IsAbs(p) || path.Clean(p) != p || p == "/" {
+		return backend.Errorf(backend.ErrInvalid, op, p, "container_path must be a clean absolute path other than /")
+	}
+	return nil
+}
+
+// CopyToContainer copies a host file or directory to container_path
+// (whose parent must exist in the container), through the archive API.
+func (b *Backend) CopyToContainer(ctx context.Context, ref backend.ContainerRef, req backend.ContainerCopy) (backend.ContainerCopyResult, error) {
+	const op = "containers.copy_in"
+	res := backend.ContainerCopyResult{HostPath: req.HostPath, ContainerPath: req.ContainerPath}
+	if err := checkContainerPath(op, req.ContainerPath); err != nil {
+		return res, err
+	}
+	data, err := b.lookup(ctx, op, ref)
+	if err != nil {
+		return res, err
+	}
+	hs, err := b.openHostSide(op, ref.Owner, req.HostPath, false)
+	if err != nil {
+		return res, err
+	}
+	defer hs.root.Close()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	budget := b.cfg.Containers.copyBytes
+	base := path.Base(req.ContainerPath)
+	err = fs.WalkDir(hs.root.FS(), filepath.ToSlash(hs.rel), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		name := base + strings.TrimPrefix(p, filepath.ToSlash(hs.rel))
+		if hs.rel == "." {
+			name = path.Join(base, p)
+		}
+		switch {
+		case fi.IsDir():
+			return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: name + "/", Mode: int64(fi.Mode().Perm()), ModTime: fi.ModTime()})
+		case !fi.Mode().IsRegular():
+			return nil // symlinks and devices stay behind: never followed
+		}
+		if budget -= fi.Size(); budget < 0 {
+			return backend.Errorf(backend.ErrInvalid, op, req.HostPath, "more than containers.max_copy_bytes (%s) to copy", b.cfg.Containers.MaxCopyBytes)
+		}
+		f, err := hs.root.Open(filepath.FromSlash(p))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: int64(fi.Mode().Perm()), Size: fi.Size(), ModTime: fi.ModTime()}); err != nil {
+			return err
+		}
+		n, err := io.Copy(tw, io.LimitReader(f, fi.Size()))
+		res.Files++
+		res.Bytes += n
+		return err
+	})
+	if err == nil {
+		err = tw.Close()
+	}
+	if err != nil {
+		if backend.KindOf(err) != nil {
+			return res, err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return res, backend.Errorf(backend.ErrNotFound, op, req.HostPath, "no such host file")
+		}
+		return res, backend.Errorf(backend.ErrInvalid, op, req.HostPath, "cannot read it: %v", err)
+	}
+	return res, b.putArchive(ctx, data.ID, path.Dir(req.ContainerPath), &buf)
+}
+
+// CopyFromContainer copies a container file or directory to host_path,
+// writing only through the confined root and at most max_copy_bytes.
+func (b *Backend) CopyFromContainer(ctx context.Context, ref backend.ContainerRef, req backend.ContainerCopy) (backend.ContainerCopyResult, error) {
+	const op = "containers.copy_out"
+	res := backend.ContainerCopyResult{HostPath: req.HostPath, ContainerPath: req.ContainerPath}
+	if err := checkContainerPath(op, req.ContainerPath); err != nil {
+		return res, err
+	}
+	data, err := b.lookup(ctx, op, ref)
+	if err != nil {
+		return res, err
+	}
+	hs, err := b.openHostSide(op, ref.Owner, req.HostPath, true)
+	if err != nil {
+		return res, err
+	}
+	defer hs.root.Close()
+	cctx, err := b.svc.ctx(ctx)
+	if err != nil {
+		return res, err
+	}
+	pr, pw := io.Pipe()
+	get, err := containers.CopyToArchive(cctx, data.ID, req.ContainerPath, pw)
+	if err != nil {
+		if notFound(err) || strings.Contains(err.Error(), "no such file") {
+			return res, backend.Errorf(backend.ErrNotFound, op, req.ContainerPath, "no such file in the container")
+		}
+		return res, b.svc.wrap(ctx, op, req.ContainerPath, err)
+	}
+	go func() { pw.CloseWithError(get()) }()
+	defer pr.Close()
+	err = b.extract(tar.NewReader(pr), hs, path.Base(req.ContainerPath), &res)
+	return res, err
+}
+
+// extract writes a tar stream whose entries start with base to the host
+// side, renaming base to the host path's last element.
+func (b *Backend) extract(tr *tar.Reader, hs *hostSide, base string, res *backend.ContainerCopyResult) error {
+	const op = "containers.copy_out"
+	budget := b.cfg.Containers.copyBytes
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return backend.Errorf(backend.ErrUnavailable, op, res.ContainerPath, "reading the archive: %v", err)
+		}
+		rest, ok := strings.CutPrefix(strings.TrimSuffix(h.Name, "/"), base)
+		if !ok || rest != "" && !strings.HasPrefix(rest, "/") || strings.Contains(rest, "..") {
+			continue
+		}
+		dst := filepath.Join(hs.rel, filepath.FromSlash(rest))
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := hs.root.MkdirAll(dst, 0o755); err != nil {
+				return backend.Errorf(backend.ErrInvalid, op, res.HostPath, "cannot create %s: %v", dst, err)
+			}
+			b.ownHost(hs, dst)
+			continue
+		case tar.TypeReg:
+		default:
+			continue // links and devices are not copied out
+		}
+		if budget -= h.Size; budget < 0 {
+			return backend.Errorf(backend.ErrInvalid, op, res.ContainerPath, "more than containers.max_copy_bytes (%s) to copy", b.cfg.Containers.MaxCopyBytes)
+		}
+		if err := writeHostFile(hs.root, dst, tr, h); err != nil {
+			return backend.Errorf(backend.ErrInvalid, op, res.HostPath, "cannot write %s: %v", dst, err)
+		}
+		b.ownHost(hs, dst)
+		res.Files++
+		res.Bytes += h.Size
+	}
+}
+
+func writeHostFile(root *os.Root, dst string, r io.Reader, h *tar.Header) error {
+	if d := filepath.Dir(dst); d != "." {
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	f, err := root.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fs.FileMode(h.Mode).Perm()&0o755|0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.CopyN(f, r, h.Size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// ownHost gives what a copy wrote into the session workspace to the
+// session container's user, so its commands can change it.
+func (b *Backend) ownHost(hs *hostSide, p string) {
+	if hs.workspace && b.owner != nil {
+		_ = hs.root.Lchown(p, b.owner.uid, b.owner.gid)
+	}
+}

@@ -1,0 +1,132 @@
+// Package gates is the decision logic of the container_safety policy, in plain
+// Go so the Wasm plugin (policies/container_safety) and the host's in-process
+// copy share it.
+//
+// What needs a person's approval — a GPU, the host network, a sensitive
+// mount, ssh keys forwarded, every host variable passed through, and
+// destroy_all — is denied until there is a channel to ask on, with the
+// reason and the config key that allows it. Creates past
+// max_containers_per_session are denied too.
+package gates
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Config is the policy's table: [[policies]] name = "container_safety".
+type Config struct {
+	AllowGPU               bool     `json:"allow_gpu"`
+	AllowHostNetwork       bool     `json:"allow_host_network"`
+	AllowSensitiveMounts   bool     `json:"allow_sensitive_mounts"`
+	AllowSSHForwarding     bool     `json:"allow_ssh_forwarding"`
+	AllowEnvPassthroughAll bool     `json:"allow_env_passthrough_all"`
+	AllowDestroyAll        bool     `json:"allow_destroy_all"`
+	SensitiveMounts        []string `json:"sensitive_mounts"` // added to DefaultSensitiveMounts
+	MaxContainers          int      `json:"max_containers_per_session"`
+}
+
+// Keys are the config keys, for the Wasm plugin's config reader.
+var Keys = []string{"allow_gpu", "allow_host_network", "allow_sensitive_mounts", "allow_ssh_forwarding",
+	"allow_env_passthrough_all", "allow_destroy_all", "sensitive_mounts", "max_containers_per_session"}
+
+// DefaultSensitiveMounts are host paths a mount of needs approval. "/**"
+// marks a whole subtree; other entries match that exact directory, so
+// /home/me/project is ordinary while /home is not.
+var DefaultSensitiveMounts = []string{"/", "/etc/**", "/var", "/root/**", "/home"}
+
+// DefaultMaxContainers is max_containers_per_session's default.
+const DefaultMaxContainers = 10
+
+// ParseConfig reads the policy's config strictly.
+func ParseConfig(raw []byte) (Config, error) {
+	c := Config{MaxContainers: DefaultMaxContainers}
+	if len(raw) > 0 && string(raw) != "null" {
+		dec := json.NewDecoder(strings.NewReader(string(raw)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			return c, fmt.Errorf("container_safety policy config: %v (keys: %s)", err, strings.Join(Keys, ", "))
+		}
+	}
+	if c.MaxContainers <= 0 {
+		return c, fmt.Errorf("container_safety policy config: max_containers_per_session must be at least 1")
+	}
+	for _, m := range c.SensitiveMounts {
+		if !strings.HasPrefix(m, "/") {
+			return c, fmt.Errorf("container_safety policy config: sensitive_mounts entry %q must be an absolute path", m)
+		}
+	}
+	return c, nil
+}
+
+// Request is what the policy looks at: the kernel's ContainerCheck.
+type Request struct {
+	Operation      string   `json:"operation"`
+	Network        string   `json:"network"`
+	MountPaths     []string `json:"mount_paths"`
+	EnvPassthrough string   `json:"env_passthrough"`
+	ForwardSSH     bool     `json:"forward_ssh"`
+	GPU            bool     `json:"gpu"`
+	Count          int      `json:"count"`
+}
+
+// Check decides one containers.* action.
+func (c Config) Check(r Request) (bool, string) {
+	ask := func(what, key string) (bool, string) {
+		return false, fmt.Sprintf("%s needs a person's approval, and there is no channel to ask on: denied. "+
+			"To allow it, set %s = true in the container_safety policy's config: take \"container_safety\" out of default_policies and add "+
+			"[[policies]] name = \"container_safety\" with config = { %s = true }", what, key, key)
+	}
+	switch r.Operation {
+	case "destroy_all":
+		if !c.AllowDestroyAll {
+			return ask("destroy_all (it removes every container of the session)", "allow_destroy_all")
+		}
+		return true, ""
+	case "create":
+	default:
+		return true, ""
+	}
+	switch {
+	case r.GPU && !c.AllowGPU:
+		return ask("a GPU", "allow_gpu")
+	case r.Network == "host" && !c.AllowHostNetwork:
+		return ask("the host network", "allow_host_network")
+	case r.ForwardSSH && !c.AllowSSHForwarding:
+		return ask("forwarding ~/.ssh (private keys)", "allow_ssh_forwarding")
+	case r.EnvPassthrough == "all" && !c.AllowEnvPassthroughAll:
+		return ask("env_passthrough = \"all\" (every host variable)", "allow_env_passthrough_all")
+	}
+	if !c.AllowSensitiveMounts {
+		for _, p := range r.MountPaths {
+			if s := c.sensitive(p); s != "" {
+				return ask(fmt.Sprintf("mounting %s (sensitive: %s)", p, s), "allow_sensitive_mounts")
+			}
+		}
+	}
+	if r.Count >= c.MaxContainers {
+		return false, fmt.Sprintf("the session has %d containers, the most max_containers_per_session (%d) allows: destroy one first, "+
+			"or raise max_containers_per_session in the container_safety policy's config", r.Count, c.MaxContainers)
+	}
+	return true, ""
+}
+
+// sensitive returns the entry p matches, or "".
+func (c Config) sensitive(p string) string {
+	p = path.Clean("/" + strings.TrimPrefix(p, "/"))
+	for _, s := range append(append([]string{}, DefaultSensitiveMounts...), c.SensitiveMounts...) {
+		if tree, ok := strings.CutSuffix(s, "/**"); ok {
+			tree = path.Clean(tree)
+			if p == tree || strings.HasPrefix(p, tree+"/") {
+				return s
+			}
+			continue
+		}
+		if p == path.Clean(s) {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,49 @@
+// Command container_safety is the bundled container_safety policy as a Wasm plugin:
+// the safety gates of agent-managed containers (package gates). The host
+// runs the same rules in process for the bundled policy; this build is
+// what a [[policies]] entry with a path loads.
+//
+// Config keys (all optional): allow_gpu, allow_host_network,
+// allow_sensitive_mounts, allow_ssh_forwarding, allow_env_passthrough_all,
+// allow_destroy_all, sensitive_mounts, max_containers_per_session. A
+// config it cannot read denies every containers action, with the reason.
+package main
+
+import (
+	"github.com/wai-dev/wai/pdk"
+	"github.com/wai-dev/wai/policies/container_safety/gates"
+	"github.com/wai-dev/wai/policies/internal/plugconf"
+)
+
+var (
+	cfg     gates.Config
+	loaded  bool
+	loadErr error
+)
+
+func check(req pdk.CheckRequest) pdk.Decision {
+	if !loaded {
+		cfg, loadErr = gates.ParseConfig(plugconf.Object(gates.Keys, pdk.Config))
+		loaded = true
+	}
+	if loadErr != nil {
+		return pdk.Deny("%v", loadErr)
+	}
+	c := req.Container
+	if c == nil {
+		return pdk.Deny("a containers action without its description: denied")
+	}
+	ok, reason := cfg.Check(gates.Request{Operation: c.Operation, Network: c.Network, MountPaths: c.MountPaths,
+		EnvPassthrough: c.EnvPassthrough, ForwardSSH: c.ForwardSSH, GPU: c.GPU, Count: c.Count})
+	if ok {
+		return pdk.Allow()
+	}
+	return pdk.Deny("%s", reason)
+}
+
+func init() {
+	pdk.Declare("container_safety", "1.0.0")
+	pdk.Policy(check, pdk.ActionContainersCreate, pdk.ActionContainersDestroyAll)
+}
+
+func main() {}

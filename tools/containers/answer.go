@@ -1,0 +1,153 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wai-dev/wai/pdk"
+	"github.com/wai-dev/wai/tools/internal/shellfmt"
+)
+
+// response is the kernel's answer (host.ContainerResponse on the wire).
+type response struct {
+	Operation  string       `json:"operation"`
+	Container  *info        `json:"container,omitempty"`
+	Containers []info       `json:"containers,omitempty"`
+	Exec       *execResult  `json:"exec,omitempty"`
+	Setup      []execResult `json:"setup,omitempty"`
+	Copy       *struct {
+		HostPath      string `json:"host_path"`
+		ContainerPath string `json:"container_path"`
+		Files         int    `json:"files"`
+		Bytes         int64  `json:"bytes"`
+	} `json:"copy,omitempty"`
+	Hint *struct {
+		Container string `json:"container"`
+		Shell     string `json:"shell"`
+		Command   string `json:"command"`
+	} `json:"hint,omitempty"`
+	Preflight *struct {
+		Ready   bool   `json:"ready"`
+		Summary string `json:"summary"`
+		Checks  []struct {
+			Name     string `json:"name"`
+			Passed   bool   `json:"passed"`
+			Detail   string `json:"detail"`
+			Guidance string `json:"guidance,omitempty"`
+		} `json:"checks"`
+	} `json:"preflight,omitempty"`
+	Notes []string `json:"notes,omitempty"`
+}
+
+type info struct {
+	Name       string   `json:"name"`
+	Image      string   `json:"image"`
+	Purpose    string   `json:"purpose,omitempty"`
+	State      string   `json:"state"`
+	Persistent bool     `json:"persistent"`
+	EnvKeys    []string `json:"env_keys,omitempty"`
+	Health     string   `json:"health,omitempty"`
+}
+
+type execResult struct {
+	Stdout    string `json:"stdout"`
+	Stderr    string `json:"stderr"`
+	ExitCode  int    `json:"exit_code"`
+	TimedOut  bool   `json:"timed_out"`
+	Truncated bool   `json:"truncated"`
+}
+
+func (i info) line() string {
+	s := fmt.Sprintf("%s (%s, %s", i.Name, i.Image, i.State)
+	if i.Persistent {
+		s += ", persistent"
+	}
+	if i.Purpose != "" {
+		s += ", purpose " + i.Purpose
+	}
+	if len(i.EnvKeys) > 0 {
+		s += ", env " + strings.Join(i.EnvKeys, " ")
+	}
+	if i.Health != "" {
+		s += ", " + i.Health
+	}
+	return s + ")"
+}
+
+// answer writes the message for the model; the value is the kernel's
+// response as it came.
+func answer(p params, r response) pdk.Result {
+	notes := ""
+	if len(r.Notes) > 0 {
+		notes = "\nNotes:\n- " + strings.Join(r.Notes, "\n- ")
+	}
+	switch {
+	case r.Exec != nil:
+		return execAnswer(r, notes)
+	case r.Preflight != nil:
+		var b strings.Builder
+		b.WriteString(r.Preflight.Summary)
+		for _, c := range r.Preflight.Checks {
+			mark := "ok"
+			if !c.Passed {
+				mark = "FAILED: " + c.Guidance
+			}
+			fmt.Fprintf(&b, "\n- %s: %s (%s)", c.Name, mark, c.Detail)
+		}
+		if !r.Preflight.Ready {
+			return pdk.FailWith(b.String()+notes, r)
+		}
+		return pdk.OK(b.String()+notes, r)
+	case r.Hint != nil:
+		return pdk.OK("A person gets a shell in "+r.Hint.Container+" with:\n  "+r.Hint.Command, r)
+	case r.Copy != nil:
+		dir := "into " + p.Container + ":" + r.Copy.ContainerPath + " from " + r.Copy.HostPath
+		if p.Operation == "copy_out" {
+			dir = "from " + p.Container + ":" + r.Copy.ContainerPath + " to " + r.Copy.HostPath
+		}
+		return pdk.OK(fmt.Sprintf("Copied %d file(s), %d bytes, %s.", r.Copy.Files, r.Copy.Bytes, dir), r)
+	}
+	switch p.Operation {
+	case "create":
+		msg := "Created " + r.Container.line() + "."
+		for i, s := range r.Setup {
+			msg += fmt.Sprintf("\nSetup %d: exit %d", i+1, s.ExitCode)
+		}
+		msg += "\nRun commands with operation exec and container " + strconv.Quote(r.Container.Name) + "." + notes
+		return pdk.OK(msg, r)
+	case "list", "destroy_all":
+		if len(r.Containers) == 0 {
+			return pdk.OK("No containers.", r)
+		}
+		lines := make([]string, len(r.Containers))
+		for i, c := range r.Containers {
+			lines[i] = "- " + c.line()
+		}
+		head := "Containers:\n"
+		if p.Operation == "destroy_all" {
+			head = "Destroyed:\n"
+		}
+		return pdk.OK(head+strings.Join(lines, "\n"), r)
+	case "destroy":
+		return pdk.OK("Destroyed "+r.Container.Name+".", r)
+	}
+	return pdk.OK(r.Container.line(), r)
+}
+
+func execAnswer(r response, notes string) pdk.Result {
+	e := r.Exec
+	out, errs := shellfmt.Bytes(e.Stdout, outputBytes), shellfmt.Bytes(e.Stderr, outputBytes)
+	headline := "Command succeeded (exit code 0)."
+	switch {
+	case e.TimedOut:
+		headline = "Command timed out (exit code 124)."
+	case e.ExitCode != 0:
+		headline = "Command failed (exit code " + strconv.Itoa(e.ExitCode) + ")."
+	}
+	msg := shellfmt.Block(headline, nil, out, errs) + notes
+	if e.ExitCode != 0 || e.TimedOut {
+		return pdk.FailWith(msg, r)
+	}
+	return pdk.OK(msg, r)
+}

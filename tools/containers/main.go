@@ -1,0 +1,115 @@
+// Command containers is the bundled containers tool: it lets an agent
+// manage containers of its own beside its session's sandbox — try a
+// repository in a clean environment, run a service next to its code, hand
+// a ready environment to a person (docs/containers.md).
+//
+// The tool only shapes requests and answers: every operation goes to the
+// kernel through wai_containers (capability "containers"), which checks
+// it, passes it through the policy chain and runs it on the backend. A
+// refused or failed operation is a failed result with the reason, never
+// a silent success.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/wai-dev/wai/pdk"
+)
+
+// operations the tool offers (the kernel knows the same list).
+var operations = []string{"preflight", "create", "exec", "exec_interactive_hint", "list", "status",
+	"destroy", "destroy_all", "copy_in", "copy_out"}
+
+// outputBytes is the per-stream budget of an exec's output in the message;
+// the structured value carries what the host returned.
+const outputBytes = 32 << 10
+
+type mount struct {
+	HostPath      string `json:"host_path" jsonschema:"absolute host path under allowed_host_roots"`
+	ContainerPath string `json:"container_path" jsonschema:"absolute path in the container"`
+	ReadOnly      bool   `json:"read_only,omitempty" jsonschema:"mount read-only (forced unless the config allows writable mounts)"`
+}
+
+type port struct {
+	HostPort      int    `json:"host_port,omitempty" jsonschema:"port on 127.0.0.1; 0 picks a free one"`
+	ContainerPort int    `json:"container_port" jsonschema:"port in the container"`
+	Protocol      string `json:"protocol,omitempty" enum:"tcp,udp"`
+}
+
+type params struct {
+	Operation      string            `json:"operation" enum:"preflight,create,exec,exec_interactive_hint,list,status,destroy,destroy_all,copy_in,copy_out" jsonschema:"what to do"`
+	Container      string            `json:"container,omitempty" jsonschema:"the container (exec, status, destroy, copy_in, copy_out, exec_interactive_hint): the name create returned"`
+	Name           string            `json:"name,omitempty" jsonschema:"create: the container's name (generated from purpose when empty)"`
+	Image          string            `json:"image,omitempty" jsonschema:"create: the image (default: the configured one)"`
+	Purpose        string            `json:"purpose,omitempty" jsonschema:"create: what the container is for (python, node, try-repo...); recorded, and used in generated names"`
+	Command        string            `json:"command,omitempty" jsonschema:"exec: the shell command to run with /bin/sh -c"`
+	Timeout        int               `json:"timeout,omitempty" jsonschema:"exec and setup_commands: seconds before the command is killed" default:"300"`
+	Workdir        string            `json:"workdir,omitempty" jsonschema:"create: the working directory; exec: the directory to run in"`
+	Mounts         []mount           `json:"mounts,omitempty" jsonschema:"create: host directories to mount (only under allowed_host_roots; read-only unless allowed)"`
+	MountCwd       *bool             `json:"mount_cwd,omitempty" jsonschema:"create: mount the session workspace at /workspace" default:"true"`
+	Ports          []port            `json:"ports,omitempty" jsonschema:"create: ports to publish, on 127.0.0.1 only"`
+	Env            map[string]string `json:"env,omitempty" jsonschema:"create: variables to set; they win over passthrough"`
+	EnvPassthrough json.RawMessage   `json:"env_passthrough,omitempty" jsonschema:"create: host variables to pass: auto (API keys, tokens, proxies), all, none, or a list of names" default:"auto"`
+	ForwardGit     bool              `json:"forward_git,omitempty" jsonschema:"create: copy the host's git configuration in (never keys)"`
+	ForwardGh      bool              `json:"forward_gh,omitempty" jsonschema:"create: pass the host gh login as GH_TOKEN and GITHUB_TOKEN"`
+	ForwardSSH     bool              `json:"forward_ssh,omitempty" jsonschema:"create: copy ~/.ssh in (needs approval)"`
+	SetupCommands  []string          `json:"setup_commands,omitempty" jsonschema:"create: commands to run once it is up"`
+	MemoryLimit    string            `json:"memory_limit,omitempty" jsonschema:"create: memory limit, like 2g (at most the configured one)" default:"4g"`
+	Network        string            `json:"network,omitempty" jsonschema:"create: bridge (a network of its own) or none" default:"bridge"`
+	Persistent     bool              `json:"persistent,omitempty" jsonschema:"create: keep it after the session ends (wai ps lists it, wai rm removes it)"`
+	Force          bool              `json:"force,omitempty" jsonschema:"destroy: kill at once instead of stopping"`
+	Confirm        bool              `json:"confirm,omitempty" jsonschema:"destroy_all: you mean it"`
+	HealthCheck    bool              `json:"health_check,omitempty" jsonschema:"status: probe the container with an exec"`
+	HostPath       string            `json:"host_path,omitempty" jsonschema:"copy_in, copy_out: a path in the session workspace, or absolute under allowed_host_roots"`
+	ContainerPath  string            `json:"container_path,omitempty" jsonschema:"copy_in, copy_out: an absolute path in the container"`
+	GPU            bool              `json:"gpu,omitempty" jsonschema:"create: a GPU (needs approval)"`
+}
+
+func init() {
+	pdk.Declare("containers", "1.0.0", pdk.CapContainers)
+	pdk.Tool("containers", "Manage isolated containers beside your session: preflight, then create one (from an image, with the workspace mounted at /workspace, "+
+		"API-key variables passed through, optionally your git config), exec commands in it, copy files in and out, list, status, destroy. "+
+		"Use it to try a repository in a clean environment, run a service next to its code, or hand a person a shell (exec_interactive_hint). "+
+		"Containers are hardened (no capabilities, no privilege escalation, memory and process limits) and go away with the session unless persistent.",
+		run, pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Containers"))
+}
+
+func run(_ *pdk.Call, p params) (pdk.Result, error) {
+	if !valid(p.Operation) {
+		return pdk.Fail("unknown operation %q: use one of %s", p.Operation, strings.Join(operations, ", ")), nil
+	}
+	if p.Operation == "destroy_all" && !p.Confirm {
+		return pdk.Fail("destroy_all removes every container of this session: call it again with confirm = true if you mean it"), nil
+	}
+	var resp response
+	if err := pdk.Containers.Do(p, &resp); err != nil {
+		return failed(p, err)
+	}
+	return answer(p, resp), nil
+}
+
+func valid(op string) bool {
+	for _, o := range operations {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+// failed turns a refusal or failure into a failed result the model reads;
+// internal errors stay errors.
+func failed(p params, err error) (pdk.Result, error) {
+	if errors.Is(err, pdk.ErrInternal) {
+		return pdk.Result{}, err
+	}
+	what := "failed"
+	if errors.Is(err, pdk.ErrPermission) {
+		what = "denied"
+	}
+	return pdk.FailWith(fmt.Sprintf("%s %s: %v", p.Operation, what, err), map[string]string{"operation": p.Operation, "error": err.Error(), "kind": string(pdk.KindOf(err))}), nil
+}
+func main() {}
