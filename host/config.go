@@ -13,11 +13,12 @@ import (
 	"github.com/wai-dev/wai/host/backend"
 )
 
-// Config is everything wai.toml can say. DefaultConfig returns the defaults
-// every key of wai.example.toml shows; LoadConfig overlays a file on them.
+// Config is what the kernel reads: the backend, limits, policies and
+// plugins it runs with. A program builds it in code, from DefaultConfig;
+// package host/config maps wai.toml onto it for the CLI.
 //
-// Directories left empty are resolved when a Kernel is built (StateDir,
-// PluginDir), so a Config stays a plain description of the file.
+// StateDir left empty is resolved when a Kernel is built, so a Config
+// stays a plain description.
 type Config struct {
 	// Backend names the execution backend: "podman" (the default), "host"
 	// or "mock". The host backend is not a sandbox: it runs only when named
@@ -29,10 +30,12 @@ type Config struct {
 	// StateDir holds workspaces and caches; "" means $XDG_CACHE_HOME/wai,
 	// else ~/.cache/wai.
 	StateDir string
-	// PluginDir is where bundled plugins (*.wasm) are found; "" means
-	// $WAI_PLUGIN_DIR, else <dir of the executable>/plugins, else
-	// ./build/plugins.
-	PluginDir string
+	// PluginDirs are searched in order for a bundled plugin (NAME.wasm)
+	// before the plugins built into the program (WithBundledPlugins);
+	// FallbackPluginDirs after them. With neither, only the built-in
+	// plugins are found.
+	PluginDirs         []string
+	FallbackPluginDirs []string
 	// AuditLog, when set, receives every event as one JSON line.
 	AuditLog string
 	// SessionIdleTimeout releases the sandbox (a container) of sessions
@@ -68,15 +71,14 @@ type Config struct {
 	BundledTools []string
 	// DefaultPolicies are bundled policies that run before Policies.
 	DefaultPolicies []string
-	MCP             MCPConfig
 
-	// Path is the file the config was loaded from; empty for defaults.
-	Path string
-
-	// backendLines maps keys inside [backends.NAME] tables to their lines
-	// in the file, for the errors of a backend's parser; nil for a Config
-	// built in Go.
-	backendLines map[string]int
+	// Source names where the configuration came from (a file), for
+	// errors; empty for a Config built in Go.
+	Source string
+	// BackendKeyLine, when set, returns the line of Source that sets the
+	// key field of the named backend's table (0 when unknown), so that a
+	// key the backend refuses is shown where it is. host/config sets it.
+	BackendKeyLine func(backend, field string) int
 }
 
 // PluginConfig is one [[plugins]] entry: a tool plugin from a file.
@@ -103,28 +105,9 @@ type PolicyConfig struct {
 	Config map[string]any
 }
 
-// MCPConfig configures `wai serve`.
-type MCPConfig struct {
-	HTTPAddr string // streamable HTTP listen address
-	TokenEnv string // environment variable holding a bearer token (no user)
-	// Tokens are the bearer tokens HTTP clients may present, each with the
-	// user its sessions run as. With none (and TokenEnv unset), `wai serve
-	// --http` creates a token in the state directory.
-	Tokens []MCPToken
-	// MaxSessions caps the MCP sessions one server holds at once.
-	MaxSessions int
-}
-
-// MCPToken is one [[mcp.tokens]] entry: a secret, inline or in a file
-// only its owner can read, and the user whose sessions it opens.
-type MCPToken struct {
-	Token     string
-	TokenFile string
-	User      string
-}
-
-// BundledPolicies are the policy names that need no path.
-var BundledPolicies = []string{"blocklist", "allowlist"}
+// BundledPolicies returns the names of the policies built into the
+// kernel: they need no path.
+func BundledPolicies() []string { return []string{"blocklist", "allowlist"} }
 
 // Bounds of the plugin instance limits: a session running more calls at
 // once than this is a runaway, and a budget below a few instances (one is
@@ -134,9 +117,9 @@ const (
 	minPluginMemoryBudget     int64 = 32 << 20
 )
 
-// BundledToolPlugins are the tool plugins bundled_tools may name; any other
-// tool plugin is loaded from its path with [[plugins]].
-var BundledToolPlugins = []string{"shell", "vfs", "python", "podman_shell"}
+// BundledToolPlugins returns the tool plugins BundledTools may name; any
+// other tool plugin is loaded from its path with [[plugins]].
+func BundledToolPlugins() []string { return []string{"shell", "vfs", "python", "podman_shell"} }
 
 // DefaultToolTimeout applies to tools ToolTimeouts does not name.
 const DefaultToolTimeout = 60 * time.Second
@@ -172,7 +155,6 @@ func DefaultConfig() Config {
 		Policies:        []PolicyConfig{},
 		BundledTools:    []string{"shell", "vfs", "python", "podman_shell"},
 		DefaultPolicies: []string{"blocklist"},
-		MCP:             MCPConfig{HTTPAddr: "127.0.0.1:8765", TokenEnv: "WAI_MCP_TOKEN", MaxSessions: DefaultMCPMaxSessions},
 	}
 }
 
@@ -193,7 +175,7 @@ func (c Config) ToolTimeout(tool string) time.Duration {
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, backend.Errorf(backend.ErrInvalid, "config", c.Path, format, args...))
+		errs = append(errs, backend.Errorf(backend.ErrInvalid, "config", c.Source, format, args...))
 	}
 	if c.Backend == "" {
 		bad("backend is empty: choose podman, host or mock")
@@ -267,9 +249,9 @@ func (c Config) Validate() error {
 		where := fmt.Sprintf("policies[%d]", i)
 		switch {
 		case p.Name == "" && p.Path == "":
-			bad("%s: give a bundled policy name (%v) or a path to a policy plugin", where, BundledPolicies)
+			bad("%s: give a bundled policy name (%v) or a path to a policy plugin", where, BundledPolicies())
 		case p.Path == "" && !isBundledPolicy(p.Name):
-			bad("%s: %q is not a bundled policy (%v)%s: give a path to load it from a file", where, p.Name, BundledPolicies, didYouMean(p.Name, BundledPolicies))
+			bad("%s: %q is not a bundled policy (%v)%s: give a path to load it from a file", where, p.Name, BundledPolicies(), didYouMean(p.Name, BundledPolicies()))
 		}
 		if p.SHA256 != "" && !validSHA256(p.SHA256) {
 			bad("%s: sha256 must be 64 hex digits, got %q", where, p.SHA256)
@@ -278,19 +260,19 @@ func (c Config) Validate() error {
 	for _, n := range c.DefaultPolicies {
 		switch {
 		case !isBundledPolicy(n):
-			bad("default_policies: %q is not a bundled policy (%v)%s", n, BundledPolicies, didYouMean(n, BundledPolicies))
+			bad("default_policies: %q is not a bundled policy (%v)%s", n, BundledPolicies(), didYouMean(n, BundledPolicies()))
 		case n == "allowlist":
 			// Without its list it would deny every command.
 			bad(`default_policies: the allowlist needs its commands: list it under [[policies]] with name = "allowlist" and config = { commands = [...] }`)
 		}
 	}
+	bundledTools := BundledToolPlugins()
 	for _, n := range c.BundledTools {
-		if !slices.Contains(BundledToolPlugins, n) {
+		if !slices.Contains(bundledTools, n) {
 			bad("bundled_tools: %q is not a bundled tool plugin (%s)%s: load any other plugin from its file with a [[plugins]] entry",
-				n, strings.Join(BundledToolPlugins, ", "), didYouMean(n, BundledToolPlugins))
+				n, strings.Join(bundledTools, ", "), didYouMean(n, bundledTools))
 		}
 	}
-	errs = append(errs, c.MCP.validate(c.Path)...)
 	return errors.Join(errs...)
 }
 
@@ -309,30 +291,8 @@ func (c Config) ResolvedStateDir() (string, error) {
 	return filepath.Join(home, ".cache", "wai"), nil
 }
 
-// PluginDirs returns the directories searched for bundled plugins, in
-// order: PluginDir alone when set, else $WAI_PLUGIN_DIR, the plugins
-// directory next to the executable, and ./build/plugins.
-func (c Config) PluginDirs() []string {
-	if c.PluginDir != "" {
-		return []string{c.PluginDir}
-	}
-	var dirs []string
-	if d := os.Getenv("WAI_PLUGIN_DIR"); d != "" {
-		dirs = append(dirs, d)
-	}
-	if exe, err := os.Executable(); err == nil {
-		dirs = append(dirs, filepath.Join(filepath.Dir(exe), "plugins"))
-	}
-	return append(dirs, filepath.Join("build", "plugins"))
-}
-
 func isBundledPolicy(name string) bool {
-	for _, b := range BundledPolicies {
-		if b == name {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(BundledPolicies(), name)
 }
 
 func validSHA256(s string) bool {

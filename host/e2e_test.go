@@ -169,7 +169,7 @@ func TestMissingBundledToolSaysMakePlugins(t *testing.T) {
 	cfg := host.DefaultConfig()
 	cfg.Backend = "host"
 	cfg.StateDir = host.SharedStateDir
-	cfg.PluginDir = t.TempDir()
+	cfg.PluginDirs = []string{t.TempDir()}
 	cfg.BundledTools = []string{"shell"}
 	_, err := host.New(context.Background(), cfg)
 	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "make plugins") {

@@ -382,8 +382,11 @@ func (k *Kernel) atConfigLine(name string, err error) error {
 	if m == nil || !errors.Is(err, backend.ErrInvalid) {
 		return err
 	}
-	if n := k.cfg.backendKeyLine(name, m[1]); n > 0 {
-		return fmt.Errorf("%w (%s, line %d)", err, k.cfg.Path, n)
+	if k.cfg.BackendKeyLine == nil {
+		return err
+	}
+	if n := k.cfg.BackendKeyLine(name, m[1]); n > 0 {
+		return fmt.Errorf("%w (%s, line %d)", err, k.cfg.Source, n)
 	}
 	return err
 }

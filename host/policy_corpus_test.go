@@ -71,7 +71,7 @@ func loadCorpus(t *testing.T) corpusFile {
 	if err := dec.Decode(&f); err != nil {
 		t.Fatalf("%s: %v", corpusPath, err)
 	}
-	for _, name := range BundledPolicies {
+	for _, name := range BundledPolicies() {
 		if _, ok := f.Policies[name]; !ok {
 			t.Errorf("the corpus has no config for bundled policy %s: every bundled policy needs one", name)
 		}

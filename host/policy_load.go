@@ -77,7 +77,7 @@ func bundledPolicy(_ context.Context, name string, raw json.RawMessage) (Policy,
 			return a.Check(allowrules.Request{Action: r.Action, Command: r.Command, Shell: r.Shell, Script: r.Script, EnvKeys: r.EnvKeys})
 		}}, nil
 	}
-	return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%q is not a bundled policy (%v)", name, BundledPolicies)
+	return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%q is not a bundled policy (%v)", name, BundledPolicies())
 }
 
 // funcPolicy is a policy decided by Go code in the host process.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/host/config"
 	"github.com/wai-dev/wai/plugins/podman"
 )
 
@@ -90,7 +91,7 @@ func (a *adminFlags) open(ctx context.Context, stderr io.Writer) (*host.Kernel, 
 	if a.allUsers && a.user != "" {
 		return nil, fmt.Errorf("--all-users and --user %s: choose one", a.user)
 	}
-	cfg, err := host.LoadConfig(a.config)
+	cfg, err := config.Load(a.config)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +107,7 @@ func (a *adminFlags) open(ctx context.Context, stderr io.Writer) (*host.Kernel, 
 	if a.verbose {
 		opts = append(opts, host.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
-	return host.New(ctx, cfg, opts...)
+	return host.New(ctx, cfg.Kernel(), opts...)
 }
 
 // reportErrs prints the backends' failures and returns the exit status
@@ -200,7 +201,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // resolved against the config's state directory as the backend would
 // (wai preflight checks it).
 func loadPodmanConfig(path string) (podman.Config, error) {
-	cfg, err := host.LoadConfig(path)
+	cfg, err := config.Load(path)
 	if err != nil {
 		return podman.Config{}, err
 	}

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/config"
 )
 
 // NewToken returns a fresh bearer token: 32 bytes (256 bits) from
@@ -31,7 +31,7 @@ func TokenPath(stateDir string) string { return filepath.Join(stateDir, "mcp", "
 // ConfiguredTokens returns the tokens the config names: [[mcp.tokens]]
 // (files read and checked here) and the one in the environment variable
 // tokenEnv (no user) when it is set. getenv is os.Getenv outside tests.
-func ConfiguredTokens(cfg host.MCPConfig, tokenEnv string, getenv func(string) string) ([]Token, error) {
+func ConfiguredTokens(cfg config.MCP, tokenEnv string, getenv func(string) string) ([]Token, error) {
 	var out []Token
 	for i, t := range cfg.Tokens {
 		secret := t.Token
@@ -41,14 +41,14 @@ func ConfiguredTokens(cfg host.MCPConfig, tokenEnv string, getenv func(string) s
 				return nil, fmt.Errorf("mcp.tokens[%d]: %w", i, err)
 			}
 		}
-		if err := host.CheckMCPToken(fmt.Sprintf("mcp.tokens[%d]", i), secret); err != nil {
+		if err := config.CheckMCPToken(fmt.Sprintf("mcp.tokens[%d]", i), secret); err != nil {
 			return nil, err
 		}
 		out = append(out, Token{Secret: secret, User: t.User})
 	}
 	if tokenEnv != "" {
 		if secret := strings.TrimSpace(getenv(tokenEnv)); secret != "" {
-			if err := host.CheckMCPToken("$"+tokenEnv, secret); err != nil {
+			if err := config.CheckMCPToken("$"+tokenEnv, secret); err != nil {
 				return nil, err
 			}
 			out = append(out, Token{Secret: secret})
@@ -126,7 +126,7 @@ func LoadOrCreateTokenFile(path string) (token string, created bool, err error) 
 		return "", false, err
 	}
 	tok, err := ReadTokenFile(path)
-	if err == nil && host.CheckMCPToken(path, tok) == nil {
+	if err == nil && config.CheckMCPToken(path, tok) == nil {
 		return tok, false, nil
 	}
 	if err != nil && !isNotExist(path) {

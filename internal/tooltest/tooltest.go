@@ -121,7 +121,7 @@ func Run(t *testing.T, pkgDirs []string, adjust func(*host.Config), fn func(t *t
 		t.Run(b.Name, func(t *testing.T) {
 			cfg := host.DefaultConfig()
 			cfg.StateDir = StateDir(t)
-			cfg.PluginDir = dir
+			cfg.PluginDirs = []string{dir}
 			cfg.BundledTools = names
 			if adjust != nil {
 				adjust(&cfg)
