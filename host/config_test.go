@@ -1,7 +1,9 @@
 package host
 
 import (
+	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -55,5 +57,45 @@ func TestDefaultBackendIsPodman(t *testing.T) {
 	}
 	if f := DefaultConfig().Fallback; f != "" {
 		t.Fatalf("the default fallback is %q, want none", f)
+	}
+}
+
+// The kernel keeps its own configuration: neither the Config handed to New
+// nor the copies Kernel.Config returns share a map or slice with it, so no
+// caller can write to what the kernel reads concurrently.
+func TestKernelConfigIsACopy(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.StateDir = t.TempDir()
+	cfg.BundledTools = nil
+	cfg.Backends = map[string]map[string]any{"mock": {"env": map[string]any{"A": "1"}, "list": []any{"x"}}}
+	cfg.Policies = []PolicyConfig{{Name: "allowlist", Config: map[string]any{"commands": []any{"ls"}}}}
+	ctx := context.Background()
+	k, err := New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close(ctx)
+
+	cfg.ToolTimeouts["default"] = time.Nanosecond
+	cfg.Backends["mock"]["env"].(map[string]any)["A"] = "2"
+	cfg.Policies[0].Config["commands"].([]any)[0] = "rm"
+	got := k.Config()
+	got.ToolTimeouts["default"] = time.Hour
+	got.Backends["mock"]["list"].([]any)[0] = "y"
+	got.DefaultPolicies[0] = "nope"
+
+	again := k.Config()
+	if d := k.cfg.ToolTimeout("default"); d != DefaultToolTimeout {
+		t.Errorf("the kernel's default tool timeout is %s, want %s", d, DefaultToolTimeout)
+	}
+	mock := again.Backends["mock"]
+	if mock["env"].(map[string]any)["A"] != "1" || mock["list"].([]any)[0] != "x" {
+		t.Errorf("the kernel's [backends.mock] changed: %v", mock)
+	}
+	if c := again.Policies[0].Config["commands"].([]any)[0]; c != "ls" {
+		t.Errorf("the kernel's allowlist changed: %v", c)
+	}
+	if !reflect.DeepEqual(again.DefaultPolicies, []string{"blocklist"}) {
+		t.Errorf("the kernel's default_policies changed: %v", again.DefaultPolicies)
 	}
 }

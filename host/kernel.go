@@ -98,6 +98,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Kernel, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg = cfg.clone() // the caller's maps stay the caller's
 	var o options
 	for _, opt := range opts {
 		opt(&o)
@@ -178,8 +179,9 @@ func (k *Kernel) load(ctx context.Context, o options) error {
 	return k.checkDisabledTools()
 }
 
-// Config returns the configuration the kernel runs with.
-func (k *Kernel) Config() Config { return k.cfg }
+// Config returns a copy of the configuration the kernel runs with:
+// changing it changes nothing in the kernel.
+func (k *Kernel) Config() Config { return k.cfg.clone() }
 
 // Logger returns the logger events go to.
 func (k *Kernel) Logger() *slog.Logger { return k.log }

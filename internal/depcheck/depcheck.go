@@ -66,6 +66,9 @@ func under(rel, dir string) bool {
 	return rel == dir || strings.HasPrefix(rel, dir+"/")
 }
 
+// hasModule reports whether path is the package mod or one inside it.
+func hasModule(path, mod string) bool { return path == mod || strings.HasPrefix(path, mod+"/") }
+
 // topTwo returns the first two segments of rel ("plugins/host/x" →
 // "plugins/host"): the unit a plugin, tool or policy is.
 func topTwo(rel string) string {
@@ -82,6 +85,8 @@ func isKernel(rel string) bool {
 }
 
 const (
+	tomlMod    = "github.com/BurntSushi/toml"
+	mcpSDK     = "github.com/modelcontextprotocol/go-sdk"
 	goPDK      = "github.com/extism/go-pdk"
 	podmanMods = "github.com/containers/"
 	// shellParser is the one library policies may import besides pdk.
@@ -117,6 +122,18 @@ var rules = []rule{
 				return topTwo(d.rel) == topTwo(from)
 			}
 			return true
+		},
+	},
+	{
+		text: "the kernel (host, host/internal/*) links neither the TOML parser nor the MCP SDK, nor host/config or host/mcpserver: " +
+			"wai.toml is mapped onto host.Config by host/config, so an embedder that builds its Config in code links no file format",
+		applies:    func(rel string) bool { return rel == "host" || under(rel, "host/internal") },
+		transitive: true,
+		allowed: func(_ string, d dep) bool {
+			if d.local {
+				return !under(d.rel, "host/config") && !under(d.rel, "host/mcpserver")
+			}
+			return !hasModule(d.path, tomlMod) && !hasModule(d.path, mcpSDK)
 		},
 	},
 	{

@@ -71,7 +71,10 @@ func TestRules(t *testing.T) {
 			pkgs: []Package{
 				pkg("host/backend", "context", "io/fs"),
 				pkg("host/backend/internal/x", "strings"),
-				pkg("host", "+host/backend", "github.com/extism/go-sdk", "github.com/BurntSushi/toml"),
+				pkg("host", "+host/backend", "+host/internal/wasm", "github.com/extism/go-sdk"),
+				pkg("host/internal/wasm", "+host/backend", "github.com/tetratelabs/wazero"),
+				pkg("host/config", "+host", "+host/internal/wasm", "github.com/BurntSushi/toml"),
+				pkg("host/mcpserver", "+host", "+host/config", "github.com/modelcontextprotocol/go-sdk/mcp"),
 				pkg("plugins/host", "+host/backend", "+internal/fsroot", "golang.org/x/sys/unix"),
 				pkg("internal/fsroot", "+host/backend"),
 				pkg("plugins/mock", "+host/backend"),
@@ -84,7 +87,23 @@ func TestRules(t *testing.T) {
 				pkg("policies/internal/shellparse", "strings", "mvdan.cc/sh/v3/syntax"),
 				pkg("sdk-tests", "+host/backend", "testing"),
 				pkg("sdk-tests/abitest", "+host", "+host/backend", "+internal/plugbuild"),
-				pkg("cmd/wai", "+host", "+plugins/host", "+plugins/mock", "+plugins/podman"),
+				pkg("cmd/wai", "+host", "+host/config", "+host/mcpserver", "+plugins/host", "+plugins/mock", "+plugins/podman"),
+			},
+		},
+		{
+			name: "the kernel linking the file format or the MCP server",
+			pkgs: []Package{
+				pkg("host", "+host/internal/wasm", "github.com/BurntSushi/toml"),
+				pkg("host/internal/wasm", "+host/mcpserver"),
+				pkg("host/mcpserver", "github.com/modelcontextprotocol/go-sdk/mcp"),
+				pkg("host/config", "+host", "github.com/BurntSushi/toml"),
+			},
+			want: []edge{
+				{"host", "github.com/BurntSushi/toml"},
+				{"host", "github.com/modelcontextprotocol/go-sdk/mcp"},
+				{"host", mod + "/host/mcpserver"},
+				{"host/internal/wasm", "github.com/modelcontextprotocol/go-sdk/mcp"},
+				{"host/internal/wasm", mod + "/host/mcpserver"},
 			},
 		},
 		{
