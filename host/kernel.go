@@ -353,24 +353,35 @@ func (k *Kernel) backend(ctx context.Context, name string) (backend.Backend, err
 	if b, ok := k.backends[name]; ok {
 		return b, nil
 	}
-	var raw json.RawMessage
-	if t, ok := k.cfg.Backends[name]; ok {
-		var err error
-		if raw, err = json.Marshal(t); err != nil {
-			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "[backends.%s] cannot be passed on as JSON: %v", name, err)
-		}
+	opts, err := k.backendOptions(name)
+	if err != nil {
+		return nil, err
 	}
-	b, err := backend.Open(ctx, name, backend.Options{
-		Config:   raw,
-		Limits:   k.cfg.Limits,
-		StateDir: k.stateDir,
-		Logger:   k.log.With(slog.String("backend", name)),
-	})
+	b, err := backend.Open(ctx, name, opts)
 	if err != nil {
 		return nil, k.atConfigLine(name, err)
 	}
 	k.backends[name] = b
 	return b, nil
+}
+
+// backendOptions are what the named backend is opened (or checked) with:
+// its table of the configuration, as JSON, the limits and the state
+// directory.
+func (k *Kernel) backendOptions(name string) (backend.Options, error) {
+	var raw json.RawMessage
+	if t, ok := k.cfg.Backends[name]; ok {
+		var err error
+		if raw, err = json.Marshal(t); err != nil {
+			return backend.Options{}, backend.Errorf(backend.ErrInvalid, "config", "", "[backends.%s] cannot be passed on as JSON: %v", name, err)
+		}
+	}
+	return backend.Options{
+		Config:   raw,
+		Limits:   k.cfg.Limits,
+		StateDir: k.stateDir,
+		Logger:   k.log.With(slog.String("backend", name)),
+	}, nil
 }
 
 // unknownBackendField matches the backend parsers' message for a key they

@@ -13,7 +13,6 @@ import (
 
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/config"
-	"github.com/wai-dev/wai/plugins/podman"
 )
 
 func init() {
@@ -196,24 +195,3 @@ func writeJSON(std stdio, v any) int {
 
 // oneLine keeps a table cell on one line.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// loadPodmanConfig reads the [backends.podman] table of the config file,
-// resolved against the config's state directory as the backend would
-// (wai preflight checks it).
-func loadPodmanConfig(path string) (podman.Config, error) {
-	cfg, err := config.Load(path)
-	if err != nil {
-		return podman.Config{}, err
-	}
-	state, err := cfg.ResolvedStateDir()
-	if err != nil {
-		return podman.Config{}, err
-	}
-	var raw json.RawMessage
-	if t, ok := cfg.Backends["podman"]; ok {
-		if raw, err = json.Marshal(t); err != nil {
-			return podman.Config{}, fmt.Errorf("[backends.podman]: %w", err)
-		}
-	}
-	return podman.ParseConfig(raw, state)
-}

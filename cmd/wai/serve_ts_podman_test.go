@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wai-dev/wai/host"
 	hostconfig "github.com/wai-dev/wai/host/config"
 	"github.com/wai-dev/wai/plugins/podman"
 )
