@@ -14,6 +14,7 @@ import (
 
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/host/config"
+	"github.com/wai-dev/wai/internal/atomicfile"
 )
 
 // NewToken returns a fresh bearer token: 32 bytes (256 bits) from
@@ -134,21 +135,9 @@ func LoadOrCreateTokenFile(path string) (token string, created bool, err error) 
 	}
 	// Absent, or private but not a valid token: make a new one.
 	tok = NewToken()
-	tmp, err := os.CreateTemp(dir, ".token-*")
-	if err != nil {
-		return "", false, backend.Errorf(backend.ErrInvalid, "mcp.token", dir, "cannot write a token file: %v", err)
-	}
-	defer os.Remove(tmp.Name())
-	// CreateTemp makes the file 0600: never readable by others, even for
-	// the moment before the rename.
-	_, werr := tmp.WriteString(tok + "\n")
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
+	// 0600: never readable by others, even for the moment before the
+	// rename.
+	if werr := atomicfile.Write(path, []byte(tok+"\n"), 0o600); werr != nil {
 		return "", false, backend.Errorf(backend.ErrInvalid, "mcp.token", path, "cannot write the token file: %v", werr)
 	}
 	return tok, true, nil

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -93,6 +94,10 @@ const (
 	shellParser = "mvdan.cc/sh/v3/"
 )
 
+// sharedHelpers are the small internal packages every part of wai may
+// import (each says why in its doc comment).
+var sharedHelpers = []string{"internal/atomicfile", "internal/syncbuf"}
+
 var rules = []rule{
 	{
 		text:    "host/backend imports only the standard library",
@@ -135,6 +140,14 @@ var rules = []rule{
 			}
 			return !hasModule(d.path, tomlMod) && !hasModule(d.path, mcpSDK)
 		},
+	},
+	{
+		text: "the one-of-each helpers (internal/atomicfile, internal/syncbuf) import only the standard library: " +
+			"the kernel, the backends and their tests all import them, so they may depend on none of them",
+		applies: func(rel string) bool {
+			return slices.ContainsFunc(sharedHelpers, func(h string) bool { return under(rel, h) })
+		},
+		allowed: func(_ string, d dep) bool { return d.std },
 	},
 	{
 		text:    "pdk imports only the standard library and github.com/extism/go-pdk",

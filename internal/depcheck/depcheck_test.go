@@ -76,7 +76,9 @@ func TestRules(t *testing.T) {
 				pkg("host/config", "+host", "+host/internal/wasm", "github.com/BurntSushi/toml"),
 				pkg("host/mcpserver", "+host", "+host/config", "github.com/modelcontextprotocol/go-sdk/mcp"),
 				pkg("plugins/host", "+host/backend", "+internal/fsroot", "golang.org/x/sys/unix"),
-				pkg("internal/fsroot", "+host/backend"),
+				pkg("internal/fsroot", "+host/backend", "+internal/atomicfile"),
+				pkg("internal/atomicfile", "os", "path/filepath"),
+				pkg("internal/syncbuf", "bytes", "sync"),
 				pkg("plugins/mock", "+host/backend"),
 				pkg("plugins/podman", "+host/backend", "github.com/containers/podman/v5/pkg/bindings"),
 				pkg("pdk", "encoding/json", "github.com/extism/go-pdk", "+pdk/internal/raw"),
@@ -88,6 +90,18 @@ func TestRules(t *testing.T) {
 				pkg("sdk-tests", "+host/backend", "testing"),
 				pkg("sdk-tests/abitest", "+host", "+host/backend", "+internal/plugbuild"),
 				pkg("cmd/wai", "+host", "+host/config", "+host/mcpserver", "+plugins/host", "+plugins/mock", "+plugins/podman"),
+			},
+		},
+		{
+			name: "a shared helper reaching beyond the standard library",
+			pkgs: []Package{
+				pkg("internal/atomicfile", "os", "+host/backend"),
+				pkg("internal/syncbuf", "sync", "github.com/google/uuid"),
+				pkg("host/backend"),
+			},
+			want: []edge{
+				{"internal/atomicfile", mod + "/host/backend"},
+				{"internal/syncbuf", "github.com/google/uuid"},
 			},
 		},
 		{
