@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -226,10 +227,28 @@ func DecodeConfig(name string, raw json.RawMessage, v any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	dec := json.NewDecoder(bytesReader(raw))
+	if err := DecodeStrict(raw, v); err != nil {
+		return Errorf(ErrInvalid, "config", "", "%s", configAdvice(name, err, v))
+	}
+	return nil
+}
+
+// errTrailing is DecodeStrict's error for data after the JSON value.
+var errTrailing = errors.New("trailing data after the JSON value")
+
+// DecodeStrict decodes one JSON value into v, refusing fields v does not
+// have and anything after the value: the one strict decoder of the host
+// side (the kernel, the plugin runtime, backends). Guests have the pdk's,
+// and policies policies/internal/plugconf's, since neither may import this
+// package.
+func DecodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytesReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return Errorf(ErrInvalid, "config", "", "%s", configAdvice(name, err, v))
+		return err
+	}
+	if dec.More() {
+		return errTrailing
 	}
 	return nil
 }

@@ -137,3 +137,17 @@ func TestWorkspaceSpec(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeStrict(t *testing.T) {
+	var v struct {
+		A int `json:"a"`
+	}
+	if err := DecodeStrict([]byte(`{"a": 1}`), &v); err != nil || v.A != 1 {
+		t.Fatalf("a good value: %+v, %v", v, err)
+	}
+	for _, bad := range []string{`{"b": 1}`, `{"a": 1} {"a": 2}`, `{"a": 1} x`, ``} {
+		if err := DecodeStrict([]byte(bad), &v); err == nil {
+			t.Errorf("%q decoded", bad)
+		}
+	}
+}

@@ -312,17 +312,9 @@ func (p *Plugin) toolNames() []string {
 	return names
 }
 
-func decodeStrict(b []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
-}
+// decodeStrict is backend.DecodeStrict: a guest's answer has no field
+// the host does not know, and nothing after it.
+func decodeStrict(b []byte, v any) error { return backend.DecodeStrict(b, v) }
 
 // pad8 pads JSON with trailing spaces to a multiple of 8 bytes. Guests
 // copy Extism blocks 8 bytes per host call and the remainder byte by byte,
