@@ -35,6 +35,14 @@ type Backend struct {
 	closed bool
 }
 
+// Interface guards
+var (
+	_ backend.SessionLister    = (*Backend)(nil)
+	_ backend.SessionRemover   = (*Backend)(nil)
+	_ backend.GarbageCollector = (*Backend)(nil)
+	_ backend.Backend          = (*Backend)(nil)
+)
+
 // New creates a host backend; backend.Open("host", …) calls it. Options
 // left zero get the same defaults backend.Open gives them.
 func New(opts backend.Options) (*Backend, error) {
@@ -382,7 +390,6 @@ func (f *liveFS) Remove(ctx context.Context, req backend.RemoveRequest) (backend
 
 // Interface guards
 var (
-	_ backend.Backend    = (*Backend)(nil)
 	_ backend.Workspace  = (*Workspace)(nil)
 	_ backend.Filesystem = (*liveFS)(nil)
 )

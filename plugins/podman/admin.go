@@ -329,11 +329,3 @@ func (b *Backend) CollectGarbage(ctx context.Context, opts backend.GCOptions) (b
 	}
 	return backend.GCReport{Removed: conv(rep.Removed), Kept: conv(rep.Kept), Errors: rep.Errors}, err
 }
-
-// Interface guards
-var (
-	_ backend.Backend          = (*Backend)(nil)
-	_ backend.SessionLister    = (*Backend)(nil)
-	_ backend.SessionRemover   = (*Backend)(nil)
-	_ backend.GarbageCollector = (*Backend)(nil)
-)

@@ -64,6 +64,14 @@ type Backend struct {
 	reaperDone chan struct{}
 }
 
+// Interface guards
+var (
+	_ backend.Backend          = (*Backend)(nil)
+	_ backend.SessionLister    = (*Backend)(nil)
+	_ backend.SessionRemover   = (*Backend)(nil)
+	_ backend.GarbageCollector = (*Backend)(nil)
+)
+
 // New opens the backend: it decodes opts.Config (see Config) and checks
 // that the Podman service answers, so a missing service is reported here,
 // as backend.ErrUnavailable with what to do, and a fallback can step in.
@@ -392,6 +400,3 @@ func (b *Backend) reapOnce(ctx context.Context, now time.Time) {
 		}
 	}
 }
-
-// Interface guards
-var _ backend.Backend = (*Backend)(nil)

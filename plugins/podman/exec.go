@@ -380,6 +380,3 @@ func lastLine(s string) string {
 	}
 	return s
 }
-
-// Interface guards
-var _ backend.Workspace = (*Workspace)(nil)

@@ -197,6 +197,3 @@ func localImagePresent(cctx context.Context) bool {
 	ok, err := images.Exists(cctx, LocalImage, nil)
 	return err == nil && ok
 }
-
-// Interface guards
-var _ backend.Lifecycle = (*Workspace)(nil)
