@@ -16,31 +16,8 @@ import (
 	"github.com/wai-dev/wai/host/backend"
 )
 
-func init() { backend.RegisterDriver("podman", driver{}) }
-
-// driver opens the backend and checks, without opening it, whether this
-// machine can run it (wai preflight).
-type driver struct{}
-
-func (driver) Open(ctx context.Context, opts backend.Options) (backend.Backend, error) {
-	return New(ctx, opts)
-}
-
-// Preflight runs Preflight on the configuration opts carries, resolved as
-// New would resolve it.
-func (driver) Preflight(ctx context.Context, opts backend.Options) ([]backend.Check, error) {
-	cfg, err := ParseConfig(opts.Config, opts.StateDir)
-	if err != nil {
-		return nil, err
-	}
-	return Preflight(ctx, cfg), nil
-}
-
-// Interface guards
-var (
-	_ backend.Driver      = driver{}
-	_ backend.Preflighter = driver{}
-)
+// open opens the backend for the driver (driver.go).
+func open(ctx context.Context, opts backend.Options) (backend.Backend, error) { return New(ctx, opts) }
 
 // Backend runs sessions in Podman containers. It is safe for concurrent
 // use; sessions never wait on one another (each has its own lock).

@@ -15,28 +15,10 @@ const Built = false
 const buildHint = "this wai was built without the podman backend: build with `make build` " +
 	"(or go build -tags 'remote exclude_graphdriver_btrfs exclude_graphdriver_devicemapper containers_image_openpgp')"
 
-func init() { backend.RegisterDriver("podman", driver{}) }
-
-// driver says, opened or checked, that the backend is not built in.
-type driver struct{}
-
-func (driver) Open(context.Context, backend.Options) (backend.Backend, error) {
+// open says that the backend is not built in.
+func open(context.Context, backend.Options) (backend.Backend, error) {
 	return nil, backend.Errorf(backend.ErrUnavailable, "open", "", buildHint)
 }
-
-func (driver) Preflight(ctx context.Context, opts backend.Options) ([]backend.Check, error) {
-	cfg, err := ParseConfig(opts.Config, opts.StateDir)
-	if err != nil {
-		return nil, err
-	}
-	return Preflight(ctx, cfg), nil
-}
-
-// Interface guards
-var (
-	_ backend.Driver      = driver{}
-	_ backend.Preflighter = driver{}
-)
 
 // List would list the managed containers; this build cannot talk to Podman.
 func List(ctx context.Context, cfg Config) ([]Container, error) {
