@@ -46,7 +46,7 @@ func Preflight(ctx context.Context, name string, opts Options) (checks []Check, 
 	if !ok {
 		return nil, false, nil
 	}
-	if opts, err = opts.withDefaults(); err != nil {
+	if opts, err = opts.WithDefaults(); err != nil {
 		return nil, true, err
 	}
 	checks, err = p.Preflight(ctx, opts)

@@ -197,7 +197,7 @@ func Open(ctx context.Context, name string, opts Options) (Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts, err = opts.withDefaults(); err != nil {
+	if opts, err = opts.WithDefaults(); err != nil {
 		return nil, err
 	}
 	b, err := d.Open(ctx, opts)
@@ -207,8 +207,11 @@ func Open(ctx context.Context, name string, opts Options) (Backend, error) {
 	return b, nil
 }
 
-// withDefaults fills the options left zero and validates the limits.
-func (opts Options) withDefaults() (Options, error) {
+// WithDefaults returns opts with what was left zero defaulted (the
+// limits, a discarding logger) and the limits validated: what Open hands a
+// driver, and what a backend's own constructor, called directly, applies
+// the same way.
+func (opts Options) WithDefaults() (Options, error) {
 	if opts.Limits == (Limits{}) {
 		opts.Limits = DefaultLimits()
 	}

@@ -46,14 +46,9 @@ var (
 // New creates a host backend; backend.Open("host", …) calls it. Options
 // left zero get the same defaults backend.Open gives them.
 func New(opts backend.Options) (*Backend, error) {
-	if opts.Limits == (backend.Limits{}) {
-		opts.Limits = backend.DefaultLimits()
-	}
-	if err := opts.Limits.Validate(); err != nil {
+	opts, err := opts.WithDefaults()
+	if err != nil {
 		return nil, err
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg, err := parseConfig(opts)
 	if err != nil {

@@ -62,14 +62,9 @@ func New(ctx context.Context, opts backend.Options) (*Backend, error) {
 
 // newBackend opens a backend on a resolved configuration.
 func newBackend(ctx context.Context, cfg Config, opts backend.Options) (*Backend, error) {
-	if opts.Limits == (backend.Limits{}) {
-		opts.Limits = backend.DefaultLimits()
-	}
-	if err := opts.Limits.Validate(); err != nil {
+	opts, err := opts.WithDefaults()
+	if err != nil {
 		return nil, err
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	b := &Backend{cfg: cfg, limits: opts.Limits, log: opts.Logger, svc: newService(cfg.URL, cfg.Identity),
 		open: map[string]*Workspace{}, opening: map[string]chan struct{}{}, reaperDone: make(chan struct{})}
