@@ -123,7 +123,7 @@ $(STATICCHECK):
 	mv $(@D)/.install/staticcheck $@ && rmdir $(@D)/.install
 
 .PHONY: deps
-deps: ## check the dependency rules of DESIGN.md
+deps: ## check the dependency rules of docs/ARCHITECTURE.md
 	$(GO) test -tags "$(GOTAGS)" -count=1 ./internal/depcheck/
 
 .PHONY: fmt

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/host/internal/wasm"
@@ -14,11 +15,10 @@ import (
 // at its root) are found. cmd/wai passes the plugins embedded in its own
 // binary, so a wai copied anywhere carries them.
 //
-// Search order: plugin_dir alone when the config sets it; else
-// $WAI_PLUGIN_DIR, then fsys, then <dir of the executable>/plugins and
-// ./build/plugins. A directory someone named wins over what is built in;
-// what is built in wins over directories that merely happen to be there
-// (a stale ./build/plugins of another checkout, say).
+// Search order: Config.PluginDirs, then fsys, then
+// Config.FallbackPluginDirs. A directory someone named wins over what is
+// built in; what is built in wins over directories that merely happen to
+// be there (a stale ./build/plugins of another checkout, say).
 func WithBundledPlugins(fsys fs.FS) Option {
 	return func(o *options) { o.bundled = fsys }
 }
@@ -32,7 +32,6 @@ const maxBundledBytes = 64 << 20
 // the order WithBundledPlugins documents.
 func findBundled(cfg Config, embedded fs.FS, name string) (wasm.Source, error) {
 	file := name + ".wasm"
-	dirs := cfg.PluginDirs()
 	fromDir := func(d string) (wasm.Source, bool) {
 		p := filepath.Join(d, file)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
@@ -40,20 +39,12 @@ func findBundled(cfg Config, embedded fs.FS, name string) (wasm.Source, error) {
 		}
 		return wasm.Source{}, false
 	}
-	// Named directories first: plugin_dir alone, or $WAI_PLUGIN_DIR.
-	named := 0
-	switch {
-	case cfg.PluginDir != "":
-		named = len(dirs)
-	case os.Getenv("WAI_PLUGIN_DIR") != "":
-		named = 1
-	}
-	for _, d := range dirs[:named] {
+	for _, d := range cfg.PluginDirs {
 		if src, ok := fromDir(d); ok {
 			return src, nil
 		}
 	}
-	if cfg.PluginDir == "" && embedded != nil {
+	if embedded != nil {
 		data, err := readEmbedded(embedded, file)
 		switch {
 		case err == nil:
@@ -62,13 +53,14 @@ func findBundled(cfg Config, embedded fs.FS, name string) (wasm.Source, error) {
 			return wasm.Source{}, backend.Errorf(backend.ErrUnavailable, "config", "", "bundled plugin %s built into wai: %v", file, err)
 		}
 	}
-	for _, d := range dirs[named:] {
+	for _, d := range cfg.FallbackPluginDirs {
 		if src, ok := fromDir(d); ok {
 			return src, nil
 		}
 	}
+	dirs := append(slices.Clip(cfg.PluginDirs), cfg.FallbackPluginDirs...)
 	where := "in " + quoteList(dirs)
-	if cfg.PluginDir == "" {
+	if embedded != nil || len(cfg.FallbackPluginDirs) > 0 {
 		where = "built into this wai binary (it was built without `make build`), nor " + where
 	}
 	return wasm.Source{}, backend.Errorf(backend.ErrUnavailable, "config", "",

@@ -13,11 +13,12 @@ import (
 	"github.com/wai-dev/wai/host/backend"
 )
 
-// Config is everything wai.toml can say. DefaultConfig returns the defaults
-// every key of wai.example.toml shows; LoadConfig overlays a file on them.
+// Config is what the kernel reads: the backend, limits, policies and
+// plugins it runs with. A program builds it in code, from DefaultConfig;
+// package host/config maps wai.toml onto it for the CLI.
 //
-// Directories left empty are resolved when a Kernel is built (StateDir,
-// PluginDir), so a Config stays a plain description of the file.
+// StateDir left empty is resolved when a Kernel is built, so a Config
+// stays a plain description.
 type Config struct {
 	// Backend names the execution backend: "podman" (the default), "host"
 	// or "mock". The host backend is not a sandbox: it runs only when named
@@ -29,10 +30,12 @@ type Config struct {
 	// StateDir holds workspaces and caches; "" means $XDG_CACHE_HOME/wai,
 	// else ~/.cache/wai.
 	StateDir string
-	// PluginDir is where bundled plugins (*.wasm) are found; "" means
-	// $WAI_PLUGIN_DIR, else <dir of the executable>/plugins, else
-	// ./build/plugins.
-	PluginDir string
+	// PluginDirs are searched in order for a bundled plugin (NAME.wasm)
+	// before the plugins built into the program (WithBundledPlugins);
+	// FallbackPluginDirs after them. With neither, only the built-in
+	// plugins are found.
+	PluginDirs         []string
+	FallbackPluginDirs []string
 	// AuditLog, when set, receives every event as one JSON line.
 	AuditLog string
 	// SessionIdleTimeout releases the sandbox (a container) of sessions
@@ -74,15 +77,14 @@ type Config struct {
 	BundledTools []string
 	// DefaultPolicies are bundled policies that run before Policies.
 	DefaultPolicies []string
-	MCP             MCPConfig
 
-	// Path is the file the config was loaded from; empty for defaults.
-	Path string
-
-	// backendLines maps keys inside [backends.NAME] tables to their lines
-	// in the file, for the errors of a backend's parser; nil for a Config
-	// built in Go.
-	backendLines map[string]int
+	// Source names where the configuration came from (a file), for
+	// errors; empty for a Config built in Go.
+	Source string
+	// BackendKeyLine, when set, returns the line of Source that sets the
+	// key field of the named backend's table (0 when unknown), so that a
+	// key the backend refuses is shown where it is. host/config sets it.
+	BackendKeyLine func(backend, field string) int
 }
 
 // PluginConfig is one [[plugins]] entry: a tool plugin from a file.
@@ -109,28 +111,9 @@ type PolicyConfig struct {
 	Config map[string]any
 }
 
-// MCPConfig configures `wai serve`.
-type MCPConfig struct {
-	HTTPAddr string // streamable HTTP listen address
-	TokenEnv string // environment variable holding a bearer token (no user)
-	// Tokens are the bearer tokens HTTP clients may present, each with the
-	// user its sessions run as. With none (and TokenEnv unset), `wai serve
-	// --http` creates a token in the state directory.
-	Tokens []MCPToken
-	// MaxSessions caps the MCP sessions one server holds at once.
-	MaxSessions int
-}
-
-// MCPToken is one [[mcp.tokens]] entry: a secret, inline or in a file
-// only its owner can read, and the user whose sessions it opens.
-type MCPToken struct {
-	Token     string
-	TokenFile string
-	User      string
-}
-
-// BundledPolicies are the policy names that need no path.
-var BundledPolicies = []string{"blocklist", "allowlist", "container_safety"}
+// BundledPolicies returns the names of the policies built into the
+// kernel: they need no path.
+func BundledPolicies() []string { return []string{"blocklist", "allowlist", "container_safety"} }
 
 // Bounds of the plugin instance limits: a session running more calls at
 // once than this is a runaway, and a budget below a few instances (one is
@@ -142,9 +125,9 @@ const (
 	minPluginMemoryBudget     int64 = 32 << 20
 )
 
-// BundledToolPlugins are the tool plugins bundled_tools may name; any other
-// tool plugin is loaded from its path with [[plugins]].
-var BundledToolPlugins = []string{"shell", "vfs", "python", "podman_shell", "jobs", "containers"}
+// BundledToolPlugins returns the tool plugins BundledTools may name; any
+// other tool plugin is loaded from its path with [[plugins]].
+func BundledToolPlugins() []string { return []string{"shell", "vfs", "python", "podman_shell", "jobs", "containers"} }
 
 // containersToolTimeout bounds a containers call: its exec timeout
 // defaults to 300 s.
@@ -189,7 +172,6 @@ func DefaultConfig() Config {
 		Policies:        []PolicyConfig{},
 		BundledTools:    []string{"shell", "vfs", "python", "podman_shell", "jobs"},
 		DefaultPolicies: []string{"blocklist", "container_safety"},
-		MCP:             MCPConfig{HTTPAddr: "127.0.0.1:8765", TokenEnv: "WAI_MCP_TOKEN", MaxSessions: DefaultMCPMaxSessions},
 	}
 }
 
@@ -209,112 +191,176 @@ func (c Config) ToolTimeout(tool string) time.Duration {
 // name the key to fix.
 func (c Config) Validate() error {
 	var errs []error
-	bad := func(format string, args ...any) {
-		errs = append(errs, backend.Errorf(backend.ErrInvalid, "config", c.Path, format, args...))
+	for _, check := range configChecks {
+		errs = append(errs, check(c)...)
 	}
+	return errors.Join(errs...)
+}
+
+// configChecks are Validate's checks, one per key or group of keys that
+// are judged together, in the order their errors are reported. Each
+// returns what is wrong, nothing when all is well.
+var configChecks = []func(Config) []error{
+	checkBackend,
+	checkDurations,
+	func(c Config) []error { return []error{c.Limits.Validate()} },
+	checkPluginLimits,
+	checkJobLimits,
+	checkTools,
+	checkBackendTables,
+	checkPlugins,
+	checkPolicies,
+	checkDefaultPolicies,
+	checkBundledTools,
+}
+
+// invalid is one configuration error, naming the file when there is one.
+func (c Config) invalid(format string, args ...any) error {
+	return backend.Errorf(backend.ErrInvalid, "config", c.Source, format, args...)
+}
+
+func checkBackend(c Config) (errs []error) {
 	if c.Backend == "" {
-		bad("backend is empty: choose podman, host or mock")
+		errs = append(errs, c.invalid("backend is empty: choose podman, host or mock"))
 	} else if !plainName(c.Backend) {
-		bad("backend %q is not a backend name (podman, host or mock)", c.Backend)
+		errs = append(errs, c.invalid("backend %q is not a backend name (podman, host or mock)", c.Backend))
 	}
 	switch c.Fallback {
 	case "":
 	case "host":
 		if c.Backend == "host" {
-			bad(`fallback = "host" with backend = "host" falls back to itself: set fallback = ""`)
+			errs = append(errs, c.invalid(`fallback = "host" with backend = "host" falls back to itself: set fallback = ""`))
 		}
 	default:
-		bad(`fallback must be "" or "host", got %q`, c.Fallback)
+		errs = append(errs, c.invalid(`fallback must be "" or "host", got %q`, c.Fallback))
 	}
+	return errs
+}
+
+func checkDurations(c Config) (errs []error) {
 	if c.SessionIdleTimeout < 0 {
-		bad("session_idle_timeout must not be negative, got %s", c.SessionIdleTimeout)
+		errs = append(errs, c.invalid("session_idle_timeout must not be negative, got %s", c.SessionIdleTimeout))
 	}
 	if c.PolicyTimeout <= 0 {
-		bad("policy_timeout must be positive, got %s", c.PolicyTimeout)
+		errs = append(errs, c.invalid("policy_timeout must be positive, got %s", c.PolicyTimeout))
 	}
-	if err := c.Limits.Validate(); err != nil {
-		errs = append(errs, err)
-	}
+	return errs
+}
+
+func checkJobLimits(c Config) (errs []error) {
 	if c.MaxJobs < 1 || c.MaxJobs > maxJobs {
-		bad("limits.max_jobs must be 1 to %d, got %d", maxJobs, c.MaxJobs)
+		errs = append(errs, c.invalid("limits.max_jobs must be 1 to %d, got %d", maxJobs, c.MaxJobs))
 	}
 	if c.JobMaxRuntime <= 0 || c.JobMaxRuntime > jobMaxRuntimeCap {
-		bad("limits.job_max_runtime must be above 0 and at most %s, got %s", jobMaxRuntimeCap, c.JobMaxRuntime)
+		errs = append(errs, c.invalid("limits.job_max_runtime must be above 0 and at most %s, got %s", jobMaxRuntimeCap, c.JobMaxRuntime))
 	}
+	return errs
+}
+
+func checkPluginLimits(c Config) (errs []error) {
 	if c.SessionConcurrentCalls < 1 || c.SessionConcurrentCalls > maxSessionConcurrentCalls {
-		bad("limits.session_concurrent_calls must be 1 to %d, got %d", maxSessionConcurrentCalls, c.SessionConcurrentCalls)
+		errs = append(errs, c.invalid("limits.session_concurrent_calls must be 1 to %d, got %d", maxSessionConcurrentCalls, c.SessionConcurrentCalls))
 	}
 	if c.PluginMemoryBudget < minPluginMemoryBudget {
-		bad("limits.plugin_memory_budget must be at least %d (%d MiB: a few plugin instances), got %d", minPluginMemoryBudget, minPluginMemoryBudget>>20, c.PluginMemoryBudget)
+		errs = append(errs, c.invalid("limits.plugin_memory_budget must be at least %d (%d MiB: a few plugin instances), got %d",
+			minPluginMemoryBudget, minPluginMemoryBudget>>20, c.PluginMemoryBudget))
 	}
+	return errs
+}
+
+// checkTools checks tool_timeouts and disabled_tools. Whether
+// disabled_tools names tools that exist is checked when the kernel has
+// loaded them (checkDisabledTools): only then are they known.
+func checkTools(c Config) (errs []error) {
 	for tool, d := range c.ToolTimeouts {
 		if d <= 0 {
-			bad("tool_timeouts.%s must be positive, got %s", tool, d)
+			errs = append(errs, c.invalid("tool_timeouts.%s must be positive, got %s", tool, d))
 		}
 	}
-	// Whether disabled_tools names tools that exist is checked when the
-	// kernel has loaded them (checkToolNames): only then are they known.
 	for _, t := range c.DisabledTools {
 		if t == "" {
-			bad("disabled_tools has an empty name")
+			errs = append(errs, c.invalid("disabled_tools has an empty name"))
 		}
 	}
+	return errs
+}
+
+func checkBackendTables(c Config) (errs []error) {
 	for name := range c.Backends {
 		if !plainName(name) {
-			bad("[backends.%s]: %q is not a backend name", name, name)
+			errs = append(errs, c.invalid("[backends.%s]: %q is not a backend name", name, name))
 		}
 	}
+	return errs
+}
+
+func checkPlugins(c Config) (errs []error) {
 	for i, p := range c.Plugins {
 		where := fmt.Sprintf("plugins[%d]", i)
 		if p.Name != "" {
 			where += " (" + p.Name + ")"
 		}
 		if p.Path == "" {
-			bad("%s: path is required: the .wasm file to load", where)
+			errs = append(errs, c.invalid("%s: path is required: the .wasm file to load", where))
 		}
 		if p.SHA256 != "" && !validSHA256(p.SHA256) {
-			bad("%s: sha256 must be 64 hex digits, got %q", where, p.SHA256)
+			errs = append(errs, c.invalid("%s: sha256 must be 64 hex digits, got %q", where, p.SHA256))
 		}
 		for _, g := range p.Grants {
 			if g == "" {
-				bad("%s: grants has an empty entry", where)
+				errs = append(errs, c.invalid("%s: grants has an empty entry", where))
 			}
 		}
 		for tool, alias := range p.Aliases {
 			if tool == "" || alias == "" {
-				bad("%s: aliases need a tool and a new name, got %q = %q", where, tool, alias)
+				errs = append(errs, c.invalid("%s: aliases need a tool and a new name, got %q = %q", where, tool, alias))
 			}
 		}
 	}
+	return errs
+}
+
+func checkPolicies(c Config) (errs []error) {
+	bundled := BundledPolicies()
 	for i, p := range c.Policies {
 		where := fmt.Sprintf("policies[%d]", i)
 		switch {
 		case p.Name == "" && p.Path == "":
-			bad("%s: give a bundled policy name (%v) or a path to a policy plugin", where, BundledPolicies)
-		case p.Path == "" && !isBundledPolicy(p.Name):
-			bad("%s: %q is not a bundled policy (%v)%s: give a path to load it from a file", where, p.Name, BundledPolicies, didYouMean(p.Name, BundledPolicies))
+			errs = append(errs, c.invalid("%s: give a bundled policy name (%v) or a path to a policy plugin", where, bundled))
+		case p.Path == "" && !slices.Contains(bundled, p.Name):
+			errs = append(errs, c.invalid("%s: %q is not a bundled policy (%v)%s: give a path to load it from a file",
+				where, p.Name, bundled, didYouMean(p.Name, bundled)))
 		}
 		if p.SHA256 != "" && !validSHA256(p.SHA256) {
-			bad("%s: sha256 must be 64 hex digits, got %q", where, p.SHA256)
+			errs = append(errs, c.invalid("%s: sha256 must be 64 hex digits, got %q", where, p.SHA256))
 		}
 	}
+	return errs
+}
+
+func checkDefaultPolicies(c Config) (errs []error) {
+	bundled := BundledPolicies()
 	for _, n := range c.DefaultPolicies {
 		switch {
-		case !isBundledPolicy(n):
-			bad("default_policies: %q is not a bundled policy (%v)%s", n, BundledPolicies, didYouMean(n, BundledPolicies))
+		case !slices.Contains(bundled, n):
+			errs = append(errs, c.invalid("default_policies: %q is not a bundled policy (%v)%s", n, bundled, didYouMean(n, bundled)))
 		case n == "allowlist":
 			// Without its list it would deny every command.
-			bad(`default_policies: the allowlist needs its commands: list it under [[policies]] with name = "allowlist" and config = { commands = [...] }`)
+			errs = append(errs, c.invalid(`default_policies: the allowlist needs its commands: list it under [[policies]] with name = "allowlist" and config = { commands = [...] }`))
 		}
 	}
+	return errs
+}
+
+func checkBundledTools(c Config) (errs []error) {
+	bundled := BundledToolPlugins()
 	for _, n := range c.BundledTools {
-		if !slices.Contains(BundledToolPlugins, n) {
-			bad("bundled_tools: %q is not a bundled tool plugin (%s)%s: load any other plugin from its file with a [[plugins]] entry",
-				n, strings.Join(BundledToolPlugins, ", "), didYouMean(n, BundledToolPlugins))
+		if !slices.Contains(bundled, n) {
+			errs = append(errs, c.invalid("bundled_tools: %q is not a bundled tool plugin (%s)%s: load any other plugin from its file with a [[plugins]] entry",
+				n, strings.Join(bundled, ", "), didYouMean(n, bundled)))
 		}
 	}
-	errs = append(errs, c.MCP.validate(c.Path)...)
-	return errors.Join(errs...)
+	return errs
 }
 
 // ResolvedStateDir returns StateDir, or the default cache directory.
@@ -330,32 +376,6 @@ func (c Config) ResolvedStateDir() (string, error) {
 		return "", backend.Errorf(backend.ErrInvalid, "config", "", "no state_dir set and no home directory to default to: set state_dir")
 	}
 	return filepath.Join(home, ".cache", "wai"), nil
-}
-
-// PluginDirs returns the directories searched for bundled plugins, in
-// order: PluginDir alone when set, else $WAI_PLUGIN_DIR, the plugins
-// directory next to the executable, and ./build/plugins.
-func (c Config) PluginDirs() []string {
-	if c.PluginDir != "" {
-		return []string{c.PluginDir}
-	}
-	var dirs []string
-	if d := os.Getenv("WAI_PLUGIN_DIR"); d != "" {
-		dirs = append(dirs, d)
-	}
-	if exe, err := os.Executable(); err == nil {
-		dirs = append(dirs, filepath.Join(filepath.Dir(exe), "plugins"))
-	}
-	return append(dirs, filepath.Join("build", "plugins"))
-}
-
-func isBundledPolicy(name string) bool {
-	for _, b := range BundledPolicies {
-		if b == name {
-			return true
-		}
-	}
-	return false
 }
 
 func validSHA256(s string) bool {

@@ -1,8 +1,8 @@
 // Package host is the kernel of wai: the single enforcement point between
 // an agent and the sandbox.
 //
-// A Kernel is built from a Config (LoadConfig reads wai.toml). It hands out
-// Sessions; a session's Shell and FS are guarded capabilities: every call is
+// A Kernel is built from a Config, in code; package host/config maps
+// wai.toml onto it for the CLI. It hands out Sessions; a session's Shell and FS are guarded capabilities: every call is
 // checked against the limits (ErrInvalid), then — for commands and every
 // filesystem mutation — against the policy chain (ErrPermission, first deny
 // wins, a failing policy denies), and only then reaches the session's

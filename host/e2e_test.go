@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,13 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/internal/plugbuild"
+	"github.com/wai-dev/wai/internal/syncbuf"
 	_ "github.com/wai-dev/wai/plugins/host"
 )
 
@@ -30,23 +29,6 @@ func pluginFile(t testing.TB, pkg string) string {
 	return path
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A Go tool plugin built with the pdk, listed and called end to end on the
 // host backend, its shell use denied with the blocklist's reason.
 func TestEndToEndOnHostBackend(t *testing.T) {
@@ -58,7 +40,7 @@ func TestEndToEndOnHostBackend(t *testing.T) {
 		{Path: pluginFile(t, "examples/hello"), Grants: []string{"shell"}},
 		{Path: pluginFile(t, "host/testdata/noop"), Grants: []string{"shell"}},
 	}
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	ctx := context.Background()
 	k, err := host.New(ctx, cfg, host.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
 	if err != nil {
@@ -120,7 +102,7 @@ func TestFallbackToHostSaysUnsandboxed(t *testing.T) {
 	cfg.BundledTools = []string{}
 	cfg.Backend = "podman" // not linked into this test: unavailable
 	cfg.Fallback = "host"
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	ctx := context.Background()
 	k, err := host.New(ctx, cfg, host.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
 	if err != nil {
@@ -169,7 +151,7 @@ func TestMissingBundledToolSaysMakePlugins(t *testing.T) {
 	cfg := host.DefaultConfig()
 	cfg.Backend = "host"
 	cfg.StateDir = host.SharedStateDir
-	cfg.PluginDir = t.TempDir()
+	cfg.PluginDirs = []string{t.TempDir()}
 	cfg.BundledTools = []string{"shell"}
 	_, err := host.New(context.Background(), cfg)
 	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "make plugins") {

@@ -143,7 +143,7 @@ func ExampleKernel_Call() {
 	cfg := host.DefaultConfig()
 	cfg.Backend = "host"
 	cfg.StateDir = tempDir()
-	cfg.PluginDir = pluginDir() // where vfs.wasm is; by default the kernel looks in build/plugins
+	cfg.PluginDirs = []string{pluginDir()} // where vfs.wasm is
 	cfg.BundledTools = []string{"vfs"}
 	k, err := host.New(ctx, cfg)
 	if err != nil {

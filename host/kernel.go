@@ -98,6 +98,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Kernel, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg = cfg.clone() // the caller's maps stay the caller's
 	var o options
 	for _, opt := range opts {
 		opt(&o)
@@ -178,8 +179,9 @@ func (k *Kernel) load(ctx context.Context, o options) error {
 	return k.checkDisabledTools()
 }
 
-// Config returns the configuration the kernel runs with.
-func (k *Kernel) Config() Config { return k.cfg }
+// Config returns a copy of the configuration the kernel runs with:
+// changing it changes nothing in the kernel.
+func (k *Kernel) Config() Config { return k.cfg.clone() }
 
 // Logger returns the logger events go to.
 func (k *Kernel) Logger() *slog.Logger { return k.log }
@@ -351,24 +353,35 @@ func (k *Kernel) backend(ctx context.Context, name string) (backend.Backend, err
 	if b, ok := k.backends[name]; ok {
 		return b, nil
 	}
-	var raw json.RawMessage
-	if t, ok := k.cfg.Backends[name]; ok {
-		var err error
-		if raw, err = json.Marshal(t); err != nil {
-			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "[backends.%s] cannot be passed on as JSON: %v", name, err)
-		}
+	opts, err := k.backendOptions(name)
+	if err != nil {
+		return nil, err
 	}
-	b, err := backend.Open(ctx, name, backend.Options{
-		Config:   raw,
-		Limits:   k.cfg.Limits,
-		StateDir: k.stateDir,
-		Logger:   k.log.With(slog.String("backend", name)),
-	})
+	b, err := backend.Open(ctx, name, opts)
 	if err != nil {
 		return nil, k.atConfigLine(name, err)
 	}
 	k.backends[name] = b
 	return b, nil
+}
+
+// backendOptions are what the named backend is opened (or checked) with:
+// its table of the configuration, as JSON, the limits and the state
+// directory.
+func (k *Kernel) backendOptions(name string) (backend.Options, error) {
+	var raw json.RawMessage
+	if t, ok := k.cfg.Backends[name]; ok {
+		var err error
+		if raw, err = json.Marshal(t); err != nil {
+			return backend.Options{}, backend.Errorf(backend.ErrInvalid, "config", "", "[backends.%s] cannot be passed on as JSON: %v", name, err)
+		}
+	}
+	return backend.Options{
+		Config:   raw,
+		Limits:   k.cfg.Limits,
+		StateDir: k.stateDir,
+		Logger:   k.log.With(slog.String("backend", name)),
+	}, nil
 }
 
 // unknownBackendField matches the backend parsers' message for a key they
@@ -382,8 +395,11 @@ func (k *Kernel) atConfigLine(name string, err error) error {
 	if m == nil || !errors.Is(err, backend.ErrInvalid) {
 		return err
 	}
-	if n := k.cfg.backendKeyLine(name, m[1]); n > 0 {
-		return fmt.Errorf("%w (%s, line %d)", err, k.cfg.Path, n)
+	if k.cfg.BackendKeyLine == nil {
+		return err
+	}
+	if n := k.cfg.BackendKeyLine(name, m[1]); n > 0 {
+		return fmt.Errorf("%w (%s, line %d)", err, k.cfg.Source, n)
 	}
 	return err
 }

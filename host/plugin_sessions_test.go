@@ -10,6 +10,7 @@ import (
 
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/config"
 )
 
 // TestPluginStateStaysInItsSession: a tool plugin that keeps what it was
@@ -67,7 +68,7 @@ func TestPluginStateStaysInItsSession(t *testing.T) {
 // TestPluginLimitsConfig: the [limits] keys that bound plugin instances
 // load, and bad values are refused naming the key.
 func TestPluginLimitsConfig(t *testing.T) {
-	cfg, err := host.ParseConfig([]byte("[limits]\nsession_concurrent_calls = 3\nplugin_memory_budget = 268435456\n"))
+	cfg, err := config.Parse([]byte("[limits]\nsession_concurrent_calls = 3\nplugin_memory_budget = 268435456\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestPluginLimitsConfig(t *testing.T) {
 		"[limits]\nsession_concurrent_calls = 5000\n": "limits.session_concurrent_calls",
 		"[limits]\nplugin_memory_budget = 1048576\n":  "limits.plugin_memory_budget",
 	} {
-		_, err := host.ParseConfig([]byte(toml))
+		_, err := config.Parse([]byte(toml))
 		if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), key) {
 			t.Errorf("%q: %v, want ErrInvalid naming %s", toml, err, key)
 		}

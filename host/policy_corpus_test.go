@@ -68,12 +68,10 @@ func loadCorpus(t *testing.T) corpusFile {
 		t.Fatal(err)
 	}
 	var f corpusFile
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
+	if err := backend.DecodeStrict(data, &f); err != nil {
 		t.Fatalf("%s: %v", corpusPath, err)
 	}
-	for _, name := range BundledPolicies {
+	for _, name := range BundledPolicies() {
 		if _, ok := f.Policies[name]; !ok {
 			t.Errorf("the corpus has no config for bundled policy %s: every bundled policy needs one", name)
 		}

@@ -96,7 +96,7 @@ func bundledPolicy(_ context.Context, name string, raw json.RawMessage) (Policy,
 				EnvPassthrough: ch.EnvPassthrough, ForwardSSH: ch.ForwardSSH, GPU: ch.GPU, Count: ch.Count})
 		}}, nil
 	}
-	return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%q is not a bundled policy (%v)", name, BundledPolicies)
+	return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%q is not a bundled policy (%v)", name, BundledPolicies())
 }
 
 // funcPolicy is a policy decided by Go code in the host process.

@@ -154,7 +154,7 @@ func (k *Kernel) checkDisabledTools() error {
 	var errs []error
 	for _, t := range k.cfg.DisabledTools {
 		if !k.exported[t] {
-			errs = append(errs, backend.Errorf(backend.ErrInvalid, "config", k.cfg.Path,
+			errs = append(errs, backend.Errorf(backend.ErrInvalid, "config", k.cfg.Source,
 				"disabled_tools names %q, which no loaded plugin exports%s (tools: %s): fix the name, or remove it",
 				t, didYouMean(t, sortedKeys(k.exported)), strings.Join(sortedKeys(k.exported), ", ")))
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
+	hostconfig "github.com/wai-dev/wai/host/config"
 )
 
 // podmanAdminConfig writes a config whose backend is podman, with a name
@@ -146,7 +147,7 @@ func (h *idleEvents) Handle(_ context.Context, r slog.Record) error {
 func TestIdleSessionKeepsItsFilesOnPodman(t *testing.T) {
 	t.Parallel()
 	config, _, _ := podmanAdminConfig(t)
-	cfg, err := host.LoadConfig(config)
+	cfg, err := hostconfig.Load(config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestIdleSessionKeepsItsFilesOnPodman(t *testing.T) {
 	cfg.SessionIdleTimeout = 500 * time.Millisecond
 	ev := &idleEvents{released: map[string]bool{}, notify: make(chan struct{}, 1)}
 	ctx := t.Context()
-	k, err := host.New(ctx, cfg, host.WithLogger(slog.New(ev)))
+	k, err := host.New(ctx, cfg.Kernel(), host.WithLogger(slog.New(ev)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
+	hostconfig "github.com/wai-dev/wai/host/config"
 	"github.com/wai-dev/wai/plugins/podman"
 )
 
@@ -42,7 +42,7 @@ func exampleBlocks(t *testing.T) []string {
 }
 
 // Every commented example of wai.example.toml, uncommented, loads through
-// the loader the CLI uses (host.LoadConfig), and its [backends.*] tables
+// the loader the CLI uses (hostconfig.Load), and its [backends.*] tables
 // pass the backend's own parser: the documented examples stay loadable.
 func TestExampleConfigBlocksLoad(t *testing.T) {
 	blocks := exampleBlocks(t)
@@ -52,7 +52,7 @@ func TestExampleConfigBlocksLoad(t *testing.T) {
 		if err := os.WriteFile(path, []byte(block), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := host.LoadConfig(path)
+		cfg, err := hostconfig.Load(path)
 		if err != nil {
 			t.Errorf("this example of wai.example.toml does not load: %v\n%s", err, block)
 			continue

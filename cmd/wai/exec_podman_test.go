@@ -16,6 +16,7 @@ import (
 
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
+	hostconfig "github.com/wai-dev/wai/host/config"
 	"github.com/wai-dev/wai/plugins/podman"
 )
 
@@ -60,7 +61,7 @@ func TestExecPodman(t *testing.T) {
 	if err := os.WriteFile(config, []byte(toml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := host.LoadConfig(config)
+	cfg, err := hostconfig.Load(config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestExecPodman(t *testing.T) {
 	}
 }
 
-func podmanConfig(t *testing.T, cfg host.Config) podman.Config {
+func podmanConfig(t *testing.T, cfg hostconfig.File) podman.Config {
 	t.Helper()
 	raw, err := json.Marshal(cfg.Backends["podman"])
 	if err != nil {
@@ -144,14 +145,14 @@ func podmanConfig(t *testing.T, cfg host.Config) podman.Config {
 func closeSession(t *testing.T, config, session string, mine func() []podman.Container) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cfg, err := host.LoadConfig(config)
+	cfg, err := hostconfig.Load(config)
 	if err != nil {
 		t.Error(err)
 		return
 	}
 	cfg.Backend = "podman"
 	cfg.BundledTools = nil
-	k, err := host.New(ctx, cfg)
+	k, err := host.New(ctx, cfg.Kernel())
 	if err != nil {
 		t.Error(err)
 		return

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/host/config"
 )
 
 func init() {
@@ -45,10 +45,10 @@ type inspectJSON struct {
 
 func pluginFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 	var (
-		config string
-		asJSON bool
+		configPath string
+		asJSON     bool
 	)
-	fs.StringVar(&config, "config", "", "config `file` (for state_dir, where compiled modules are cached)")
+	fs.StringVar(&configPath, "config", "", "config `file` (for state_dir, where compiled modules are cached)")
 	fs.BoolVar(&asJSON, "json", false, "print the description as JSON")
 	return func(ctx context.Context, std stdio, args []string) int {
 		if len(args) == 0 || args[0] != "inspect" {
@@ -77,11 +77,11 @@ func pluginFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			fs.Usage()
 			return exitError
 		}
-		cfg, err := host.LoadConfig(config)
+		cfg, err := config.Load(configPath)
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}
-		info, err := host.InspectPlugin(ctx, cfg, rest[0])
+		info, err := config.InspectPlugin(ctx, cfg.Kernel(), rest[0])
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/config"
 )
 
 // kernelFlags are the flags of every subcommand that needs a kernel.
@@ -20,6 +21,10 @@ type kernelFlags struct {
 	backend string
 	verbose bool
 	user    string
+
+	// file is the configuration open loaded, for what only the CLI
+	// reads ([mcp]).
+	file config.File
 }
 
 func (k *kernelFlags) register(fs *flag.FlagSet) {
@@ -37,24 +42,28 @@ func (k *kernelFlags) register(fs *flag.FlagSet) {
 // nor fails because the plugins are not built. Limits and policies apply
 // all the same.
 func (k *kernelFlags) open(ctx context.Context, stderr io.Writer, withTools bool) (*host.Kernel, error) {
-	cfg, err := host.LoadConfig(k.config)
+	cfg, err := config.Load(k.config)
 	if err != nil {
 		return nil, err
 	}
+	k.file = cfg
 	if k.backend != "" {
 		cfg.Backend = k.backend
 	}
 	if !withTools {
 		cfg.BundledTools, cfg.Plugins = nil, nil
 	}
-	opts := []host.Option{host.WithBundledPlugins(bundledPlugins())}
+	var opts []host.Option
+	if cfg.UsesBuiltInPlugins() {
+		opts = append(opts, host.WithBundledPlugins(bundledPlugins()))
+	}
 	if k.user != "" {
 		opts = append(opts, host.WithUser(k.user))
 	}
 	if k.verbose {
 		opts = append(opts, host.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
-	kernel, err := host.New(ctx, cfg, opts...)
+	kernel, err := host.New(ctx, cfg.Kernel(), opts...)
 	if err != nil {
 		return nil, err
 	}

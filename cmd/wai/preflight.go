@@ -4,9 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 
-	"github.com/wai-dev/wai/plugins/podman"
+	"github.com/wai-dev/wai/host/backend"
 )
 
 // exitChecksFailed is wai preflight's status when a check failed: the
@@ -17,9 +18,10 @@ func init() {
 	register(&command{
 		name:    "preflight",
 		args:    "[flags]",
-		summary: "check that this machine can run the Podman backend, and say how to fix what is missing",
+		summary: "check that this machine can run the backends (Podman), and say how to fix what is missing",
 		text: `
-Checks what the Podman backend needs, in order: the podman program, a
+Runs the checks of every backend built in that has them, with its table
+of the configuration. Podman's check what it needs, in order: the podman program, a
 service answering on the configured URL, its API version, an OCI runtime
 that works with this host's cgroups, the image, disk space, and finally a
 hardened container starting and running a command. Every check that does
@@ -35,26 +37,29 @@ not pass comes with a fix. Exits 0 when nothing failed (warnings allowed),
 					fmt.Fprintf(std.err, "wai preflight: takes no arguments, got %q\n", args)
 					return exitError
 				}
-				cfg, err := loadPodmanConfig(config)
+				af := adminFlags{kernelFlags: kernelFlags{config: config}}
+				k, err := af.open(ctx, std.err)
 				if err != nil {
 					return fail(ctx, std.err, err)
 				}
-				checks := podman.Preflight(ctx, cfg)
-				failed := false
-				for _, c := range checks {
-					failed = failed || c.Status == podman.CheckFail
+				defer closeKernel(k, std.err)
+				checks, errs := k.Preflight(ctx)
+				if checks == nil {
+					checks = []backend.Check{}
 				}
 				if asJSON {
 					if code := writeJSON(std, checks); code != exitOK {
 						return code
 					}
 				} else {
-					for _, c := range checks {
-						fmt.Fprintf(std.out, "%-4s  %s: %s\n", strings.ToUpper(string(c.Status)), c.Name, oneLine(c.Detail))
-						if c.Fix != "" && c.Status != podman.CheckOK {
-							fmt.Fprintf(std.out, "      fix: %s\n", c.Fix)
-						}
-					}
+					printChecks(std.out, checks)
+				}
+				if code := reportErrs(ctx, std.err, "preflight", errs); code != exitOK {
+					return code
+				}
+				failed := false
+				for _, c := range checks {
+					failed = failed || c.Status == backend.CheckFail
 				}
 				if ctx.Err() != nil {
 					return fail(ctx, std.err, ctx.Err())
@@ -66,4 +71,27 @@ not pass comes with a fix. Exits 0 when nothing failed (warnings allowed),
 			}
 		},
 	})
+}
+
+// printChecks prints one line per check, and the fix under each that did
+// not pass; with checks of several backends, each names its backend.
+func printChecks(w io.Writer, checks []backend.Check) {
+	if len(checks) == 0 {
+		fmt.Fprintln(w, "no linked-in backend has preflight checks")
+		return
+	}
+	several := false
+	for _, c := range checks {
+		several = several || c.Backend != checks[0].Backend
+	}
+	for _, c := range checks {
+		name := c.Name
+		if several {
+			name = c.Backend + ": " + name
+		}
+		fmt.Fprintf(w, "%-4s  %s: %s\n", strings.ToUpper(string(c.Status)), name, oneLine(c.Detail))
+		if c.Fix != "" && c.Status != backend.CheckOK {
+			fmt.Fprintf(w, "      fix: %s\n", c.Fix)
+		}
+	}
 }

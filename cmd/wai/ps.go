@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host"
-	"github.com/wai-dev/wai/plugins/podman"
+	"github.com/wai-dev/wai/host/config"
 )
 
 func init() {
@@ -90,7 +90,7 @@ func (a *adminFlags) open(ctx context.Context, stderr io.Writer) (*host.Kernel, 
 	if a.allUsers && a.user != "" {
 		return nil, fmt.Errorf("--all-users and --user %s: choose one", a.user)
 	}
-	cfg, err := host.LoadConfig(a.config)
+	cfg, err := config.Load(a.config)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func (a *adminFlags) open(ctx context.Context, stderr io.Writer) (*host.Kernel, 
 	if a.verbose {
 		opts = append(opts, host.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
-	return host.New(ctx, cfg, opts...)
+	return host.New(ctx, cfg.Kernel(), opts...)
 }
 
 // reportErrs prints the backends' failures and returns the exit status
@@ -195,24 +195,3 @@ func writeJSON(std stdio, v any) int {
 
 // oneLine keeps a table cell on one line.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// loadPodmanConfig reads the [backends.podman] table of the config file,
-// resolved against the config's state directory as the backend would
-// (wai preflight checks it).
-func loadPodmanConfig(path string) (podman.Config, error) {
-	cfg, err := host.LoadConfig(path)
-	if err != nil {
-		return podman.Config{}, err
-	}
-	state, err := cfg.ResolvedStateDir()
-	if err != nil {
-		return podman.Config{}, err
-	}
-	var raw json.RawMessage
-	if t, ok := cfg.Backends["podman"]; ok {
-		if raw, err = json.Marshal(t); err != nil {
-			return podman.Config{}, fmt.Errorf("[backends.podman]: %w", err)
-		}
-	}
-	return podman.ParseConfig(raw, state)
-}

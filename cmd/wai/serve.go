@@ -85,8 +85,8 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		if kf.verbose {
 			logger = slog.New(slog.NewTextHandler(std.err, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		}
-		cfg := k.Config()
-		srv, err := mcpserver.New(k, mcpserver.Options{Name: "wai", Version: versionString(), Logger: logger, MaxSessions: cfg.MCP.MaxSessions})
+		mcp := kf.file.MCP
+		srv, err := mcpserver.New(k, mcpserver.Options{Name: "wai", Version: versionString(), Logger: logger, MaxSessions: mcp.MaxSessions})
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}
@@ -99,15 +99,15 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		}
 
 		if httpAddr == "" {
-			httpAddr = cfg.MCP.HTTPAddr
+			httpAddr = mcp.HTTPAddr
 		}
 		if tokenEnv == "" {
-			tokenEnv = cfg.MCP.TokenEnv
+			tokenEnv = mcp.TokenEnv
 		}
 		if tokenEnv != "" && !backend.ValidEnvName(tokenEnv) {
 			return fail(ctx, std.err, backend.Errorf(backend.ErrInvalid, "serve", "", "--token-env %q is not an environment variable name", tokenEnv))
 		}
-		tokens, err := mcpserver.ConfiguredTokens(cfg.MCP, tokenEnv, std.getenv)
+		tokens, err := mcpserver.ConfiguredTokens(mcp, tokenEnv, std.getenv)
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}
@@ -116,7 +116,7 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			return fail(ctx, std.err, err)
 		}
 		if len(tokens) == 0 {
-			tok, err := stateToken(cfg, std.err, showToken)
+			tok, err := stateToken(k.Config(), std.err, showToken)
 			if err != nil {
 				srv.Close()
 				return fail(ctx, std.err, err)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wai-dev/wai/host"
+	hostconfig "github.com/wai-dev/wai/host/config"
 	"github.com/wai-dev/wai/plugins/podman"
 )
 
@@ -56,7 +56,7 @@ func TestServeTypeScriptClientPodman(t *testing.T) {
 
 	// The client has gone, and with it its MCP session: the wai session's
 	// container must be gone too, not left for gc.
-	cfg, err := host.LoadConfig(e.config)
+	cfg, err := hostconfig.Load(e.config)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@
 package cplugin_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -12,10 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/internal/syncbuf"
 	_ "github.com/wai-dev/wai/plugins/host"
 )
 
@@ -73,23 +72,6 @@ func build(t *testing.T) string {
 	return out
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestCPluginThroughKernel(t *testing.T) {
 	path := build(t)
 	cfg := host.DefaultConfig()
@@ -97,7 +79,7 @@ func TestCPluginThroughKernel(t *testing.T) {
 	cfg.StateDir = t.TempDir()
 	cfg.BundledTools = []string{}
 	cfg.Plugins = []host.PluginConfig{{Path: path, Grants: []string{"shell"}}}
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	ctx := context.Background()
 	k, err := host.New(ctx, cfg, host.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
@@ -37,8 +38,10 @@ func main() {
 	if *addr != "" {
 		// An MCP client sees the kernel's tools, which are plugins: without
 		// them it would be served nothing to call. `make plugins` builds
-		// them into build/plugins, where the kernel looks.
+		// them into build/plugins, where this program tells the kernel to
+		// look.
 		cfg.BundledTools = []string{"shell", "vfs"}
+		cfg.PluginDirs = []string{filepath.Join("build", "plugins")}
 	}
 	if err := run(ctx, os.Stdout, cfg, *addr); err != nil {
 		fmt.Fprintln(os.Stderr, "embed:", err)

@@ -47,7 +47,7 @@ func TestEmbedServesMCP(t *testing.T) {
 	cfg := host.DefaultConfig()
 	cfg.Backend = "host"
 	cfg.BundledTools = []string{"shell", "vfs"} // what main asks for with -http
-	cfg.PluginDir = plugins
+	cfg.PluginDirs = []string{plugins}
 	cfg.StateDir = t.TempDir()
 	// The kernel keeps compiled plugins under <state_dir>/wasm: sharing the
 	// tests' cache spares compiling them again under the race detector.

@@ -9,6 +9,8 @@ import (
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 
+func bytesTrimSpace(b []byte) []byte { return bytes.TrimSpace(b) }
+
 // OutputBuffer is an io.Writer that keeps at most Max bytes of what is
 // written to it: the first half and the last half, and counts the bytes
 // dropped between them. Memory stays bounded however much is written. It is

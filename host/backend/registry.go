@@ -3,9 +3,12 @@ package backend
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -107,34 +110,45 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Factory creates a backend.
+// Driver makes backends of one kind: the registry holds one per name. A
+// driver may also implement optional interfaces for what needs no open
+// backend (Preflighter), found by type assertion.
+type Driver interface {
+	Open(ctx context.Context, opts Options) (Backend, error)
+}
+
+// Factory creates a backend: the Driver of a backend that needs nothing
+// more.
 type Factory func(ctx context.Context, opts Options) (Backend, error)
+
+// Open calls f.
+func (f Factory) Open(ctx context.Context, opts Options) (Backend, error) { return f(ctx, opts) }
 
 var (
 	registryMu sync.RWMutex
-	registry   = map[string]Factory{}
+	registry   = map[string]Driver{}
 )
-
-// packages says where the bundled backends live, for the error a program
-// gets when it asks for one it did not link in.
-var packages = map[string]string{
-	"podman": "github.com/wai-dev/wai/plugins/podman",
-	"host":   "github.com/wai-dev/wai/plugins/host",
-	"mock":   "github.com/wai-dev/wai/plugins/mock",
-}
 
 // Register makes a backend available by name. Backends call it from init;
 // registering a name twice panics, as database/sql does.
 func Register(name string, f Factory) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
 	if f == nil {
 		panic("backend: Register factory is nil for " + name)
+	}
+	RegisterDriver(name, f)
+}
+
+// RegisterDriver is Register for a driver with optional interfaces.
+func RegisterDriver(name string, d Driver) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if d == nil {
+		panic("backend: RegisterDriver driver is nil for " + name)
 	}
 	if _, dup := registry[name]; dup {
 		panic("backend: Register called twice for " + name)
 	}
-	registry[name] = f
+	registry[name] = d
 }
 
 // Registered lists the linked-in backends, sorted.
@@ -149,40 +163,65 @@ func Registered() []string {
 	return names
 }
 
+// driver returns the named driver, or the error for a name not linked in.
+func driver(name string) (Driver, error) {
+	registryMu.RLock()
+	d, ok := registry[name]
+	registryMu.RUnlock()
+	if ok {
+		return d, nil
+	}
+	linked := Registered()
+	if n := Nearest(name, linked); n != "" {
+		return nil, Errorf(ErrInvalid, "open", "", "unknown backend %q; did you mean %q? (linked in: %v)", name, n, linked)
+	}
+	// The registry knows only what is linked: a backend it has never heard
+	// of may be one this program was built without. Backends register
+	// themselves when their package is imported, so the fix is an import;
+	// wai's own live under its module's plugins/ directory.
+	return nil, Errorf(ErrUnavailable, "open", "", "backend %q is not linked into this program (linked in: %v): "+
+		"a backend is linked in by importing its package; for one of wai's own add `import _ %q`", name, linked, ownBackendPackage(name))
+}
+
+// ownBackendPackage is where wai keeps the backend name, if it is one of
+// wai's own: plugins/NAME beside this package's host/backend.
+func ownBackendPackage(name string) string {
+	module := strings.TrimSuffix(reflect.TypeFor[Options]().PkgPath(), "/host/backend")
+	return module + "/plugins/" + name
+}
+
 // Open creates the named backend. Options left zero get defaults (limits,
 // a discarding logger); the limits are validated first.
 func Open(ctx context.Context, name string, opts Options) (Backend, error) {
-	registryMu.RLock()
-	f, ok := registry[name]
-	registryMu.RUnlock()
-	if !ok {
-		if pkg, known := packages[name]; known {
-			return nil, Errorf(ErrUnavailable, "open", "", "backend %q is not linked into this program: add `import _ %q`", name, pkg)
-		}
-		hint := ""
-		known := Registered()
-		for n := range packages {
-			known = append(known, n)
-		}
-		if n := Nearest(name, known); n != "" {
-			hint = fmt.Sprintf("; did you mean %q?", n)
-		}
-		return nil, Errorf(ErrInvalid, "open", "", "unknown backend %q%s (linked in: %v)", name, hint, Registered())
-	}
-	if opts.Limits == (Limits{}) {
-		opts.Limits = DefaultLimits()
-	}
-	if err := opts.Limits.Validate(); err != nil {
+	d, err := driver(name)
+	if err != nil {
 		return nil, err
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
+	if opts, err = opts.WithDefaults(); err != nil {
+		return nil, err
 	}
-	b, err := f(ctx, opts)
+	b, err := d.Open(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open backend %s: %w", name, err)
 	}
 	return b, nil
+}
+
+// WithDefaults returns opts with what was left zero defaulted (the
+// limits, a discarding logger) and the limits validated: what Open hands a
+// driver, and what a backend's own constructor, called directly, applies
+// the same way.
+func (opts Options) WithDefaults() (Options, error) {
+	if opts.Limits == (Limits{}) {
+		opts.Limits = DefaultLimits()
+	}
+	if err := opts.Limits.Validate(); err != nil {
+		return opts, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return opts, nil
 }
 
 // DecodeConfig decodes a backend's raw config into v, rejecting unknown
@@ -191,10 +230,30 @@ func DecodeConfig(name string, raw json.RawMessage, v any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	dec := json.NewDecoder(bytesReader(raw))
+	if err := DecodeStrict(raw, v); err != nil {
+		return Errorf(ErrInvalid, "config", "", "%s", configAdvice(name, err, v))
+	}
+	return nil
+}
+
+// errTrailing is DecodeStrict's error for data after the JSON value.
+var errTrailing = errors.New("trailing data after the JSON value")
+
+// DecodeStrict decodes one JSON value into v, refusing fields v does not
+// have and anything after the value: the one strict decoder of the host
+// side (the kernel, the plugin runtime, backends). Guests have the pdk's,
+// and policies policies/internal/plugconf's, since neither may import this
+// package.
+func DecodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytesReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return Errorf(ErrInvalid, "config", "", "%s", configAdvice(name, err, v))
+		return err
+	}
+	// The bytes after the value, not dec.More: More reads on into the
+	// next token and lets a stray ']' or '}' through.
+	if len(bytesTrimSpace(data[dec.InputOffset():])) > 0 {
+		return errTrailing
 	}
 	return nil
 }

@@ -41,18 +41,16 @@ func TestRegistry(t *testing.T) {
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "open backend test-failing") {
 		t.Fatalf("failing factory: %v", err)
 	}
-	// A bundled backend this test binary does not link says what to import.
+	// A backend this test binary does not link says what to import: the
+	// registry knows only what is linked, and names the convention.
 	_, err = Open(context.Background(), "podman", Options{})
-	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), `import _ "github.com/wai-dev/wai/plugins/podman"`) {
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), `import _ "github.com/wai-dev/wai/plugins/podman"`) || !strings.Contains(err.Error(), "test-nop") {
 		t.Fatalf("unlinked backend: %v", err)
 	}
-	_, err = Open(context.Background(), "nosuch", Options{})
-	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "test-nop") {
-		t.Fatalf("unknown backend: %v", err)
-	}
-	// A misspelt backend, linked in or not, gets the name it meant.
-	_, err = Open(context.Background(), "podmn", Options{})
-	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `unknown backend "podmn"; did you mean "podman"?`) {
+	// A misspelt linked-in backend gets the name it meant, and is a
+	// configuration error (never a reason to fall back).
+	_, err = Open(context.Background(), "test-nopp", Options{})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `unknown backend "test-nopp"; did you mean "test-nop"?`) {
 		t.Fatalf("misspelt backend: %v", err)
 	}
 	for name, f := range map[string]Factory{"test-nop": func(context.Context, Options) (Backend, error) { return nil, nil }, "test-nil": nil} {
@@ -64,6 +62,41 @@ func TestRegistry(t *testing.T) {
 			}()
 			Register(name, f)
 		}()
+	}
+}
+
+// checkingDriver is a driver with preflight checks.
+type checkingDriver struct{ Factory }
+
+func (checkingDriver) Preflight(_ context.Context, opts Options) ([]Check, error) {
+	if string(opts.Config) == `"bad"` {
+		return nil, Errorf(ErrInvalid, "config", "", "bad table")
+	}
+	return []Check{{Name: "service", Status: CheckOK, Detail: opts.StateDir}, {Name: "image", Status: CheckFail, Fix: "pull it"}}, nil
+}
+
+// Interface guards
+var _ Preflighter = checkingDriver{}
+
+func TestPreflight(t *testing.T) {
+	RegisterDriver("test-checking", checkingDriver{func(context.Context, Options) (Backend, error) { return nopBackend{}, nil }})
+	ctx := context.Background()
+	checks, ok, err := Preflight(ctx, "test-checking", Options{StateDir: "/state"})
+	if !ok || err != nil || len(checks) != 2 || checks[0].Backend != "test-checking" || checks[0].Detail != "/state" || checks[1].Status != CheckFail {
+		t.Fatalf("Preflight = %+v, %v, %v", checks, ok, err)
+	}
+	if _, ok, err := Preflight(ctx, "test-checking", Options{Config: json.RawMessage(`"bad"`)}); !ok || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("a table the driver cannot check: %v, %v", ok, err)
+	}
+	// A driver without checks, or no driver: nothing to check.
+	Register("test-unchecked", func(context.Context, Options) (Backend, error) { return nopBackend{}, nil })
+	for _, name := range []string{"test-unchecked", "test-not-linked"} {
+		if checks, ok, err := Preflight(ctx, name, Options{}); ok || err != nil || checks != nil {
+			t.Errorf("%s: Preflight = %v, %v, %v; want nothing to check", name, checks, ok, err)
+		}
+	}
+	if b, err := Open(ctx, "test-checking", Options{}); err != nil || b == nil {
+		t.Fatalf("a driver opens as a factory does: %v, %v", b, err)
 	}
 }
 
@@ -101,6 +134,20 @@ func TestWorkspaceSpec(t *testing.T) {
 	} {
 		if err := s.Validate(); !errors.Is(err, ErrInvalid) {
 			t.Errorf("%+v: %v", s, err)
+		}
+	}
+}
+
+func TestDecodeStrict(t *testing.T) {
+	var v struct {
+		A int `json:"a"`
+	}
+	if err := DecodeStrict([]byte(`{"a": 1}`), &v); err != nil || v.A != 1 {
+		t.Fatalf("a good value: %+v, %v", v, err)
+	}
+	for _, bad := range []string{`{"b": 1}`, `{"a": 1} {"a": 2}`, `{"a": 1} x`, ``} {
+		if err := DecodeStrict([]byte(bad), &v); err == nil {
+			t.Errorf("%q decoded", bad)
 		}
 	}
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/config"
 )
 
 // Token is one bearer token HTTP clients may present, and the user their
@@ -33,7 +33,7 @@ const tokenUserKey = "wai.user"
 // for one of tokens (the scheme matched case-insensitively, the secret in
 // constant time); others get 401 with WWW-Authenticate and no session. With
 // no tokens every request is refused: HTTP is never served unauthenticated.
-// A token host.CheckMCPToken refuses (shorter than 16 bytes) never matches.
+// A token config.CheckMCPToken refuses (shorter than 16 bytes) never matches.
 //
 // A session runs as its token's user (else Options.User), and only that
 // token's user can reach it: the SDK refuses a session id presented with
@@ -59,7 +59,7 @@ type authenticator struct {
 func newAuthenticator(tokens []Token, h http.Handler) http.Handler {
 	a := &authenticator{}
 	for _, t := range tokens {
-		if host.CheckMCPToken("token", t.Secret) != nil {
+		if config.CheckMCPToken("token", t.Secret) != nil {
 			continue // too short to resist guessing: never accepted
 		}
 		a.tokens = append(a.tokens, t)

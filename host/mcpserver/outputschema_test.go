@@ -60,7 +60,7 @@ func TestEveryToolDeclaresAndKeepsItsOutputSchema(t *testing.T) {
 	cfg := host.DefaultConfig()
 	cfg.Backend = "host"
 	cfg.StateDir = tooltest.StateDir(t)
-	cfg.PluginDir = tooltest.PluginDir(t, dirs...)
+	cfg.PluginDirs = []string{tooltest.PluginDir(t, dirs...)}
 	cfg.BundledTools = nil
 	for _, d := range dirs {
 		cfg.BundledTools = append(cfg.BundledTools, filepath.Base(d))

@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/config"
 )
 
 // Options shape a Server.
@@ -44,7 +45,7 @@ type Options struct {
 	// connected and is never closed by it. 0 means 30 minutes.
 	HTTPIdleTimeout time.Duration
 	// MaxSessions caps the MCP sessions the server holds at once; a client
-	// past it is refused at initialize. 0 means host.DefaultMCPMaxSessions.
+	// past it is refused at initialize. 0 means config.DefaultMCPMaxSessions.
 	MaxSessions int
 	// User is the user stdio sessions, and HTTP sessions whose token names
 	// none, are opened as ("" for none).
@@ -95,7 +96,7 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 		opts.HTTPIdleTimeout = 30 * time.Minute
 	}
 	if opts.MaxSessions <= 0 {
-		opts.MaxSessions = host.DefaultMCPMaxSessions
+		opts.MaxSessions = config.DefaultMCPMaxSessions
 	}
 	log := opts.Logger
 	if log == nil {

@@ -12,8 +12,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/config"
+	"github.com/wai-dev/wai/internal/atomicfile"
 )
 
 // NewToken returns a fresh bearer token: 32 bytes (256 bits) from
@@ -31,7 +32,7 @@ func TokenPath(stateDir string) string { return filepath.Join(stateDir, "mcp", "
 // ConfiguredTokens returns the tokens the config names: [[mcp.tokens]]
 // (files read and checked here) and the one in the environment variable
 // tokenEnv (no user) when it is set. getenv is os.Getenv outside tests.
-func ConfiguredTokens(cfg host.MCPConfig, tokenEnv string, getenv func(string) string) ([]Token, error) {
+func ConfiguredTokens(cfg config.MCP, tokenEnv string, getenv func(string) string) ([]Token, error) {
 	var out []Token
 	for i, t := range cfg.Tokens {
 		secret := t.Token
@@ -41,14 +42,14 @@ func ConfiguredTokens(cfg host.MCPConfig, tokenEnv string, getenv func(string) s
 				return nil, fmt.Errorf("mcp.tokens[%d]: %w", i, err)
 			}
 		}
-		if err := host.CheckMCPToken(fmt.Sprintf("mcp.tokens[%d]", i), secret); err != nil {
+		if err := config.CheckMCPToken(fmt.Sprintf("mcp.tokens[%d]", i), secret); err != nil {
 			return nil, err
 		}
 		out = append(out, Token{Secret: secret, User: t.User})
 	}
 	if tokenEnv != "" {
 		if secret := strings.TrimSpace(getenv(tokenEnv)); secret != "" {
-			if err := host.CheckMCPToken("$"+tokenEnv, secret); err != nil {
+			if err := config.CheckMCPToken("$"+tokenEnv, secret); err != nil {
 				return nil, err
 			}
 			out = append(out, Token{Secret: secret})
@@ -126,7 +127,7 @@ func LoadOrCreateTokenFile(path string) (token string, created bool, err error) 
 		return "", false, err
 	}
 	tok, err := ReadTokenFile(path)
-	if err == nil && host.CheckMCPToken(path, tok) == nil {
+	if err == nil && config.CheckMCPToken(path, tok) == nil {
 		return tok, false, nil
 	}
 	if err != nil && !isNotExist(path) {
@@ -134,21 +135,9 @@ func LoadOrCreateTokenFile(path string) (token string, created bool, err error) 
 	}
 	// Absent, or private but not a valid token: make a new one.
 	tok = NewToken()
-	tmp, err := os.CreateTemp(dir, ".token-*")
-	if err != nil {
-		return "", false, backend.Errorf(backend.ErrInvalid, "mcp.token", dir, "cannot write a token file: %v", err)
-	}
-	defer os.Remove(tmp.Name())
-	// CreateTemp makes the file 0600: never readable by others, even for
-	// the moment before the rename.
-	_, werr := tmp.WriteString(tok + "\n")
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
+	// 0600: never readable by others, even for the moment before the
+	// rename.
+	if werr := atomicfile.Write(path, []byte(tok+"\n"), 0o600); werr != nil {
 		return "", false, backend.Errorf(backend.ErrInvalid, "mcp.token", path, "cannot write the token file: %v", werr)
 	}
 	return tok, true, nil

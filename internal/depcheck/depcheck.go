@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -66,6 +67,9 @@ func under(rel, dir string) bool {
 	return rel == dir || strings.HasPrefix(rel, dir+"/")
 }
 
+// hasModule reports whether path is the package mod or one inside it.
+func hasModule(path, mod string) bool { return path == mod || strings.HasPrefix(path, mod+"/") }
+
 // topTwo returns the first two segments of rel ("plugins/host/x" →
 // "plugins/host"): the unit a plugin, tool or policy is.
 func topTwo(rel string) string {
@@ -82,6 +86,8 @@ func isKernel(rel string) bool {
 }
 
 const (
+	tomlMod    = "github.com/BurntSushi/toml"
+	mcpSDK     = "github.com/modelcontextprotocol/go-sdk"
 	goPDK      = "github.com/extism/go-pdk"
 	podmanMods = "github.com/containers/"
 	// shellParser is the one library policies may import besides pdk.
@@ -92,6 +98,10 @@ const (
 	k8sAPI       = "k8s.io/api/"
 	k8sMachinery = "k8s.io/apimachinery/"
 )
+
+// sharedHelpers are the small internal packages every part of wai may
+// import (each says why in its doc comment).
+var sharedHelpers = []string{"internal/atomicfile", "internal/syncbuf"}
 
 var rules = []rule{
 	{
@@ -123,6 +133,26 @@ var rules = []rule{
 			}
 			return true
 		},
+	},
+	{
+		text: "the kernel (host, host/internal/*) links neither the TOML parser nor the MCP SDK, nor host/config or host/mcpserver: " +
+			"wai.toml is mapped onto host.Config by host/config, so an embedder that builds its Config in code links no file format",
+		applies:    func(rel string) bool { return rel == "host" || under(rel, "host/internal") },
+		transitive: true,
+		allowed: func(_ string, d dep) bool {
+			if d.local {
+				return !under(d.rel, "host/config") && !under(d.rel, "host/mcpserver")
+			}
+			return !hasModule(d.path, tomlMod) && !hasModule(d.path, mcpSDK)
+		},
+	},
+	{
+		text: "the one-of-each helpers (internal/atomicfile, internal/syncbuf) import only the standard library: " +
+			"the kernel, the backends and their tests all import them, so they may depend on none of them",
+		applies: func(rel string) bool {
+			return slices.ContainsFunc(sharedHelpers, func(h string) bool { return under(rel, h) })
+		},
+		allowed: func(_ string, d dep) bool { return d.std },
 	},
 	{
 		text:    "pdk imports only the standard library and github.com/extism/go-pdk",

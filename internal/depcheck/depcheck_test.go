@@ -71,9 +71,14 @@ func TestRules(t *testing.T) {
 			pkgs: []Package{
 				pkg("host/backend", "context", "io/fs"),
 				pkg("host/backend/internal/x", "strings"),
-				pkg("host", "+host/backend", "github.com/extism/go-sdk", "github.com/BurntSushi/toml"),
+				pkg("host", "+host/backend", "+host/internal/wasm", "github.com/extism/go-sdk"),
+				pkg("host/internal/wasm", "+host/backend", "github.com/tetratelabs/wazero"),
+				pkg("host/config", "+host", "+host/internal/wasm", "github.com/BurntSushi/toml"),
+				pkg("host/mcpserver", "+host", "+host/config", "github.com/modelcontextprotocol/go-sdk/mcp"),
 				pkg("plugins/host", "+host/backend", "+internal/fsroot", "golang.org/x/sys/unix"),
-				pkg("internal/fsroot", "+host/backend"),
+				pkg("internal/fsroot", "+host/backend", "+internal/atomicfile"),
+				pkg("internal/atomicfile", "os", "path/filepath"),
+				pkg("internal/syncbuf", "bytes", "sync"),
 				pkg("plugins/mock", "+host/backend"),
 				pkg("plugins/podman", "+host/backend", "github.com/containers/podman/v5/pkg/bindings"),
 				pkg("pdk", "encoding/json", "github.com/extism/go-pdk", "+pdk/internal/raw"),
@@ -86,7 +91,35 @@ func TestRules(t *testing.T) {
 				pkg("sdk-tests/abitest", "+host", "+host/backend", "+internal/plugbuild"),
 				pkg("plugins/kubernetes", "+host/backend", "context"),
 				pkg("plugins/kubernetes/podspec", "+host/backend", "k8s.io/api/core/v1", "k8s.io/apimachinery/pkg/api/resource"),
-				pkg("cmd/wai", "+host", "+plugins/host", "+plugins/mock", "+plugins/podman", "+plugins/kubernetes"),
+				pkg("cmd/wai", "+host", "+host/config", "+host/mcpserver", "+plugins/host", "+plugins/mock", "+plugins/podman", "+plugins/kubernetes"),
+			},
+		},
+		{
+			name: "a shared helper reaching beyond the standard library",
+			pkgs: []Package{
+				pkg("internal/atomicfile", "os", "+host/backend"),
+				pkg("internal/syncbuf", "sync", "github.com/google/uuid"),
+				pkg("host/backend"),
+			},
+			want: []edge{
+				{"internal/atomicfile", mod + "/host/backend"},
+				{"internal/syncbuf", "github.com/google/uuid"},
+			},
+		},
+		{
+			name: "the kernel linking the file format or the MCP server",
+			pkgs: []Package{
+				pkg("host", "+host/internal/wasm", "github.com/BurntSushi/toml"),
+				pkg("host/internal/wasm", "+host/mcpserver"),
+				pkg("host/mcpserver", "github.com/modelcontextprotocol/go-sdk/mcp"),
+				pkg("host/config", "+host", "github.com/BurntSushi/toml"),
+			},
+			want: []edge{
+				{"host", "github.com/BurntSushi/toml"},
+				{"host", "github.com/modelcontextprotocol/go-sdk/mcp"},
+				{"host", mod + "/host/mcpserver"},
+				{"host/internal/wasm", "github.com/modelcontextprotocol/go-sdk/mcp"},
+				{"host/internal/wasm", mod + "/host/mcpserver"},
 			},
 		},
 		{

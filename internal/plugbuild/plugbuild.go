@@ -28,6 +28,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/wai-dev/wai/internal/atomicfile"
 )
 
 // Build builds the plugin in pkgDir (relative to the module root, or
@@ -107,7 +109,7 @@ func BuildFile(ctx context.Context, pkgDir, outPath string) error {
 	if err := os.MkdirAll(filepath.Dir(outPath), 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(outPath, b)
+	return atomicfile.Write(outPath, b, 0o600)
 }
 
 var (
@@ -340,25 +342,4 @@ func CompilationCacheDir(t testing.TB) string {
 		t.Fatalf("plugbuild: %v", err)
 	}
 	return dir
-}
-
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
 }

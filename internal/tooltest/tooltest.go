@@ -128,7 +128,7 @@ func RunOn(t *testing.T, backends []Backend, pkgDirs []string, adjust func(*host
 		t.Run(b.Name, func(t *testing.T) {
 			cfg := host.DefaultConfig()
 			cfg.StateDir = StateDir(t)
-			cfg.PluginDir = dir
+			cfg.PluginDirs = []string{dir}
 			cfg.BundledTools = names
 			if adjust != nil {
 				adjust(&cfg)

@@ -335,10 +335,3 @@ func (b *Backend) verdict(r sessionRecord, used time.Time, all bool, now time.Ti
 	}
 	return true, "its session was closed"
 }
-
-// Interface guards
-var (
-	_ backend.SessionLister    = (*Backend)(nil)
-	_ backend.SessionRemover   = (*Backend)(nil)
-	_ backend.GarbageCollector = (*Backend)(nil)
-)

@@ -35,17 +35,20 @@ type Backend struct {
 	closed bool
 }
 
+// Interface guards
+var (
+	_ backend.SessionLister    = (*Backend)(nil)
+	_ backend.SessionRemover   = (*Backend)(nil)
+	_ backend.GarbageCollector = (*Backend)(nil)
+	_ backend.Backend          = (*Backend)(nil)
+)
+
 // New creates a host backend; backend.Open("host", …) calls it. Options
 // left zero get the same defaults backend.Open gives them.
 func New(opts backend.Options) (*Backend, error) {
-	if opts.Limits == (backend.Limits{}) {
-		opts.Limits = backend.DefaultLimits()
-	}
-	if err := opts.Limits.Validate(); err != nil {
+	opts, err := opts.WithDefaults()
+	if err != nil {
 		return nil, err
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg, err := parseConfig(opts)
 	if err != nil {
@@ -387,7 +390,6 @@ func (f *liveFS) Remove(ctx context.Context, req backend.RemoveRequest) (backend
 
 // Interface guards
 var (
-	_ backend.Backend    = (*Backend)(nil)
 	_ backend.Workspace  = (*Workspace)(nil)
 	_ backend.Filesystem = (*liveFS)(nil)
 )

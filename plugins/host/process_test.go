@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/syncbuf"
 )
 
 // The issue's acceptance test, at the backend level: `wai exec --timeout 1s
@@ -98,7 +99,7 @@ func TestEscapedWriterDoesNotHang(t *testing.T) {
 		}
 		t.Skip("needs setsid (util-linux)")
 	}
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	b, err := New(backend.Options{
 		StateDir: t.TempDir(), Config: []byte(`{"kill_grace": "300ms"}`),
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
@@ -293,21 +294,4 @@ func (s *runtimeStats) read() {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	s.alloc, s.objects = m.TotalAlloc, m.Mallocs
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -335,6 +335,3 @@ func cwdError(op, cwd string, err error) error {
 	}
 	return backend.Errorf(backend.ErrInvalid, op, cwd, "bad cwd: %s", msg)
 }
-
-// Interface guards
-var _ backend.Shell = (*Shell)(nil)

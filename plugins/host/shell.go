@@ -17,6 +17,11 @@ import (
 // Shell runs commands as subprocesses in the workspace root.
 type Shell struct{ w *Workspace }
 
+// Interface guards
+var (
+	_ backend.Shell = (*Shell)(nil)
+)
+
 // Info describes the host shell: not sandboxed, with the host's network.
 func (s *Shell) Info(context.Context) (backend.Info, error) {
 	return backend.Info{Backend: "host", Sandboxed: false, NetworkEnabled: true, DefaultTimeout: s.w.b.limits.DefaultTimeout}, nil
@@ -188,6 +193,3 @@ func notRun(cmd command, cwd string, err error, start time.Time) backend.ExecRes
 		Command: cmd.argv, Cwd: cwd, Duration: time.Since(start), Backend: "host",
 	}
 }
-
-// Interface guards
-var _ backend.Shell = (*Shell)(nil)

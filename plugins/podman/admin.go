@@ -336,11 +336,3 @@ func (b *Backend) CollectGarbage(ctx context.Context, opts backend.GCOptions) (b
 	}
 	return out, err
 }
-
-// Interface guards
-var (
-	_ backend.Backend          = (*Backend)(nil)
-	_ backend.SessionLister    = (*Backend)(nil)
-	_ backend.SessionRemover   = (*Backend)(nil)
-	_ backend.GarbageCollector = (*Backend)(nil)
-)

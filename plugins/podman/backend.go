@@ -16,11 +16,8 @@ import (
 	"github.com/wai-dev/wai/host/backend"
 )
 
-func init() {
-	backend.Register("podman", func(ctx context.Context, opts backend.Options) (backend.Backend, error) {
-		return New(ctx, opts)
-	})
-}
+// open opens the backend for the driver (driver.go).
+func open(ctx context.Context, opts backend.Options) (backend.Backend, error) { return New(ctx, opts) }
 
 // Backend runs sessions in Podman containers. It is safe for concurrent
 // use; sessions never wait on one another (each has its own lock).
@@ -44,6 +41,14 @@ type Backend struct {
 	reaperDone chan struct{}
 }
 
+// Interface guards
+var (
+	_ backend.Backend          = (*Backend)(nil)
+	_ backend.SessionLister    = (*Backend)(nil)
+	_ backend.SessionRemover   = (*Backend)(nil)
+	_ backend.GarbageCollector = (*Backend)(nil)
+)
+
 // New opens the backend: it decodes opts.Config (see Config) and checks
 // that the Podman service answers, so a missing service is reported here,
 // as backend.ErrUnavailable with what to do, and a fallback can step in.
@@ -57,14 +62,9 @@ func New(ctx context.Context, opts backend.Options) (*Backend, error) {
 
 // newBackend opens a backend on a resolved configuration.
 func newBackend(ctx context.Context, cfg Config, opts backend.Options) (*Backend, error) {
-	if opts.Limits == (backend.Limits{}) {
-		opts.Limits = backend.DefaultLimits()
-	}
-	if err := opts.Limits.Validate(); err != nil {
+	opts, err := opts.WithDefaults()
+	if err != nil {
 		return nil, err
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	b := &Backend{cfg: cfg, limits: opts.Limits, log: opts.Logger, svc: newService(cfg.URL, cfg.Identity),
 		open: map[string]*Workspace{}, opening: map[string]chan struct{}{}, reaperDone: make(chan struct{})}
@@ -372,6 +372,3 @@ func (b *Backend) reapOnce(ctx context.Context, now time.Time) {
 		}
 	}
 }
-
-// Interface guards
-var _ backend.Backend = (*Backend)(nil)

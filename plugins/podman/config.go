@@ -200,54 +200,82 @@ func ParseConfig(raw json.RawMessage, stateDir string) (Config, error) {
 }
 
 func (c *Config) resolve(stateDir string) error {
-	bad := func(format string, args ...any) error {
-		return backend.Errorf(backend.ErrInvalid, "config", "", "backend podman: "+format, args...)
+	for _, step := range []func() error{
+		c.resolveService,
+		c.resolveResources,
+		c.resolveTimers,
+		c.checkEnv,
+		c.checkMounts,
+		c.Containers.resolve,
+		func() error { return c.resolveWorkspace(stateDir) },
+	} {
+		if err := step(); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// invalid is a configuration error of the backend's table.
+func invalid(format string, args ...any) error {
+	return backend.Errorf(backend.ErrInvalid, "config", "", "backend podman: "+format, args...)
+}
+
+// resolveService checks where the service is and what it runs: url,
+// image, name_prefix, user and network.
+func (c *Config) resolveService() error {
 	if c.URL == "" {
 		c.URL = DefaultURL()
 	}
 	u, err := url.Parse(c.URL)
 	if err != nil {
-		return bad("url %q is not a URL: %v", c.URL, err)
+		return invalid("url %q is not a URL: %v", c.URL, err)
 	}
 	switch u.Scheme {
 	case "unix", "ssh", "tcp":
 	default:
-		return bad("url %q: the scheme must be unix://, ssh:// or tcp://", c.URL)
+		return invalid("url %q: the scheme must be unix://, ssh:// or tcp://", c.URL)
 	}
 	if c.Image == "" || strings.ContainsAny(c.Image, " \t\n") {
-		return bad("image %q: name an image, like %s", c.Image, DefaultImage)
+		return invalid("image %q: name an image, like %s", c.Image, DefaultImage)
 	}
 	if !validPrefix(c.NamePrefix) {
-		return bad("name_prefix %q: use 1–32 letters, digits, '_', '-' or '.', starting with a letter or digit", c.NamePrefix)
+		return invalid("name_prefix %q: use 1–32 letters, digits, '_', '-' or '.', starting with a letter or digit", c.NamePrefix)
 	}
 	if !validUser(c.User) {
-		return bad("user %q: write it as UID:GID with numbers, like %s (a name may not exist in every image)", c.User, DefaultUser)
+		return invalid("user %q: write it as UID:GID with numbers, like %s (a name may not exist in every image)", c.User, DefaultUser)
 	}
 	switch c.Network {
 	case "none", "bridge", "private", "slirp4netns", "pasta":
 	case "host":
-		return bad("network \"host\" would give commands the host's network stack: use \"none\" or \"bridge\"")
+		return invalid("network \"host\" would give commands the host's network stack: use \"none\" or \"bridge\"")
 	default:
-		return bad("network %q: use \"none\" (default), \"bridge\", \"private\", \"slirp4netns\" or \"pasta\"", c.Network)
+		return invalid("network %q: use \"none\" (default), \"bridge\", \"private\", \"slirp4netns\" or \"pasta\"", c.Network)
 	}
+	return nil
+}
+
+// resolveResources parses and bounds the container's resources: memory,
+// tmpfs_size, cpus, pids_limit, nofile and nproc.
+func (c *Config) resolveResources() error {
+	var err error
 	if c.memoryBytes, err = parseBytes(c.Memory); err != nil || c.memoryBytes < 16<<20 {
-		return bad("memory %q: give a size of at least 16m, like \"512m\" or \"1g\"", c.Memory)
+		return invalid("memory %q: give a size of at least 16m, like \"512m\" or \"1g\"", c.Memory)
 	}
 	if c.tmpfsBytes, err = parseBytes(c.TmpfsSize); err != nil || c.tmpfsBytes < 1<<20 {
-		return bad("tmpfs_size %q: give a size of at least 1m, like \"64m\"", c.TmpfsSize)
+		return invalid("tmpfs_size %q: give a size of at least 1m, like \"64m\"", c.TmpfsSize)
 	}
 	if math.IsNaN(c.CPUs) || c.CPUs < 0.01 || c.CPUs > 1024 {
-		return bad("cpus %v: give a number of CPUs between 0.01 and 1024", c.CPUs)
+		return invalid("cpus %v: give a number of CPUs between 0.01 and 1024", c.CPUs)
 	}
 	if c.PidsLimit < 16 {
-		return bad("pids_limit %d: at least 16 (the init, the sleeper, a shell and its pipeline need some)", c.PidsLimit)
+		return invalid("pids_limit %d: at least 16 (the init, the sleeper, a shell and its pipeline need some)", c.PidsLimit)
 	}
 	if c.Nofile < 64 {
-		return bad("nofile %d: at least 64", c.Nofile)
+		return invalid("nofile %d: at least 64", c.Nofile)
 	}
 	if hard, ok := hostHardLimit("Max open files"); ok && c.Nofile > hard {
-		return bad("nofile %d is above this host's hard limit %d (`ulimit -Hn`): a container cannot get more than the service has", c.Nofile, hard)
+		return invalid("nofile %d is above this host's hard limit %d (`ulimit -Hn`): a container cannot get more than the service has", c.Nofile, hard)
 	}
 	if c.Nproc == 0 {
 		c.Nproc = defaultNproc()
@@ -255,50 +283,60 @@ func (c *Config) resolve(stateDir string) error {
 		// Checked here rather than left to the start, which fails with
 		// runc's bare "error setting rlimit type 6" long after the config
 		// was read.
-		return bad("nproc %d is above this host's hard limit %d (`ulimit -Hu`): a container cannot get more than the service has; leave nproc unset for the highest that works", c.Nproc, hard)
+		return invalid("nproc %d is above this host's hard limit %d (`ulimit -Hu`): a container cannot get more than the service has; leave nproc unset for the highest that works", c.Nproc, hard)
 	}
+	return nil
+}
+
+// resolveTimers checks the durations and defaults pull_backoff.
+func (c *Config) resolveTimers() error {
 	for _, d := range []struct {
 		name string
 		v    Duration
 	}{{"idle_timeout", c.IdleTimeout}, {"max_uptime", c.MaxUptime}, {"kill_grace", c.KillGrace}, {"pull_backoff", c.PullBackoff}, {"pull_backoff_max", c.PullBackoffMax}} {
 		if d.v < 0 {
-			return bad("%s must not be negative, got %s", d.name, time.Duration(d.v))
+			return invalid("%s must not be negative, got %s", d.name, time.Duration(d.v))
 		}
 	}
 	if c.KillGrace > Duration(time.Minute) {
-		return bad("kill_grace %s: at most 1m", time.Duration(c.KillGrace))
+		return invalid("kill_grace %s: at most 1m", time.Duration(c.KillGrace))
 	}
 	if c.PullBackoff == 0 {
 		c.PullBackoff = Duration(time.Second)
 	}
 	if c.PullBackoffMax < c.PullBackoff {
-		return bad("pull_backoff_max (%s) must not be below pull_backoff (%s)", time.Duration(c.PullBackoffMax), time.Duration(c.PullBackoff))
+		return invalid("pull_backoff_max (%s) must not be below pull_backoff (%s)", time.Duration(c.PullBackoffMax), time.Duration(c.PullBackoff))
 	}
+	return nil
+}
+
+func (c *Config) checkEnv() error {
 	for k, v := range c.Env {
 		if !backend.ValidEnvName(k) || k == markerVar {
-			return bad("env %q: names are [A-Za-z_][A-Za-z0-9_]*, and %s is reserved", k, markerVar)
+			return invalid("env %q: names are [A-Za-z_][A-Za-z0-9_]*, and %s is reserved", k, markerVar)
 		}
 		if strings.ContainsAny(v, "\x00") {
-			return bad("env %s: the value contains a NUL byte", k)
+			return invalid("env %s: the value contains a NUL byte", k)
 		}
 	}
-	if err := c.checkMounts(); err != nil {
-		return err
-	}
-	if err := c.Containers.resolve(); err != nil {
-		return err
-	}
+	return nil
+}
+
+// resolveWorkspace parses workspace_size and places workspace_dir (under
+// stateDir unless set).
+func (c *Config) resolveWorkspace(stateDir string) error {
+	var err error
 	if c.workspaceBytes, err = parseBytes(c.WorkspaceSize); err != nil || c.workspaceBytes != 0 && c.workspaceBytes < minWorkspaceBytes {
-		return bad("workspace_size %q: give a size of at least 8m, like \"1g\", or \"0\" for no limit", c.WorkspaceSize)
+		return invalid("workspace_size %q: give a size of at least 8m, like \"1g\", or \"0\" for no limit", c.WorkspaceSize)
 	}
 	if c.WorkspaceDir == "" {
 		if stateDir == "" {
-			return bad("no workspace_dir and no state directory to put workspaces in")
+			return invalid("no workspace_dir and no state directory to put workspaces in")
 		}
 		c.WorkspaceDir = filepath.Join(stateDir, "podman")
 	}
 	if c.WorkspaceDir, err = filepath.Abs(c.WorkspaceDir); err != nil {
-		return bad("workspace_dir %q: %v", c.WorkspaceDir, err)
+		return invalid("workspace_dir %q: %v", c.WorkspaceDir, err)
 	}
 	return c.checkWorkspaceDir()
 }

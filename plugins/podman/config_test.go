@@ -51,6 +51,15 @@ func TestParseConfigDefaults(t *testing.T) {
 	}
 }
 
+// wai preflight reaches the checks through the driver, which resolves the
+// configuration as New would and refuses a table it cannot check.
+func TestDriverPreflightParsesTheTable(t *testing.T) {
+	_, ok, err := backend.Preflight(bg, "podman", backend.Options{Config: json.RawMessage(`{"imag": "x"}`), StateDir: t.TempDir()})
+	if !ok || !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "imag") {
+		t.Fatalf("backend.Preflight with a bad table: ok %v, %v; want ErrInvalid naming the key", ok, err)
+	}
+}
+
 func TestParseConfigRejects(t *testing.T) {
 	for _, raw := range []string{
 		`{"imag":"x"}`, // unknown key

@@ -315,6 +315,3 @@ func (b *Backend) imageMissing(image string, err error) error {
 			"or `podman load -i IMAGE.tar`, or `podman pull " + image + "` where a registry is reachable",
 		Err: err}
 }
-
-// Interface guards
-var _ backend.Backend = (*Backend)(nil)

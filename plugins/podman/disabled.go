@@ -15,10 +15,9 @@ const Built = false
 const buildHint = "this wai was built without the podman backend: build with `make build` " +
 	"(or go build -tags 'remote exclude_graphdriver_btrfs exclude_graphdriver_devicemapper containers_image_openpgp')"
 
-func init() {
-	backend.Register("podman", func(context.Context, backend.Options) (backend.Backend, error) {
-		return nil, backend.Errorf(backend.ErrUnavailable, "open", "", buildHint)
-	})
+// open says that the backend is not built in.
+func open(context.Context, backend.Options) (backend.Backend, error) {
+	return nil, backend.Errorf(backend.ErrUnavailable, "open", "", buildHint)
 }
 
 // List would list the managed containers; this build cannot talk to Podman.

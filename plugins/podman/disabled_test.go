@@ -27,6 +27,9 @@ func TestDisabledSaysHowToBuild(t *testing.T) {
 	if c := Preflight(bg, cfg); len(c) != 1 || c[0].Status != CheckFail || c[0].Fix == "" {
 		t.Errorf("Preflight: %+v", c)
 	}
+	if c, ok, err := backend.Preflight(bg, "podman", backend.Options{StateDir: t.TempDir()}); !ok || err != nil || len(c) != 1 || c[0].Backend != "podman" || c[0].Status != CheckFail {
+		t.Errorf("backend.Preflight: %+v, %v, %v; want the one failing check, through the driver", c, ok, err)
+	}
 	if Built {
 		t.Errorf("Built is true in a build without the tags")
 	}

@@ -399,6 +399,3 @@ func lastLine(s string) string {
 	}
 	return s
 }
-
-// Interface guards
-var _ backend.Workspace = (*Workspace)(nil)

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/containers/podman/v5/libpod/define"
 	"github.com/containers/podman/v5/pkg/bindings/images"
 	"github.com/containers/podman/v5/pkg/bindings/system"
 
@@ -29,111 +30,135 @@ const setupFix = "as root: scripts/setup-podman.sh (installs podman, runc and ca
 // run.
 func Preflight(ctx context.Context, cfg Config) []Check {
 	var checks []Check
-	add := func(name string, st CheckStatus, detail, fix string) {
-		checks = append(checks, Check{Name: name, Status: st, Detail: detail, Fix: fix})
-	}
+	add := func(c Check) { checks = append(checks, c) }
 	local := strings.HasPrefix(cfg.URL, "unix://")
-
-	if p, err := exec.LookPath("podman"); err != nil {
-		st := CheckWarn
-		if local {
-			st = CheckFail
-		}
-		add("podman installed", st, "podman is not on PATH", setupFix+"; or apt-get install podman runc catatonit")
-	} else {
-		vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		out, err := exec.CommandContext(vctx, p, "--version").Output()
-		cancel()
-		if err != nil {
-			add("podman installed", CheckWarn, fmt.Sprintf("%s --version failed: %v", p, err), "reinstall podman: apt-get install --reinstall podman")
-		} else {
-			add("podman installed", CheckOK, strings.TrimSpace(string(out))+" ("+p+")", "")
-		}
-	}
+	add(podmanInstalledCheck(ctx, local))
 
 	svc := newService(cfg.URL, cfg.Identity)
 	defer svc.drop()
 	cctx, err := svc.ctx(ctx)
 	if err != nil {
-		add("service reachable", CheckFail, err.Error(),
-			setupFix+"; or start one: podman system service --time=0 "+svc.urlForHint()+" &")
+		add(Check{Name: "service reachable", Status: CheckFail, Detail: err.Error(),
+			Fix: setupFix + "; or start one: podman system service --time=0 " + svc.urlForHint() + " &"})
 		return checks
 	}
-	add("service reachable", CheckOK, cfg.URL, "")
-
-	ver := svc.apiVersion()
-	if major, _ := strconv.Atoi(strings.SplitN(ver, ".", 2)[0]); major < 4 {
-		add("API version", CheckFail, "service API "+ver+"; wai needs 4.0 or later", "upgrade podman on the service's host to 4.x or 5.x")
-	} else {
-		add("API version", CheckOK, "service API "+ver+" (bindings v5.8.0)", "")
-	}
+	add(Check{Name: "service reachable", Status: CheckOK, Detail: cfg.URL})
+	add(apiVersionCheck(svc.apiVersion()))
 
 	info, err := system.Info(cctx, nil)
-	runtimeOK := false
-	switch {
-	case err != nil:
-		add("OCI runtime", CheckFail, "podman info failed: "+err.Error(), "run `podman info` on the service's host to see why")
-	default:
-		name, version, cg := "?", "", ""
-		if info.Host != nil {
-			cg = info.Host.CgroupsVersion
-			if info.Host.OCIRuntime != nil {
-				name, version = info.Host.OCIRuntime.Name, firstLine(info.Host.OCIRuntime.Version)
-			}
-		}
-		use := cfg.Runtime
-		if use == "" {
-			use = name
-		}
-		detail := fmt.Sprintf("service default %s (%s); wai uses %s; cgroups %s", name, version, use, cg)
-		if use == "crun" && cg == "v1" {
-			add("OCI runtime", CheckFail, detail+": crun cannot run containers on cgroup v1 or hybrid hosts",
-				// The service's own default is what counts: Podman 4.3
-				// services ignore a container spec's runtime.
-				setupFix+`, which pins runc for the service (runtime = "runc" under [engine] in a containers.conf drop-in), then restart the service`)
-		} else {
-			runtimeOK = true
-			add("OCI runtime", CheckOK, detail, "")
-		}
-	}
-
-	imageOK := false
-	if cfg.imageDefault && localImagePresent(cctx) {
-		imageOK = true
-		add("image present", CheckOK, "no image is configured, so "+LocalImage+" (built by scripts/setup-podman.sh) is used", "")
-	} else if ok, err := images.Exists(cctx, cfg.Image, nil); err != nil {
-		add("image present", CheckFail, err.Error(), "check the service")
-	} else if !ok {
-		add("image present", CheckFail, cfg.Image+" is not in the service's image store (wai pulls it on first use, which needs a reachable registry)",
-			setupFix+`, then set image = "localhost/wai-python:bookworm" in [backends.podman]; or podman pull `+cfg.Image)
-	} else {
-		imageOK = true
-		add("image present", CheckOK, cfg.Image, "")
-	}
-
+	runtime := runtimeCheck(cfg, info, err)
+	add(runtime)
+	image := imageCheck(cctx, cfg)
+	add(image)
 	disk := []string{cfg.WorkspaceDir}
 	if local && info != nil && info.Store != nil && info.Store.GraphRoot != "" {
 		disk = append(disk, info.Store.GraphRoot)
 	}
 	for _, d := range disk {
-		free, err := freeBytes(d)
-		name := "disk space " + d
-		switch {
-		case err != nil:
-			add(name, CheckWarn, err.Error(), "make sure the directory's file system is mounted")
-		case free < 512<<20:
-			add(name, CheckFail, fmt.Sprintf("%s free", human(free)), "free space there: at least 512 MiB, better 2 GiB (wai gc removes leftover workspaces)")
-		case free < 2<<30:
-			add(name, CheckWarn, fmt.Sprintf("%s free", human(free)), "free space there: 2 GiB or more is comfortable (wai gc removes leftover workspaces)")
-		default:
-			add(name, CheckOK, fmt.Sprintf("%s free", human(free)), "")
-		}
+		add(diskCheck(d))
 	}
-
-	if runtimeOK && imageOK {
-		checks = append(checks, sandboxCheck(ctx, cfg))
+	if runtime.Status == CheckOK && image.Status == CheckOK {
+		add(sandboxCheck(ctx, cfg))
 	}
 	return checks
+}
+
+// podmanInstalledCheck finds the podman program: needed on this machine
+// when the service is local, a convenience otherwise.
+func podmanInstalledCheck(ctx context.Context, local bool) Check {
+	c := Check{Name: "podman installed"}
+	p, err := exec.LookPath("podman")
+	if err != nil {
+		c.Status, c.Detail, c.Fix = CheckWarn, "podman is not on PATH", setupFix+"; or apt-get install podman runc catatonit"
+		if local {
+			c.Status = CheckFail
+		}
+		return c
+	}
+	vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(vctx, p, "--version").Output()
+	if err != nil {
+		c.Status, c.Detail, c.Fix = CheckWarn, fmt.Sprintf("%s --version failed: %v", p, err), "reinstall podman: apt-get install --reinstall podman"
+		return c
+	}
+	c.Status, c.Detail = CheckOK, strings.TrimSpace(string(out))+" ("+p+")"
+	return c
+}
+
+func apiVersionCheck(ver string) Check {
+	if major, _ := strconv.Atoi(strings.SplitN(ver, ".", 2)[0]); major < 4 {
+		return Check{Name: "API version", Status: CheckFail, Detail: "service API " + ver + "; wai needs 4.0 or later",
+			Fix: "upgrade podman on the service's host to 4.x or 5.x"}
+	}
+	return Check{Name: "API version", Status: CheckOK, Detail: "service API " + ver + " (bindings v5.8.0)"}
+}
+
+// runtimeCheck judges the OCI runtime wai will use against the host's
+// cgroups, from the service's info (or the error getting it).
+func runtimeCheck(cfg Config, info *define.Info, err error) Check {
+	c := Check{Name: "OCI runtime"}
+	if err != nil {
+		c.Status, c.Detail, c.Fix = CheckFail, "podman info failed: "+err.Error(), "run `podman info` on the service's host to see why"
+		return c
+	}
+	name, version, cg := "?", "", ""
+	if info.Host != nil {
+		cg = info.Host.CgroupsVersion
+		if info.Host.OCIRuntime != nil {
+			name, version = info.Host.OCIRuntime.Name, firstLine(info.Host.OCIRuntime.Version)
+		}
+	}
+	use := cfg.Runtime
+	if use == "" {
+		use = name
+	}
+	c.Detail = fmt.Sprintf("service default %s (%s); wai uses %s; cgroups %s", name, version, use, cg)
+	if use == "crun" && cg == "v1" {
+		c.Status, c.Detail = CheckFail, c.Detail+": crun cannot run containers on cgroup v1 or hybrid hosts"
+		// The service's own default is what counts: Podman 4.3 services
+		// ignore a container spec's runtime.
+		c.Fix = setupFix + `, which pins runc for the service (runtime = "runc" under [engine] in a containers.conf drop-in), then restart the service`
+		return c
+	}
+	c.Status = CheckOK
+	return c
+}
+
+func imageCheck(cctx context.Context, cfg Config) Check {
+	c := Check{Name: "image present"}
+	if cfg.imageDefault && localImagePresent(cctx) {
+		c.Status, c.Detail = CheckOK, "no image is configured, so "+LocalImage+" (built by scripts/setup-podman.sh) is used"
+		return c
+	}
+	ok, err := images.Exists(cctx, cfg.Image, nil)
+	switch {
+	case err != nil:
+		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), "check the service"
+	case !ok:
+		c.Status = CheckFail
+		c.Detail = cfg.Image + " is not in the service's image store (wai pulls it on first use, which needs a reachable registry)"
+		c.Fix = setupFix + `, then set image = "localhost/wai-python:bookworm" in [backends.podman]; or podman pull ` + cfg.Image
+	default:
+		c.Status, c.Detail = CheckOK, cfg.Image
+	}
+	return c
+}
+
+func diskCheck(dir string) Check {
+	c := Check{Name: "disk space " + dir}
+	free, err := freeBytes(dir)
+	switch {
+	case err != nil:
+		c.Status, c.Detail, c.Fix = CheckWarn, err.Error(), "make sure the directory's file system is mounted"
+	case free < 512<<20:
+		c.Status, c.Detail, c.Fix = CheckFail, fmt.Sprintf("%s free", human(free)), "free space there: at least 512 MiB, better 2 GiB (wai gc removes leftover workspaces)"
+	case free < 2<<30:
+		c.Status, c.Detail, c.Fix = CheckWarn, fmt.Sprintf("%s free", human(free)), "free space there: 2 GiB or more is comfortable (wai gc removes leftover workspaces)"
+	default:
+		c.Status, c.Detail = CheckOK, fmt.Sprintf("%s free", human(free))
+	}
+	return c
 }
 
 // sandboxCheck runs `id -u` in a throwaway session: create, start, health
@@ -197,6 +222,3 @@ func localImagePresent(cctx context.Context) bool {
 	ok, err := images.Exists(cctx, LocalImage, nil)
 	return err == nil && ok
 }
-
-// Interface guards
-var _ backend.Lifecycle = (*Workspace)(nil)

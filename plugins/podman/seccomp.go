@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/atomicfile"
 )
 
 // userNSCalls are the system calls that create or enter a namespace. The
@@ -88,23 +89,8 @@ func writeSeccompProfile(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fail(err)
 	}
-	tmp, err := os.CreateTemp(dir, ".seccomp-*")
-	if err != nil {
-		return fail(err)
-	}
-	_, err = tmp.Write(body)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
 	// The service reads it; it holds no secret.
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(p, body, 0o644); err != nil {
 		return fail(err)
 	}
 	return p, nil

@@ -1,6 +1,10 @@
 package podman
 
-import "time"
+import (
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
 
 // markerVar is the environment variable that carries an exec's id into
 // every process it starts, so a timeout can find them all.
@@ -44,19 +48,15 @@ type GCReport struct {
 	Errors []error
 }
 
-// CheckStatus is the outcome of one preflight check.
-type CheckStatus string
-
-const (
-	CheckOK   CheckStatus = "ok"
-	CheckWarn CheckStatus = "warn" // works, but something is off
-	CheckFail CheckStatus = "fail" // the backend will not work until fixed
+// CheckStatus and Check are the preflight results of host/backend, which
+// wai preflight reaches through the backend.Preflighter of this driver.
+type (
+	CheckStatus = backend.CheckStatus
+	Check       = backend.Check
 )
 
-// Check is one preflight check with a concrete fix when it did not pass.
-type Check struct {
-	Name   string
-	Status CheckStatus
-	Detail string
-	Fix    string
-}
+const (
+	CheckOK   = backend.CheckOK
+	CheckWarn = backend.CheckWarn
+	CheckFail = backend.CheckFail
+)

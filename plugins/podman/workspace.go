@@ -58,6 +58,12 @@ type Workspace struct {
 	touchedAt  atomic.Int64 // last state-file touch
 }
 
+// Interface guards
+var (
+	_ backend.Workspace = (*Workspace)(nil)
+	_ backend.Lifecycle = (*Workspace)(nil)
+)
+
 // ctrState is a running container as the workspace knows it.
 type ctrState struct {
 	id      string
@@ -356,9 +362,3 @@ func (w *Workspace) Close(ctx context.Context) error {
 	_ = os.Remove(tombstonePath(w.statePath))
 	return errors.Join(errs...)
 }
-
-// Interface guards
-var (
-	_ backend.Workspace = (*Workspace)(nil)
-	_ backend.Lifecycle = (*Workspace)(nil)
-)

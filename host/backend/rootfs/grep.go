@@ -181,7 +181,4 @@ func (v *grepVisitor) search(file *os.File, rel string) error {
 }
 
 // Interface guards
-var (
-	_ backend.Filesystem = (*FS)(nil)
-	_ visitor            = (*grepVisitor)(nil)
-)
+var _ visitor = (*grepVisitor)(nil)

@@ -259,6 +259,3 @@ func (l *lineReader) next(keep int) (line []byte, cut bool, err error) {
 		}
 	}
 }
-
-// Interface guards
-var _ backend.Filesystem = (*FS)(nil)

@@ -284,9 +284,3 @@ func (f *FS) openRegular(root int, op, p, rel string) (*os.File, *syscall.Stat_t
 	}
 	return os.NewFile(uintptr(fd), rel), &st, nil
 }
-
-// Interface guards
-var (
-	_ backend.Filesystem   = (*FS)(nil)
-	_ backend.PathResolver = (*FS)(nil)
-)

@@ -51,6 +51,12 @@ type FS struct {
 	dirMode  uint32
 }
 
+// Interface guards
+var (
+	_ backend.Filesystem   = (*FS)(nil)
+	_ backend.PathResolver = (*FS)(nil)
+)
+
 // New opens the directory root (which must exist) as a confined filesystem.
 func New(root string, opts Options) (*FS, error) {
 	const op = "rootfs"
@@ -300,6 +306,3 @@ func mapErr(op, p string, err error) error {
 	}
 	return &backend.Error{Kind: kind, Op: op, Path: p, Msg: msg}
 }
-
-// Interface guards
-var _ backend.Filesystem = (*FS)(nil)

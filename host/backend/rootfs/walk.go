@@ -260,7 +260,4 @@ func (v *globVisitor) file(e *entry) error {
 }
 
 // Interface guards
-var (
-	_ backend.Filesystem = (*FS)(nil)
-	_ visitor            = (*globVisitor)(nil)
-)
+var _ visitor = (*globVisitor)(nil)

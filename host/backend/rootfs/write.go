@@ -432,6 +432,3 @@ func removeEntries(ctx context.Context, dir *os.File, depth int) (int, error) {
 		}
 	}
 }
-
-// Interface guards
-var _ backend.Filesystem = (*FS)(nil)

@@ -312,22 +312,9 @@ func (p *Plugin) toolNames() []string {
 	return names
 }
 
-// decodeStrict decodes one JSON value into v, refusing unknown fields and
-// anything but whitespace after the value. It runs on every call's answer
-// and every host-function request: the trailing check looks at the bytes
-// themselves rather than asking the decoder (dec.More), which would read
-// on into a second buffer, and which lets a stray ']' or '}' through.
-func decodeStrict(b []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if len(bytes.TrimSpace(b[dec.InputOffset():])) > 0 {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
-}
+// decodeStrict is backend.DecodeStrict: a guest's answer has no field
+// the host does not know, and nothing after it.
+func decodeStrict(b []byte, v any) error { return backend.DecodeStrict(b, v) }
 
 // pad8 pads JSON with trailing spaces to a multiple of 8 bytes. Guests
 // copy Extism blocks 8 bytes per host call and the remainder byte by byte,

@@ -151,38 +151,61 @@ func (r *Runtime) Load(ctx context.Context, src Source) (*Plugin, error) {
 	if closed {
 		return nil, errorf(name, "load", backend.ErrUnavailable, "the plugin runtime is closed")
 	}
-	data, err := readModule(name, src)
+	p, data, grants, err := r.verify(name, src)
 	if err != nil {
 		return nil, err
+	}
+	if err := r.compile(ctx, p, data, src.Config); err != nil {
+		return nil, err
+	}
+	if err := r.admit(ctx, p, grants, src.Bundled); err != nil {
+		p.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	r.log.LogAttrs(ctx, slog.LevelDebug, "plugin.loaded", slog.String("plugin", p.name),
+		slog.String("kind", p.desc.Kind), slog.String("sha256", p.sha), slog.Any("granted", p.desc.Granted))
+	return p, nil
+}
+
+// verify reads the module and checks it before anything runs: its pinned
+// digest, the grants it is given, that it is WebAssembly importing only
+// wai's host functions, and that it exports the describe function every
+// wai plugin has. It returns the plugin as far as known, and the module.
+func (r *Runtime) verify(name string, src Source) (*Plugin, []byte, capSet, error) {
+	data, err := readModule(name, src)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	sum := sha256.Sum256(data)
 	digest := hex.EncodeToString(sum[:])
 	if want := strings.ToLower(strings.TrimSpace(src.SHA256)); want != "" && want != digest {
-		return nil, errorf(name, "load", backend.ErrInvalid,
+		return nil, nil, nil, errorf(name, "load", backend.ErrInvalid,
 			"sha256 is %s but config pins %s: the file changed; if you trust the new file, update sha256 in its [[plugins]] entry", digest, want)
 	}
 	grants, err := parseCaps(name, "grants", src.Grants)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-
 	info, err := inspectModule(data)
 	if err != nil {
-		return nil, &Error{Plugin: name, Op: "load", Kind: backend.ErrInvalid, Msg: "not a valid WebAssembly module", Cause: err}
+		return nil, nil, nil, &Error{Plugin: name, Op: "load", Kind: backend.ErrInvalid, Msg: "not a valid WebAssembly module", Cause: err}
 	}
 	imports, err := checkImports(name, info)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	exports := info.exports
-	if !exports[exportDescribe] {
-		return nil, errorf(name, "load", backend.ErrInvalid, "does not export %s: it is not a wai plugin (docs/ABI.md)", exportDescribe)
+	if !info.exports[exportDescribe] {
+		return nil, nil, nil, errorf(name, "load", backend.ErrInvalid, "does not export %s: it is not a wai plugin (docs/ABI.md)", exportDescribe)
 	}
-	p := &Plugin{rt: r, name: name, sha: digest, imports: imports, exports: exports}
+	return &Plugin{rt: r, name: name, sha: digest, imports: imports, exports: info.exports}, data, grants, nil
+}
+
+// compile compiles the module for p and readies its shared instance pool.
+func (r *Runtime) compile(ctx context.Context, p *Plugin, data []byte, config map[string]string) error {
 	manifest := extism.Manifest{
 		Wasm:   []extism.Wasm{extism.WasmData{Data: data, Name: "main"}},
 		Memory: &extism.ManifestMemory{MaxPages: r.opts.MemoryLimitPages, MaxVarBytes: 64 << 10},
-		Config: src.Config,
+		Config: config,
 		// Timeout stays zero: deadlines come from the call's context, and
 		// interruption is configured on the runtime directly.
 	}
@@ -195,24 +218,29 @@ func (r *Runtime) Load(ctx context.Context, src Source) (*Plugin, error) {
 		EnableWasi:    true,
 	}, p.hostFunctions())
 	if err != nil {
-		return nil, &Error{Plugin: name, Op: "load", Kind: backend.ErrInvalid, Msg: "cannot compile", Cause: err}
+		return &Error{Plugin: p.name, Op: "load", Kind: backend.ErrInvalid, Msg: "cannot compile", Cause: err}
 	}
 	p.compiled = compiled
 	p.shared = newPool(p, "", r.opts.PoolSize)
 	if !r.addPool(p.shared) {
 		p.Close(context.WithoutCancel(ctx))
-		return nil, errorf(name, "load", backend.ErrUnavailable, "the plugin runtime was closed while loading")
+		return errorf(p.name, "load", backend.ErrUnavailable, "the plugin runtime was closed while loading")
 	}
+	return nil
+}
 
+// admit asks the compiled plugin to describe itself, checks what it
+// imports against what it declares and was granted, and registers it
+// with the runtime. The caller closes p on error.
+func (r *Runtime) admit(ctx context.Context, p *Plugin, grants capSet, bundled bool) error {
+	loadName := p.name // the name the plugin is loaded by, until it describes itself
 	desc, err := p.describe(ctx)
 	if err != nil {
-		p.Close(context.WithoutCancel(ctx))
-		return nil, err
+		return err
 	}
-	granted, err := grant(desc, grants, src.Bundled, imports)
+	granted, err := grant(desc, grants, bundled, p.imports)
 	if err != nil {
-		p.Close(context.WithoutCancel(ctx))
-		return nil, err
+		return err
 	}
 	desc.Granted = granted.list()
 	p.desc = desc
@@ -220,16 +248,12 @@ func (r *Runtime) Load(ctx context.Context, src Source) (*Plugin, error) {
 	p.name = desc.Name
 
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.closed {
-		r.mu.Unlock()
-		p.Close(context.WithoutCancel(ctx))
-		return nil, errorf(name, "load", backend.ErrUnavailable, "the plugin runtime was closed while loading")
+		return errorf(loadName, "load", backend.ErrUnavailable, "the plugin runtime was closed while loading")
 	}
 	r.plugins[p] = struct{}{}
-	r.mu.Unlock()
-	r.log.LogAttrs(ctx, slog.LevelDebug, "plugin.loaded", slog.String("plugin", p.name),
-		slog.String("kind", desc.Kind), slog.String("sha256", digest), slog.Any("granted", desc.Granted))
-	return p, nil
+	return nil
 }
 
 func (r *Runtime) forget(p *Plugin) {

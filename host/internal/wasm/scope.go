@@ -9,9 +9,10 @@ import (
 	"github.com/wai-dev/wai/host/backend"
 )
 
-// ErrSessionBusy: a tool call waited until its deadline for one of its
-// session's other calls to finish (Options.SessionConcurrentCalls). The
-// error also matches the context's own error.
+// ErrSessionBusy is the error of a tool call that waited until its
+// deadline for one of its session's other calls to finish
+// (Options.SessionConcurrentCalls). The error also matches the context's
+// own error.
 var ErrSessionBusy = errors.New("session has too many tool calls running")
 
 // Scope holds the plugin instances of one session. An instance created

@@ -16,12 +16,12 @@
 package rules
 
 import (
-	"encoding/json"
 	"fmt"
 	"path"
 	"sort"
 	"strings"
 
+	"github.com/wai-dev/wai/policies/internal/plugconf"
 	"github.com/wai-dev/wai/policies/internal/shellparse"
 )
 
@@ -34,12 +34,7 @@ type Config struct {
 // ParseConfig decodes a JSON config strictly.
 func ParseConfig(raw []byte) (Config, error) {
 	var c Config
-	if len(raw) == 0 || string(raw) == "null" {
-		return c, nil
-	}
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if err := plugconf.Decode(raw, &c); err != nil {
 		return c, fmt.Errorf("allowlist config: %v (keys: commands)", err)
 	}
 	return c, nil

@@ -12,10 +12,10 @@
 package rules
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/wai-dev/wai/policies/internal/plugconf"
 	"github.com/wai-dev/wai/policies/internal/shellparse"
 )
 
@@ -81,12 +81,7 @@ type Config struct {
 // ParseConfig decodes a JSON config strictly; empty input is the default.
 func ParseConfig(raw []byte) (Config, error) {
 	var c Config
-	if len(raw) == 0 || string(raw) == "null" {
-		return c, nil
-	}
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if err := plugconf.Decode(raw, &c); err != nil {
 		return c, fmt.Errorf("blocklist config: %v (keys: patterns, extra_patterns, max_command_bytes, disable_rules)", err)
 	}
 	return c, nil

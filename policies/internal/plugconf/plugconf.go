@@ -6,7 +6,9 @@
 package plugconf
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 )
 
 // Object collects keys from get into a JSON object. A value that is not
@@ -30,4 +32,23 @@ func Object(keys []string, get func(string) (string, bool)) []byte {
 	}
 	b, _ := json.Marshal(m)
 	return b
+}
+
+// Decode decodes a policy's JSON config into v strictly: a key v does not
+// have, or anything after the object, is an error. Empty input and null
+// leave v as it is (its defaults). It is the one strict decoder of the
+// policies, which may not import the host's.
+func Decode(raw []byte, v any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
 }

@@ -22,12 +22,12 @@ const (
 // shell output, so "/workspace/x" means "x".
 const workspacePrefix = "/workspace"
 
-// The messages are sentences for the model, worded as weakincentives' VFS
-// tools word them (models learn them), hence capitals and full stops.
-//
 // Normalize returns p as a relative, slash-separated path ("" is the
 // workspace root), or an error whose message the model can act on. field
 // names the parameter in messages.
+//
+// The messages are sentences for the model, worded as weakincentives' VFS
+// tools word them (models learn them), hence capitals and full stops.
 func Normalize(field, p string) (string, error) {
 	s := p
 	if s == workspacePrefix || strings.HasPrefix(s, workspacePrefix+"/") {

@@ -1,4 +1,4 @@
-package host
+package config
 
 import (
 	"errors"
@@ -13,11 +13,12 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 )
 
-// fileConfig is the TOML shape of Config: snake_case keys, limits as their
-// own table. Keeping it apart lets Config hold backend.Limits as is.
+// fileConfig is the TOML shape of File: snake_case keys, limits as their
+// own table. Keeping it apart lets host.Config hold backend.Limits as is.
 type fileConfig struct {
 	Backend            string                    `toml:"backend"`
 	Fallback           string                    `toml:"fallback"`
@@ -86,15 +87,14 @@ type fileMCPToken struct {
 	User      string `toml:"user"`
 }
 
-// LoadConfig reads a configuration file over DefaultConfig and validates
-// it. With path "", it reads ./wai.toml, else
+// Load reads a configuration file over Default and validates it. With path "", it reads ./wai.toml, else
 // $XDG_CONFIG_HOME/wai/config.toml (~/.config when unset), else returns the
 // defaults. A path that is given must exist.
 //
 // Unknown keys are errors naming the key and its line: a misspelt limit
 // silently left at its default is exactly the mistake a sandbox config must
 // not allow.
-func LoadConfig(path string) (Config, error) {
+func Load(path string) (File, error) {
 	if path == "" {
 		for _, p := range defaultConfigPaths() {
 			if _, err := os.Stat(p); err == nil {
@@ -103,23 +103,23 @@ func LoadConfig(path string) (Config, error) {
 			}
 		}
 		if path == "" {
-			cfg := DefaultConfig()
-			return cfg, cfg.Validate()
+			f := Default()
+			return f, f.Validate()
 		}
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return Config{}, backend.Errorf(backend.ErrNotFound, "config", path, "no such file: check --config, or remove it to use ./wai.toml or the defaults")
+			return File{}, backend.Errorf(backend.ErrNotFound, "config", path, "no such file: check --config, or remove it to use ./wai.toml or the defaults")
 		}
-		return Config{}, backend.Errorf(backend.ErrInvalid, "config", path, "cannot read: %v", err)
+		return File{}, backend.Errorf(backend.ErrInvalid, "config", path, "cannot read: %v", err)
 	}
-	cfg, err := ParseConfig(data)
+	f, err := Parse(data)
 	if err != nil {
-		return Config{}, relabel(err, path)
+		return File{}, relabel(err, path)
 	}
-	cfg.Path = path
-	return cfg, nil
+	f.Path = path
+	return f, nil
 }
 
 // relabel puts the file name into a config error that was built without it.
@@ -157,13 +157,13 @@ func defaultConfigPaths() []string {
 	return paths
 }
 
-// ParseConfig decodes TOML over DefaultConfig and validates the result.
-func ParseConfig(data []byte) (Config, error) {
-	def := DefaultConfig()
-	fc := toFile(def)
+// Parse decodes TOML over Default and validates the result.
+func Parse(data []byte) (File, error) {
+	def := Default()
+	fc := fromFile(def)
 	md, err := toml.NewDecoder(strings.NewReader(string(data))).Decode(&fc)
 	if err != nil {
-		return Config{}, backend.Errorf(backend.ErrInvalid, "config", "", "%v%s", err, tomlAdvice(err))
+		return File{}, backend.Errorf(backend.ErrInvalid, "config", "", "%v%s", err, tomlAdvice(err))
 	}
 	var errs []error
 	for _, k := range topUndecoded(backendKeysDecoded(md.Undecoded())) {
@@ -177,11 +177,11 @@ func ParseConfig(data []byte) (Config, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return Config{}, errors.Join(errs...)
+		return File{}, errors.Join(errs...)
 	}
-	cfg := fc.toConfig()
-	cfg.backendLines = backendKeyLines(data, md)
-	return cfg, cfg.Validate()
+	f := fc.toFile()
+	f.backendLines = backendKeyLines(data, md)
+	return f, f.Validate()
 }
 
 // backendKeysDecoded drops the keys inside a [backends.NAME] table from the
@@ -223,10 +223,10 @@ func backendKeyLines(data []byte, md toml.MetaData) map[string]int {
 // backendKeyLine returns the line of the first key of table
 // [backends.NAME] whose last element is field ("" when none is known): a
 // backend's parser names only the field it refused, not where it is.
-func (c Config) backendKeyLine(name, field string) int {
+func (f File) backendKeyLine(name, field string) int {
 	prefix := "backends." + name + "."
 	best := 0
-	for k, n := range c.backendLines {
+	for k, n := range f.backendLines {
 		if !strings.HasPrefix(k, prefix) {
 			continue
 		}
@@ -317,10 +317,11 @@ func keyLine(data []byte, md toml.MetaData, key toml.Key) int {
 	return 0
 }
 
-func toFile(c Config) fileConfig {
+func fromFile(f File) fileConfig {
+	c := f.Config
 	l := c.Limits
 	fc := fileConfig{
-		Backend: c.Backend, Fallback: c.Fallback, StateDir: c.StateDir, PluginDir: c.PluginDir,
+		Backend: c.Backend, Fallback: c.Fallback, StateDir: c.StateDir, PluginDir: f.PluginDir,
 		AuditLog: c.AuditLog, SessionIdleTimeout: c.SessionIdleTimeout, ReadBeforeWrite: c.ReadBeforeWrite,
 		PolicyTimeout: c.PolicyTimeout,
 		Limits: fileLimits{
@@ -336,7 +337,7 @@ func toFile(c Config) fileConfig {
 		Backends:        map[string]map[string]any{},
 		BundledTools:    append([]string{}, c.BundledTools...),
 		DefaultPolicies: append([]string{}, c.DefaultPolicies...),
-		MCP:             fileMCP{HTTPAddr: c.MCP.HTTPAddr, TokenEnv: c.MCP.TokenEnv, MaxSessions: c.MCP.MaxSessions},
+		MCP:             fileMCP{HTTPAddr: f.MCP.HTTPAddr, TokenEnv: f.MCP.TokenEnv, MaxSessions: f.MCP.MaxSessions},
 	}
 	for k, v := range c.ToolTimeouts {
 		fc.ToolTimeouts[k] = v
@@ -347,7 +348,7 @@ func toFile(c Config) fileConfig {
 	for _, p := range c.Plugins {
 		fc.Plugins = append(fc.Plugins, filePlugin(p))
 	}
-	for _, t := range c.MCP.Tokens {
+	for _, t := range f.MCP.Tokens {
 		fc.MCP.Tokens = append(fc.MCP.Tokens, fileMCPToken(t))
 	}
 	for _, p := range c.Policies {
@@ -356,10 +357,10 @@ func toFile(c Config) fileConfig {
 	return fc
 }
 
-func (fc fileConfig) toConfig() Config {
+func (fc fileConfig) toFile() File {
 	l := fc.Limits
-	c := Config{
-		Backend: fc.Backend, Fallback: fc.Fallback, StateDir: fc.StateDir, PluginDir: fc.PluginDir,
+	c := host.Config{
+		Backend: fc.Backend, Fallback: fc.Fallback, StateDir: fc.StateDir,
 		AuditLog: fc.AuditLog, SessionIdleTimeout: fc.SessionIdleTimeout, ReadBeforeWrite: fc.ReadBeforeWrite,
 		PolicyTimeout: fc.PolicyTimeout,
 		Limits: backend.Limits{
@@ -373,22 +374,23 @@ func (fc fileConfig) toConfig() Config {
 		ToolTimeouts:    fc.ToolTimeouts,
 		DisabledTools:   nonNil(fc.DisabledTools),
 		Backends:        fc.Backends,
-		Plugins:         []PluginConfig{},
-		Policies:        []PolicyConfig{},
+		Plugins:         []host.PluginConfig{},
+		Policies:        []host.PolicyConfig{},
 		BundledTools:    nonNil(fc.BundledTools),
 		DefaultPolicies: nonNil(fc.DefaultPolicies),
-		MCP:             MCPConfig{HTTPAddr: fc.MCP.HTTPAddr, TokenEnv: fc.MCP.TokenEnv, MaxSessions: fc.MCP.MaxSessions},
 	}
 	for _, p := range fc.Plugins {
-		c.Plugins = append(c.Plugins, PluginConfig(p))
-	}
-	for _, t := range fc.MCP.Tokens {
-		c.MCP.Tokens = append(c.MCP.Tokens, MCPToken(t))
+		c.Plugins = append(c.Plugins, host.PluginConfig(p))
 	}
 	for _, p := range fc.Policies {
-		c.Policies = append(c.Policies, PolicyConfig(p))
+		c.Policies = append(c.Policies, host.PolicyConfig(p))
 	}
-	return c
+	f := File{Config: c, PluginDir: fc.PluginDir,
+		MCP: MCP{HTTPAddr: fc.MCP.HTTPAddr, TokenEnv: fc.MCP.TokenEnv, MaxSessions: fc.MCP.MaxSessions}}
+	for _, t := range fc.MCP.Tokens {
+		f.MCP.Tokens = append(f.MCP.Tokens, MCPToken(t))
+	}
+	return f
 }
 
 func nonNil(s []string) []string {

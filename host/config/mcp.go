@@ -1,4 +1,4 @@
-package host
+package config
 
 import (
 	"fmt"
@@ -6,6 +6,26 @@ import (
 
 	"github.com/wai-dev/wai/host/backend"
 )
+
+// MCP configures `wai serve` ([mcp]).
+type MCP struct {
+	HTTPAddr string // streamable HTTP listen address
+	TokenEnv string // environment variable holding a bearer token (no user)
+	// Tokens are the bearer tokens HTTP clients may present, each with the
+	// user its sessions run as. With none (and TokenEnv unset), `wai serve
+	// --http` creates a token in the state directory.
+	Tokens []MCPToken
+	// MaxSessions caps the MCP sessions one server holds at once.
+	MaxSessions int
+}
+
+// MCPToken is one [[mcp.tokens]] entry: a secret, inline or in a file
+// only its owner can read, and the user whose sessions it opens.
+type MCPToken struct {
+	Token     string
+	TokenFile string
+	User      string
+}
 
 // DefaultMCPMaxSessions is mcp.max_sessions when the config does not set
 // it: each session may start a container, so a server holds a bounded
@@ -33,7 +53,7 @@ func CheckMCPToken(what, token string) error {
 	return nil
 }
 
-func (m MCPConfig) validate(path string) []error {
+func (m MCP) validate(path string) []error {
 	var errs []error
 	bad := func(format string, args ...any) {
 		errs = append(errs, backend.Errorf(backend.ErrInvalid, "config", path, format, args...))

@@ -1,14 +1,14 @@
-package host_test
+package config_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/host/config"
 )
 
 func TestMCPConfigLoad(t *testing.T) {
-	cfg, err := host.ParseConfig([]byte(`
+	cfg, err := config.Parse([]byte(`
 [mcp]
 max_sessions = 3
 
@@ -23,11 +23,11 @@ user = "bob"
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []host.MCPToken{{Token: "0123456789abcdef-alice", User: "alice"}, {TokenFile: "/etc/wai/bob.token", User: "bob"}}
+	want := []config.MCPToken{{Token: "0123456789abcdef-alice", User: "alice"}, {TokenFile: "/etc/wai/bob.token", User: "bob"}}
 	if cfg.MCP.MaxSessions != 3 || len(cfg.MCP.Tokens) != 2 || cfg.MCP.Tokens[0] != want[0] || cfg.MCP.Tokens[1] != want[1] {
 		t.Errorf("mcp: %+v", cfg.MCP)
 	}
-	if def := host.DefaultConfig(); def.MCP.MaxSessions != 64 {
+	if def := config.Default(); def.MCP.MaxSessions != 64 {
 		t.Errorf("default max_sessions %d, want 64", def.MCP.MaxSessions)
 	}
 }
@@ -46,7 +46,7 @@ func TestMCPConfigRefusals(t *testing.T) {
 		{"zero sessions", "[mcp]\nmax_sessions = 0", "max_sessions is 0"},
 		{"unknown key", "[[mcp.tokens]]\ntoken = \"0123456789abcdef\"\nusr = \"a\"", "usr"},
 	} {
-		_, err := host.ParseConfig([]byte(tc.toml))
+		_, err := config.Parse([]byte(tc.toml))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: want an error saying %q, got %v", tc.name, tc.want, err)
 			continue

@@ -1,10 +1,11 @@
-package host
+package config
 
 import (
 	"context"
 	"os"
 	"path/filepath"
 
+	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/internal/wasm"
 )
 
@@ -17,7 +18,7 @@ type PluginInfo struct {
 	Name    string
 	Version string
 	Kind    string // "tool" or "policy"
-	Tools   []Tool
+	Tools   []host.Tool
 	// Capabilities are those the plugin declares (what a [[plugins]]
 	// entry would have to grant).
 	Capabilities []string
@@ -31,7 +32,7 @@ type PluginInfo struct {
 // would be, granted what it declares, so a plugin asking for capabilities
 // loads — asks it to describe itself, and unloads it. Nothing is called
 // but wai_describe. The compilation cache under cfg's state_dir is used.
-func InspectPlugin(ctx context.Context, cfg Config, path string) (PluginInfo, error) {
+func InspectPlugin(ctx context.Context, cfg host.Config, path string) (PluginInfo, error) {
 	var opts wasm.Options
 	if dir, err := cfg.ResolvedStateDir(); err == nil {
 		if os.MkdirAll(filepath.Join(dir, "wasm"), 0o700) == nil {
@@ -52,9 +53,9 @@ func InspectPlugin(ctx context.Context, cfg Config, path string) (PluginInfo, er
 	info := PluginInfo{Path: path, SHA256: p.SHA256(), ABI: d.ABI, Name: d.Name, Version: d.Version, Kind: d.Kind,
 		Capabilities: d.Capabilities, Actions: d.Actions, Imports: p.Imports()}
 	for _, s := range d.Tools {
-		t := Tool{Name: s.Name, Plugin: d.Name, Description: s.Description, InputSchema: s.InputSchema, OutputSchema: s.OutputSchema}
+		t := host.Tool{Name: s.Name, Plugin: d.Name, Description: s.Description, InputSchema: s.InputSchema, OutputSchema: s.OutputSchema}
 		if a := s.Annotations; a != nil {
-			t.Annotations = &ToolAnnotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
+			t.Annotations = &host.ToolAnnotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
 				IdempotentHint: a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}
 		}
 		info.Tools = append(info.Tools, t)

@@ -1,4 +1,4 @@
-package host
+package config
 
 import (
 	"strings"
@@ -28,7 +28,7 @@ func TestTOMLAdvice(t *testing.T) {
 		"backend = \"host\"\n[backend.podman]\nimage = \"x\"\n": `line 2: Key 'backend' was already created as a hash. (a [backend.…] header makes "backend" a table, but it is a plain key; did you mean [backends.…]?`,
 		"backend = podman\n": `expected value but found "podman" instead (TOML strings need quotes: key = "value")`,
 	} {
-		_, err := ParseConfig([]byte(data))
+		_, err := Parse([]byte(data))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: want an error containing %q, got %v", data, want, err)
 		}

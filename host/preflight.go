@@ -1,0 +1,35 @@
+package host
+
+import (
+	"context"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// Preflight runs the preflight checks of every linked-in backend that has
+// them (backend.Preflighter), in name order, each with its table of the
+// configuration, as the kernel would open it: whether this machine can
+// run the backend, and how to fix what it lacks. Nothing is opened. A
+// backend whose table cannot even be checked is a *BackendError among
+// errs; the others' checks are returned all the same.
+func (k *Kernel) Preflight(ctx context.Context) (checks []backend.Check, errs []error) {
+	for _, name := range backend.Registered() {
+		if err := ctx.Err(); err != nil {
+			return checks, append(errs, err)
+		}
+		opts, err := k.backendOptions(name)
+		if err != nil {
+			errs = append(errs, &BackendError{Backend: name, Err: err})
+			continue
+		}
+		c, ok, err := backend.Preflight(ctx, name, opts)
+		if !ok {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, &BackendError{Backend: name, Err: k.atConfigLine(name, err)})
+		}
+		checks = append(checks, c...)
+	}
+	return checks, errs
+}

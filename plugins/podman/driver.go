@@ -1,0 +1,34 @@
+package podman
+
+import (
+	"context"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+func init() { backend.RegisterDriver("podman", driver{}) }
+
+// driver opens the backend and checks, without opening it, whether this
+// machine can run it (wai preflight). In a build without the Podman
+// bindings both say how to build them in.
+type driver struct{}
+
+// Interface guards
+var (
+	_ backend.Driver      = driver{}
+	_ backend.Preflighter = driver{}
+)
+
+func (driver) Open(ctx context.Context, opts backend.Options) (backend.Backend, error) {
+	return open(ctx, opts)
+}
+
+// Preflight runs Preflight on the configuration opts carries, resolved as
+// New would resolve it.
+func (driver) Preflight(ctx context.Context, opts backend.Options) ([]backend.Check, error) {
+	cfg, err := ParseConfig(opts.Config, opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	return Preflight(ctx, cfg), nil
+}
