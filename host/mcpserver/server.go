@@ -229,14 +229,12 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 				// sends no response for a cancelled request.
 				return nil, ctx.Err()
 			}
-			if protocolError(err) {
-				// Params the schema refuses are the caller's protocol
-				// mistake, reported as JSON-RPC invalid params so a
-				// client library surfaces it as such.
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
-			}
-			// Refusals and an unavailable sandbox are answers the model
-			// must read to change course, so they are tool errors.
+			// Params the schema refuses, refusals and an unavailable
+			// sandbox are all answers the model must read to change
+			// course, so they are tool results with isError (MCP
+			// 2025-11-25, SEP-1303): many hosts never show the model a
+			// JSON-RPC error. Only an unknown tool (unknownTool) and a
+			// malformed request stay JSON-RPC errors.
 			return toolError(err), nil
 		}
 		out := &mcp.CallToolResult{
@@ -251,9 +249,8 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 }
 
 // protocolError reports whether err is the kernel refusing the call itself
-// (params failing the schema, an unknown tool) rather than something the
-// tool ran into, such as a command over a limit, which the model must read
-// as a tool error to change course.
+// (an unknown tool, params failing the schema) rather than something the
+// tool ran into.
 func protocolError(err error) bool {
 	var be *backend.Error
 	if !errors.As(err, &be) || be.Op != "call" {

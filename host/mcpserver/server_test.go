@@ -207,13 +207,18 @@ func TestStdioListAndCall(t *testing.T) {
 		t.Errorf("a command over the limit: %+v %q", res, text(res))
 	}
 
-	// Protocol mistakes are JSON-RPC errors.
-	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": 5}})
-	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams ||
-		!strings.Contains(rpcErr.Message, `field /name: want string, got integer 5`) || !strings.Contains(rpcErr.Message, "hello takes {") {
-		t.Errorf("params failing the schema: want the field, why, and what the tool takes; got %v", err)
+	// Params a known tool's schema refuses are a tool result the model
+	// reads (SEP-1303), with the field, why, and what the tool takes.
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": 5}})
+	if err != nil || !res.IsError || !strings.Contains(text(res), `field /name: want string, got integer 5`) || !strings.Contains(text(res), "hello takes {") {
+		t.Errorf("params failing the schema: want an isError result naming the field, why, and what the tool takes; got %v %+v", err, res)
 	}
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": "x", "nope": 1}})
+	if err != nil || !res.IsError || !strings.Contains(text(res), "nope") {
+		t.Errorf("an unknown param: want an isError result naming it; got %v %+v", err, res)
+	}
+	// An unknown tool stays a JSON-RPC error.
+	var rpcErr *jsonrpc.Error
 	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}})
 	if !errors.As(err, &rpcErr) || !strings.Contains(rpcErr.Message, "no_such_tool") {
 		t.Errorf("unknown tool: %v", err)

@@ -46,6 +46,10 @@ try {
   check(!res.isError && text(res).includes("hi from ts"), `shell_execute: ${text(res)}`);
   const sc = res.structuredContent ?? {};
   check(sc.exit_code === 0, `shell_execute structured content: ${JSON.stringify(sc)}`);
+  // Params the schema refuses come back as a tool result the model reads
+  // (isError with the explanation), not as a JSON-RPC error (SEP-1303).
+  res = await client.callTool({ name: "shell_execute", arguments: { command: 5 } });
+  check(res.isError && text(res).includes("command"), `invalid params: want an isError result, got ${JSON.stringify(res)}`);
   res = await client.callTool({ name: "shell_execute", arguments: { command: ["id", "-u"] } });
   check(!res.isError, `id -u: ${text(res)}`);
 

@@ -1,0 +1,36 @@
+package mcpserver_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A call the client cancels gets no response (MCP cancellation): the SDK
+// answers it with error code 0, and the stdio transport drops that answer.
+// Its command is killed, and the session serves on.
+func TestCancelledCallGetsNoResponse(t *testing.T) {
+	r := newRawStdio(t, newServer(t))
+	r.initialize("2025-06-18")
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run","arguments":{"shell":"sleep 29.3"}}}`)
+	time.Sleep(time.Second) // let the command start
+	r.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"test"}}`)
+	// The cancelled call returns within moments; give it far longer before
+	// the ping whose answer ends the wait, so an answer to 2 comes first.
+	time.Sleep(5 * time.Second)
+	r.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	for {
+		line, v := r.answer()
+		if v["id"] == float64(2) {
+			t.Fatalf("the cancelled call was answered: %s", brief(line))
+		}
+		if v["id"] == float64(3) {
+			break
+		}
+	}
+	r.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run","arguments":{"shell":"ps -eo args | grep -c '[s]leep 29.3' || true"}}}`)
+	line, v := r.answer()
+	if v["id"] != float64(4) || !strings.Contains(line, `"text":"0`) {
+		t.Errorf("after the cancel: want the sleep gone (count 0); got %s", brief(line))
+	}
+}
