@@ -136,7 +136,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Kernel, error) {
 		k.audit = f
 		handler = newTeeHandler(handler, slog.NewJSONHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	k.log = slog.New(handler)
+	k.log = slog.New(&sinkHandler{next: handler})
 
 	if err := k.load(ctx, o); err != nil {
 		_ = k.closePlugins(context.WithoutCancel(ctx))

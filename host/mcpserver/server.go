@@ -74,6 +74,7 @@ type Server struct {
 type client struct {
 	user string
 	ws   *host.Session // opened on the first tool call
+	log  *clientLog    // the kernel's events for this client (MCP logging)
 }
 
 // New builds a server offering every tool of k. The kernel's tool set is
@@ -110,7 +111,10 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 		// workspace that lives across calls, which the sessionless
 		// 2026-07-28 protocol has no place for. Clients negotiate down.
 		SupportedProtocolVersions: sessionVersions(),
-		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:   &mcp.ToolCapabilities{},
+			Logging: &mcp.LoggingCapabilities{},
+		},
 	})
 	for _, t := range k.Tools() {
 		tool, err := toMCPTool(t)
@@ -120,7 +124,7 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 		s.mcp.AddTool(tool, s.handler(t.Name))
 		s.tools[t.Name] = true
 	}
-	s.mcp.AddReceivingMiddleware(s.admit, s.unknownTool)
+	s.mcp.AddReceivingMiddleware(s.admit, s.watchLevel, s.unknownTool)
 	return s, nil
 }
 
@@ -220,7 +224,12 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		defer context.AfterFunc(s.stopCalls, cancel)()
-		pctx, stop := s.progress(ctx, req)
+		var steps backend.ProgressFunc
+		if c := s.clientOf(req.Session); c != nil {
+			ctx = host.WithEventSink(ctx, c.log)
+			steps = c.log.step(ctx)
+		}
+		pctx, stop := s.progress(ctx, req, steps)
 		res, err := s.k.Call(pctx, ws.Name(), tool, args)
 		stop()
 		if err != nil {
