@@ -46,7 +46,7 @@ func BenchmarkPolicyChainExec(b *testing.B) {
 		k := benchKernel(b, cfg)
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			if err := k.chain.check(ctx, benchExecs[i%len(benchExecs)]); err != nil {
+			if err := k.chain.check(ctx, benchExecs[i%len(benchExecs)], nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -59,7 +59,7 @@ func BenchmarkPolicyChainExec(b *testing.B) {
 		k := benchKernel(b, cfg)
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			if err := k.chain.check(ctx, benchExecs[i%len(benchExecs)]); err != nil {
+			if err := k.chain.check(ctx, benchExecs[i%len(benchExecs)], nil); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -48,7 +48,7 @@ func (g *guardedShell) run(ctx context.Context, limits func() error, check Check
 	if err := limits(); err != nil {
 		return backend.ExecResult{}, err
 	}
-	if err := s.k.chain.check(ctx, s.checkRequest(ctx, check)); err != nil {
+	if err := s.check(ctx, check); err != nil {
 		return backend.ExecResult{}, err
 	}
 	ws, fellBack, err := s.workspace(ctx)
@@ -186,6 +186,12 @@ func (s *Session) checkRequest(ctx context.Context, req CheckRequest) CheckReque
 	req.Session = s.spec.Session
 	req.Tool = callTool(ctx)
 	return req
+}
+
+// check passes req through the policy chain; a policy that asks is put to
+// the session's Approver.
+func (s *Session) check(ctx context.Context, req CheckRequest) error {
+	return s.k.chain.check(ctx, s.checkRequest(ctx, req), s.askPerson)
 }
 
 // Interface guards

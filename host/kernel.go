@@ -197,6 +197,10 @@ type SessionOptions struct {
 	Keep bool
 	// Tools, when not nil, are the only tools Call runs for the session.
 	Tools []string
+	// Approver asks a person when a policy answers ask; nil treats ask
+	// as deny (with the policy's reason and the config key that would
+	// allow the action).
+	Approver Approver
 }
 
 // Session returns the named session of opts.User, creating it if needed.
@@ -239,6 +243,7 @@ func (k *Kernel) Session(ctx context.Context, name string, opts SessionOptions) 
 		return s, nil
 	}
 	s := newSession(k, spec, opts.Tools)
+	s.approver = opts.Approver
 	s.loadReads(ctx)
 	k.sessions[key] = s
 	k.log.LogAttrs(ctx, slog.LevelDebug, "session.created", slog.String("session", key), slog.String("user", user), slog.Bool("keep", opts.Keep))

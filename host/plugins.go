@@ -103,7 +103,7 @@ func (w wasmPolicy) Name() string { return w.p.Describe().Name }
 
 func (w wasmPolicy) Check(ctx context.Context, req CheckRequest) (Decision, error) {
 	d, err := w.p.Check(ctx, wasm.CheckRequest(req))
-	return Decision{Allow: d.Allow, Reason: d.Reason}, err
+	return Decision{Allow: d.Allow, Ask: d.Ask, Reason: d.Reason, ConfigKey: d.ConfigKey}, err
 }
 
 // judges reports whether the policy asked to see action.

@@ -166,7 +166,13 @@ func (s *Server) session(ctx context.Context, ss *mcp.ServerSession) (*host.Sess
 	// An empty name gives a fresh random one: MCP session ids are chosen
 	// by the transport (and empty on stdio), and a workspace name must
 	// never let one client land in another's workspace.
-	ws, err := s.k.Session(ctx, "", host.SessionOptions{User: c.user})
+	opts := host.SessionOptions{User: c.user}
+	if e := elicitorFor(ss); e != nil {
+		// Policies that ask are put to the person at this client;
+		// without elicitation the kernel denies them.
+		opts.Approver = e
+	}
+	ws, err := s.k.Session(ctx, "", opts)
 	if err != nil {
 		return nil, err
 	}
