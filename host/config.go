@@ -57,6 +57,11 @@ type Config struct {
 	// ToolTimeouts maps a tool name to its deadline; "default" applies to
 	// tools not named. A caller can shorten a deadline, never extend it.
 	ToolTimeouts map[string]time.Duration
+	// SoftTimeouts gives command tools a soft timeout ([soft_timeouts.TOOL]):
+	// when a command of the tool has run that long, a person is asked
+	// whether to extend it, else Unattended decides; HardCap always stops
+	// it. Tools not named have none.
+	SoftTimeouts map[string]SoftTimeout
 	// DisabledTools are never offered nor callable.
 	DisabledTools []string
 	// Backends holds each backend's own table ([backends.NAME]), passed to
@@ -78,6 +83,28 @@ type Config struct {
 	// built in Go.
 	backendLines map[string]int
 }
+
+// SoftTimeout is one tool's [soft_timeouts.TOOL] table.
+type SoftTimeout struct {
+	// After is the soft timeout. A command's own timeout (the model's
+	// parameter, or the tool's default) can only shorten it.
+	After time.Duration
+	// ExtendBy is each extension (0 means After).
+	ExtendBy time.Duration
+	// HardCap stops the command however often it was extended; only
+	// the config sets it, and it must lie within limits.max_timeout.
+	HardCap time.Duration
+	// Unattended is what happens at the soft timeout when nobody can be
+	// asked (a client without elicitation, the CLI): SoftStop (the
+	// default) or SoftAutoExtend (extend up to HardCap).
+	Unattended string
+}
+
+// What a soft timeout does when nobody can be asked.
+const (
+	SoftStop       = "stop"
+	SoftAutoExtend = "auto_extend"
+)
 
 // PluginConfig is one [[plugins]] entry: a tool plugin from a file.
 type PluginConfig struct {
@@ -227,6 +254,20 @@ func (c Config) Validate() error {
 	for tool, d := range c.ToolTimeouts {
 		if d <= 0 {
 			bad("tool_timeouts.%s must be positive, got %s", tool, d)
+		}
+	}
+	for tool, st := range c.SoftTimeouts {
+		switch {
+		case st.After <= 0:
+			bad("soft_timeouts.%s.after must be positive, got %s", tool, st.After)
+		case st.HardCap < st.After:
+			bad("soft_timeouts.%s.hard_cap (%s) must be at least after (%s)", tool, st.HardCap, st.After)
+		case st.HardCap > c.Limits.MaxTimeout:
+			bad("soft_timeouts.%s.hard_cap (%s) must not exceed limits.max_timeout (%s)", tool, st.HardCap, c.Limits.MaxTimeout)
+		case st.ExtendBy < 0:
+			bad("soft_timeouts.%s.extend_by must not be negative, got %s", tool, st.ExtendBy)
+		case st.Unattended != "" && st.Unattended != SoftStop && st.Unattended != SoftAutoExtend:
+			bad("soft_timeouts.%s.unattended must be %q or %q, got %q", tool, SoftStop, SoftAutoExtend, st.Unattended)
 		}
 	}
 	// Whether disabled_tools names tools that exist is checked when the

@@ -19,23 +19,24 @@ import (
 // fileConfig is the TOML shape of Config: snake_case keys, limits as their
 // own table. Keeping it apart lets Config hold backend.Limits as is.
 type fileConfig struct {
-	Backend            string                    `toml:"backend"`
-	Fallback           string                    `toml:"fallback"`
-	StateDir           string                    `toml:"state_dir"`
-	PluginDir          string                    `toml:"plugin_dir"`
-	AuditLog           string                    `toml:"audit_log"`
-	SessionIdleTimeout time.Duration             `toml:"session_idle_timeout"`
-	ReadBeforeWrite    bool                      `toml:"read_before_write"`
-	PolicyTimeout      time.Duration             `toml:"policy_timeout"`
-	Limits             fileLimits                `toml:"limits"`
-	ToolTimeouts       map[string]time.Duration  `toml:"tool_timeouts"`
-	DisabledTools      []string                  `toml:"disabled_tools"`
-	Backends           map[string]map[string]any `toml:"backends"`
-	Plugins            []filePlugin              `toml:"plugins"`
-	Policies           []filePolicy              `toml:"policies"`
-	BundledTools       []string                  `toml:"bundled_tools"`
-	DefaultPolicies    []string                  `toml:"default_policies"`
-	MCP                fileMCP                   `toml:"mcp"`
+	Backend            string                     `toml:"backend"`
+	Fallback           string                     `toml:"fallback"`
+	StateDir           string                     `toml:"state_dir"`
+	PluginDir          string                     `toml:"plugin_dir"`
+	AuditLog           string                     `toml:"audit_log"`
+	SessionIdleTimeout time.Duration              `toml:"session_idle_timeout"`
+	ReadBeforeWrite    bool                       `toml:"read_before_write"`
+	PolicyTimeout      time.Duration              `toml:"policy_timeout"`
+	Limits             fileLimits                 `toml:"limits"`
+	ToolTimeouts       map[string]time.Duration   `toml:"tool_timeouts"`
+	SoftTimeouts       map[string]fileSoftTimeout `toml:"soft_timeouts"`
+	DisabledTools      []string                   `toml:"disabled_tools"`
+	Backends           map[string]map[string]any  `toml:"backends"`
+	Plugins            []filePlugin               `toml:"plugins"`
+	Policies           []filePolicy               `toml:"policies"`
+	BundledTools       []string                   `toml:"bundled_tools"`
+	DefaultPolicies    []string                   `toml:"default_policies"`
+	MCP                fileMCP                    `toml:"mcp"`
 }
 
 type fileLimits struct {
@@ -53,6 +54,13 @@ type fileLimits struct {
 	// Not backend limits: the kernel's bounds on plugin instances.
 	SessionConcurrentCalls int   `toml:"session_concurrent_calls"`
 	PluginMemoryBudget     int64 `toml:"plugin_memory_budget"`
+}
+
+type fileSoftTimeout struct {
+	After      time.Duration `toml:"after"`
+	ExtendBy   time.Duration `toml:"extend_by"`
+	HardCap    time.Duration `toml:"hard_cap"`
+	Unattended string        `toml:"unattended"`
 }
 
 type filePlugin struct {
@@ -263,6 +271,8 @@ func isDurationKey(k toml.Key) bool {
 		return strings.HasSuffix(k[1], "_timeout")
 	case len(k) == 2 && k[0] == "tool_timeouts":
 		return true
+	case len(k) == 3 && k[0] == "soft_timeouts":
+		return k[2] != "unattended"
 	}
 	return false
 }
@@ -338,6 +348,12 @@ func toFile(c Config) fileConfig {
 	for k, v := range c.ToolTimeouts {
 		fc.ToolTimeouts[k] = v
 	}
+	for k, v := range c.SoftTimeouts {
+		if fc.SoftTimeouts == nil {
+			fc.SoftTimeouts = map[string]fileSoftTimeout{}
+		}
+		fc.SoftTimeouts[k] = fileSoftTimeout(v)
+	}
 	for k, v := range c.Backends {
 		fc.Backends[k] = v
 	}
@@ -374,6 +390,12 @@ func (fc fileConfig) toConfig() Config {
 		BundledTools:    nonNil(fc.BundledTools),
 		DefaultPolicies: nonNil(fc.DefaultPolicies),
 		MCP:             MCPConfig{HTTPAddr: fc.MCP.HTTPAddr, TokenEnv: fc.MCP.TokenEnv, MaxSessions: fc.MCP.MaxSessions},
+	}
+	for k, v := range fc.SoftTimeouts {
+		if c.SoftTimeouts == nil {
+			c.SoftTimeouts = map[string]SoftTimeout{}
+		}
+		c.SoftTimeouts[k] = SoftTimeout(v)
 	}
 	for _, p := range fc.Plugins {
 		c.Plugins = append(c.Plugins, PluginConfig(p))

@@ -15,10 +15,18 @@ import (
 type guardedShell struct{ s *Session }
 
 func (g *guardedShell) Execute(ctx context.Context, req backend.ExecRequest) (backend.ExecResult, error) {
+	shown := req.Shell
+	if shown == "" {
+		shown = joinArgv(req.Argv)
+	}
+	var soft *softPlan
+	req.Timeout, soft = g.s.softTimeout(ctx, req.Timeout, shown)
 	limits := func() error { _, err := g.s.k.cfg.Limits.CheckExec(req); return err }
 	check := CheckRequest{Action: ActionShellExec, Command: req.Command(), Shell: req.Shell, Cwd: req.Cwd, EnvKeys: envKeys(req.Env)}
 	return g.run(ctx, limits, check, "exec", req.Command(), func(sh backend.Shell) (backend.ExecResult, error) {
-		return sh.Execute(ctx, req)
+		rctx, finish := soft.start(ctx)
+		defer finish()
+		return sh.Execute(rctx, req)
 	})
 }
 
@@ -27,10 +35,14 @@ func (g *guardedShell) ExecuteScript(ctx context.Context, req backend.ScriptRequ
 	if interp == "" {
 		interp = backend.DefaultInterpreter
 	}
+	var soft *softPlan
+	req.Timeout, soft = g.s.softTimeout(ctx, req.Timeout, "a "+interp+" script")
 	limits := func() error { _, err := g.s.k.cfg.Limits.CheckScript(req); return err }
 	check := CheckRequest{Action: ActionShellScript, Command: []string{interp}, Script: req.Script, Cwd: req.Cwd, EnvKeys: envKeys(req.Env)}
 	return g.run(ctx, limits, check, "script", []string{interp, "<script>"}, func(sh backend.Shell) (backend.ExecResult, error) {
-		return sh.ExecuteScript(ctx, req)
+		rctx, finish := soft.start(ctx)
+		defer finish()
+		return sh.ExecuteScript(rctx, req)
 	})
 }
 

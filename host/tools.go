@@ -244,6 +244,13 @@ func (k *Kernel) call(ctx context.Context, session, tool string, params json.Raw
 	defer done()
 
 	timeout := k.cfg.ToolTimeout(tool)
+	var soft *softCall
+	if st, ok := k.cfg.SoftTimeouts[tool]; ok {
+		// The call must outlive its commands' hard cap, or a command
+		// extended past the tool's deadline would lose its result.
+		timeout = max(timeout, st.HardCap+softCallMargin)
+		ctx, soft = withSoftCall(ctx, st)
+	}
 	bound := fmt.Sprintf("its deadline of %s (tool_timeouts in the config sets it)", timeout)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
 		bound = "the caller's deadline"
@@ -268,11 +275,20 @@ func (k *Kernel) call(ctx context.Context, session, tool string, params json.Raw
 		return ToolResult{}, session, err
 	}
 	res := ToolResult{OK: r.OK, Message: r.Message, Value: r.Value, Sandboxed: s.sandboxedOr(chosen.info.Sandboxed)}
+	if soft != nil {
+		if note := soft.summary(); note != "" {
+			res.Message = strings.TrimRight(res.Message, "\n") + "\n\n" + note
+		}
+	}
 	if !res.Sandboxed && e.runsCommands {
 		res.Message = strings.TrimRight(res.Message, "\n") + "\n\n" + unsandboxedNote(chosen.info)
 	}
 	return res, session, nil
 }
+
+// softCallMargin is how much longer than its commands' hard cap a call
+// with a soft timeout may take: the plugin still renders the result.
+const softCallMargin = 5 * time.Second
 
 // unsandboxedNote ends the message of every result of a command tool in
 // an unsandboxed session: the model must not believe in a sandbox it does

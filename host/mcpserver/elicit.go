@@ -92,3 +92,23 @@ func (e *elicitor) Approve(ctx context.Context, req host.ApprovalRequest) (host.
 
 // Interface guards
 var _ host.Approver = (*elicitor)(nil)
+
+// Extend implements host.Extender: a command past its soft timeout.
+func (e *elicitor) Extend(ctx context.Context, req host.ExtendRequest) (bool, error) {
+	extend := "extend by " + seconds(req.By)
+	msg := fmt.Sprintf("wai: `%s` has run %s; %s or stop?\n(It is stopped at the hard cap, %s from now, whatever the answer; its output so far is kept either way.)",
+		req.Command, seconds(req.Ran), extend, seconds(req.Left))
+	ans, err := e.choose(ctx, msg, "Extend or stop?", []string{extend, "stop"})
+	if err != nil {
+		return false, err
+	}
+	return ans == extend, nil
+}
+
+// seconds renders d for a person: "60 s", "1.5 s".
+func seconds(d time.Duration) string {
+	return fmt.Sprintf("%g s", d.Round(100*time.Millisecond).Seconds())
+}
+
+// Interface guards
+var _ host.Extender = (*elicitor)(nil)
