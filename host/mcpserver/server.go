@@ -57,7 +57,10 @@ type Server struct {
 	mcp   *mcp.Server
 	opts  Options
 	tools map[string]bool // the kernel's tools, fixed when it is built
-	log   *slog.Logger
+	// linked are the tools whose results link the file they wrote;
+	// mutating, those that may change files (not read-only).
+	linked, mutating map[string]bool
+	log              *slog.Logger
 
 	// stopCalls ends every running call when the server shuts down: the
 	// SDK closes a session only once its calls have returned.
@@ -75,6 +78,11 @@ type client struct {
 	user string
 	ws   *host.Session // opened on the first tool call
 	log  *clientLog    // the kernel's events for this client (MCP logging)
+	// watched are the workspace files the client subscribed to, as they
+	// were when last announced; announcing, those whose update is being
+	// sent to it (guarded by Server.mu).
+	watched    map[string]fileState
+	announcing map[string]bool
 }
 
 // New builds a server offering every tool of k. The kernel's tool set is
@@ -112,9 +120,12 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 		// 2026-07-28 protocol has no place for. Clients negotiate down.
 		SupportedProtocolVersions: sessionVersions(),
 		Capabilities: &mcp.ServerCapabilities{
-			Tools:   &mcp.ToolCapabilities{},
-			Logging: &mcp.LoggingCapabilities{},
+			Tools:     &mcp.ToolCapabilities{},
+			Logging:   &mcp.LoggingCapabilities{},
+			Resources: &mcp.ResourceCapabilities{Subscribe: true},
 		},
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: s.unsubscribe,
 	})
 	for _, t := range k.Tools() {
 		tool, err := toMCPTool(t)
@@ -124,7 +135,9 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 		s.mcp.AddTool(tool, s.handler(t.Name))
 		s.tools[t.Name] = true
 	}
-	s.mcp.AddReceivingMiddleware(s.admit, s.watchLevel, s.unknownTool)
+	s.addResources()
+	s.mcp.AddReceivingMiddleware(s.admit, s.watchLevel, s.listResources, s.unknownTool)
+	s.mcp.AddSendingMiddleware(s.onlyOwnUpdates)
 	return s, nil
 }
 
@@ -232,6 +245,9 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 		pctx, stop := s.progress(ctx, req, steps)
 		res, err := s.k.Call(pctx, ws.Name(), tool, args)
 		stop()
+		if s.mutating[tool] && ctx.Err() == nil {
+			s.announceChanges(ctx, req.Session)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				// Cancelled by the client (or it went away): the SDK
@@ -252,6 +268,9 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 		}
 		if v := structured(res.Value); v != nil {
 			out.StructuredContent = v
+		}
+		if l := s.link(tool, res.Value); l != nil && res.OK {
+			out.Content = append(out.Content, l)
 		}
 		return out, nil
 	}
