@@ -123,6 +123,7 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 			Tools:     &mcp.ToolCapabilities{},
 			Logging:   &mcp.LoggingCapabilities{},
 			Resources: &mcp.ResourceCapabilities{Subscribe: true},
+			Prompts:   &mcp.PromptCapabilities{},
 		},
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: s.unsubscribe,
@@ -136,6 +137,7 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 		s.tools[t.Name] = true
 	}
 	s.addResources()
+	s.addPrompts()
 	s.mcp.AddReceivingMiddleware(s.admit, s.watchLevel, s.listResources, s.unknownTool)
 	s.mcp.AddSendingMiddleware(s.onlyOwnUpdates)
 	return s, nil
