@@ -140,6 +140,10 @@ type MCPConfig struct {
 	Tokens []MCPToken
 	// MaxSessions caps the MCP sessions one server holds at once.
 	MaxSessions int
+	// ClientRoots are the host directories under which an MCP client's
+	// roots may be copied into its workspace when its session opens
+	// (never mounted); empty ignores client roots.
+	ClientRoots []string
 }
 
 // MCPToken is one [[mcp.tokens]] entry: a secret, inline or in a file
@@ -254,6 +258,11 @@ func (c Config) Validate() error {
 	for tool, d := range c.ToolTimeouts {
 		if d <= 0 {
 			bad("tool_timeouts.%s must be positive, got %s", tool, d)
+		}
+	}
+	for i, r := range c.MCP.ClientRoots {
+		if !filepath.IsAbs(r) {
+			bad("mcp.client_roots[%d] %q must be an absolute path", i, r)
 		}
 	}
 	for tool, st := range c.SoftTimeouts {

@@ -84,6 +84,7 @@ type fileMCP struct {
 	TokenEnv    string         `toml:"token_env"`
 	Tokens      []fileMCPToken `toml:"tokens"`
 	MaxSessions int            `toml:"max_sessions"`
+	ClientRoots []string       `toml:"client_roots"`
 }
 
 type fileMCPToken struct {
@@ -343,7 +344,7 @@ func toFile(c Config) fileConfig {
 		Backends:        map[string]map[string]any{},
 		BundledTools:    append([]string{}, c.BundledTools...),
 		DefaultPolicies: append([]string{}, c.DefaultPolicies...),
-		MCP:             fileMCP{HTTPAddr: c.MCP.HTTPAddr, TokenEnv: c.MCP.TokenEnv, MaxSessions: c.MCP.MaxSessions},
+		MCP:             fileMCP{HTTPAddr: c.MCP.HTTPAddr, TokenEnv: c.MCP.TokenEnv, MaxSessions: c.MCP.MaxSessions, ClientRoots: c.MCP.ClientRoots},
 	}
 	for k, v := range c.ToolTimeouts {
 		fc.ToolTimeouts[k] = v
@@ -389,7 +390,7 @@ func (fc fileConfig) toConfig() Config {
 		Policies:        []PolicyConfig{},
 		BundledTools:    nonNil(fc.BundledTools),
 		DefaultPolicies: nonNil(fc.DefaultPolicies),
-		MCP:             MCPConfig{HTTPAddr: fc.MCP.HTTPAddr, TokenEnv: fc.MCP.TokenEnv, MaxSessions: fc.MCP.MaxSessions},
+		MCP:             MCPConfig{HTTPAddr: fc.MCP.HTTPAddr, TokenEnv: fc.MCP.TokenEnv, MaxSessions: fc.MCP.MaxSessions, ClientRoots: fc.MCP.ClientRoots},
 	}
 	for k, v := range fc.SoftTimeouts {
 		if c.SoftTimeouts == nil {

@@ -83,6 +83,9 @@ type client struct {
 	// sent to it (guarded by Server.mu).
 	watched    map[string]fileState
 	announcing map[string]bool
+	// roots copies the client's roots into its workspace once, before
+	// its first call runs.
+	roots sync.Once
 }
 
 // New builds a server offering every tool of k. The kernel's tool set is
@@ -232,6 +235,10 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 		if err != nil {
 			return toolError(err), nil
 		}
+		var rootsNote string
+		if c := s.clientOf(req.Session); c != nil {
+			c.roots.Do(func() { rootsNote = s.copyRoots(ctx, req.Session, ws) })
+		}
 		args := req.Params.Arguments
 		if len(args) == 0 || string(args) == "null" {
 			args = json.RawMessage(`{}`)
@@ -273,6 +280,9 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 		}
 		if l := s.link(tool, res.Value); l != nil && res.OK {
 			out.Content = append(out.Content, l)
+		}
+		if rootsNote != "" {
+			out.Content = append(out.Content, &mcp.TextContent{Text: rootsNote})
 		}
 		return out, nil
 	}

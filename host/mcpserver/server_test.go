@@ -80,11 +80,16 @@ func newServer(t *testing.T) *mcpserver.Server {
 // the stdio framing (newline-delimited JSON-RPC), as a subprocess would.
 func stdioClient(t *testing.T, s *mcpserver.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
+	return connectClient(t, s, mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts))
+}
+
+// connectClient connects c to s over the stdio framing.
+func connectClient(t *testing.T, s *mcpserver.Server, c *mcp.Client) *mcp.ClientSession {
+	t.Helper()
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()
 	done := make(chan error, 1)
 	go func() { done <- s.Run(context.Background(), &mcp.IOTransport{Reader: sr, Writer: sw}) }()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
 	cs, err := c.Connect(context.Background(), &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
 	if err != nil {
 		t.Fatal(err)
