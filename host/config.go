@@ -84,28 +84,6 @@ type Config struct {
 	backendLines map[string]int
 }
 
-// SoftTimeout is one tool's [soft_timeouts.TOOL] table.
-type SoftTimeout struct {
-	// After is the soft timeout. A command's own timeout (the model's
-	// parameter, or the tool's default) can only shorten it.
-	After time.Duration
-	// ExtendBy is each extension (0 means After).
-	ExtendBy time.Duration
-	// HardCap stops the command however often it was extended; only
-	// the config sets it, and it must lie within limits.max_timeout.
-	HardCap time.Duration
-	// Unattended is what happens at the soft timeout when nobody can be
-	// asked (a client without elicitation, the CLI): SoftStop (the
-	// default) or SoftAutoExtend (extend up to HardCap).
-	Unattended string
-}
-
-// What a soft timeout does when nobody can be asked.
-const (
-	SoftStop       = "stop"
-	SoftAutoExtend = "auto_extend"
-)
-
 // PluginConfig is one [[plugins]] entry: a tool plugin from a file.
 type PluginConfig struct {
 	Name   string // optional; checked against the plugin's own name
@@ -260,25 +238,7 @@ func (c Config) Validate() error {
 			bad("tool_timeouts.%s must be positive, got %s", tool, d)
 		}
 	}
-	for i, r := range c.MCP.ClientRoots {
-		if !filepath.IsAbs(r) {
-			bad("mcp.client_roots[%d] %q must be an absolute path", i, r)
-		}
-	}
-	for tool, st := range c.SoftTimeouts {
-		switch {
-		case st.After <= 0:
-			bad("soft_timeouts.%s.after must be positive, got %s", tool, st.After)
-		case st.HardCap < st.After:
-			bad("soft_timeouts.%s.hard_cap (%s) must be at least after (%s)", tool, st.HardCap, st.After)
-		case st.HardCap > c.Limits.MaxTimeout:
-			bad("soft_timeouts.%s.hard_cap (%s) must not exceed limits.max_timeout (%s)", tool, st.HardCap, c.Limits.MaxTimeout)
-		case st.ExtendBy < 0:
-			bad("soft_timeouts.%s.extend_by must not be negative, got %s", tool, st.ExtendBy)
-		case st.Unattended != "" && st.Unattended != SoftStop && st.Unattended != SoftAutoExtend:
-			bad("soft_timeouts.%s.unattended must be %q or %q, got %q", tool, SoftStop, SoftAutoExtend, st.Unattended)
-		}
-	}
+	errs = append(errs, c.validateMCPExtras()...)
 	// Whether disabled_tools names tools that exist is checked when the
 	// kernel has loaded them (checkToolNames): only then are they known.
 	for _, t := range c.DisabledTools {

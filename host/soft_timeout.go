@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wai-dev/wai/host/backend"
 )
 
 // Soft timeouts: a command of a tool with [soft_timeouts.TOOL] runs under
@@ -16,6 +19,60 @@ import (
 // deadline on the context the backend runs the command under, so the
 // backend ends it as a timeout and keeps its partial output; the hard cap
 // is the backend's own timer, which nothing extends.
+
+// SoftTimeout is one tool's [soft_timeouts.TOOL] table.
+type SoftTimeout struct {
+	// After is the soft timeout. A command's own timeout (the model's
+	// parameter, or the tool's default) can only shorten it.
+	After time.Duration
+	// ExtendBy is each extension (0 means After).
+	ExtendBy time.Duration
+	// HardCap stops the command however often it was extended; only
+	// the config sets it, and it must lie within limits.max_timeout.
+	HardCap time.Duration
+	// Unattended is what happens at the soft timeout when nobody can be
+	// asked (a client without elicitation, the CLI): SoftStop (the
+	// default) or SoftAutoExtend (extend up to HardCap).
+	Unattended string
+}
+
+// What a soft timeout does when nobody can be asked.
+const (
+	SoftStop       = "stop"
+	SoftAutoExtend = "auto_extend"
+)
+
+// validateMCPExtras checks [soft_timeouts.TOOL] and mcp.client_roots.
+func (c Config) validateMCPExtras() []error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, backend.Errorf(backend.ErrInvalid, "config", c.Path, format, args...))
+	}
+	for i, r := range c.MCP.ClientRoots {
+		if !filepath.IsAbs(r) {
+			bad("mcp.client_roots[%d] %q must be an absolute path", i, r)
+		}
+	}
+	for tool, st := range c.SoftTimeouts {
+		switch {
+		case st.After <= 0:
+			bad("soft_timeouts.%s.after must be positive, got %s", tool, st.After)
+		case st.HardCap < st.After:
+			bad("soft_timeouts.%s.hard_cap (%s) must be at least after (%s)", tool, st.HardCap, st.After)
+		case st.HardCap > c.Limits.MaxTimeout:
+			bad("soft_timeouts.%s.hard_cap (%s) must not exceed limits.max_timeout (%s)", tool, st.HardCap, c.Limits.MaxTimeout)
+		case st.ExtendBy < 0:
+			bad("soft_timeouts.%s.extend_by must not be negative, got %s", tool, st.ExtendBy)
+		case st.Unattended != "" && st.Unattended != SoftStop && st.Unattended != SoftAutoExtend:
+			bad("soft_timeouts.%s.unattended must be %q or %q, got %q", tool, SoftStop, SoftAutoExtend, st.Unattended)
+		}
+	}
+	return errs
+}
+
+// softCallMargin is how much longer than its commands' hard cap a call
+// with a soft timeout may take: the plugin still renders the result.
+const softCallMargin = 5 * time.Second
 
 // Extender is an optional ability of an Approver: asking a person whether
 // a command that passed its soft timeout may run longer.
@@ -54,6 +111,17 @@ func (sc *softCall) note(s string) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	sc.notes = append(sc.notes, s)
+}
+
+// appendSummary ends a call's message with what its soft timeouts did.
+func (sc *softCall) appendSummary(msg string) string {
+	if sc == nil {
+		return msg
+	}
+	if note := sc.summary(); note != "" {
+		return strings.TrimRight(msg, "\n") + "\n\n" + note
+	}
+	return msg
 }
 
 // summary is the line the call's result ends with, "" if nothing happened.

@@ -275,20 +275,12 @@ func (k *Kernel) call(ctx context.Context, session, tool string, params json.Raw
 		return ToolResult{}, session, err
 	}
 	res := ToolResult{OK: r.OK, Message: r.Message, Value: r.Value, Sandboxed: s.sandboxedOr(chosen.info.Sandboxed)}
-	if soft != nil {
-		if note := soft.summary(); note != "" {
-			res.Message = strings.TrimRight(res.Message, "\n") + "\n\n" + note
-		}
-	}
+	res.Message = soft.appendSummary(res.Message)
 	if !res.Sandboxed && e.runsCommands {
 		res.Message = strings.TrimRight(res.Message, "\n") + "\n\n" + unsandboxedNote(chosen.info)
 	}
 	return res, session, nil
 }
-
-// softCallMargin is how much longer than its commands' hard cap a call
-// with a soft timeout may take: the plugin still renders the result.
-const softCallMargin = 5 * time.Second
 
 // unsandboxedNote ends the message of every result of a command tool in
 // an unsandboxed session: the model must not believe in a sandbox it does
