@@ -39,6 +39,14 @@ try {
 
   let res = await client.callTool({ name: "write_file", arguments: { file_path: "hello.py", content: "print('hi from ts')\n" } });
   check(!res.isError, `write_file failed: ${text(res)}`);
+  // write_file links the file it wrote, and the workspace is readable as
+  // MCP resources.
+  const link = (res.content ?? []).find((c) => c.type === "resource_link");
+  check(link?.uri === "wai://workspace/hello.py", `write_file: no resource_link: ${JSON.stringify(res.content)}`);
+  const { resources } = await client.listResources();
+  check(resources.some((r) => r.uri === "wai://workspace/hello.py"), `resources/list: ${JSON.stringify(resources)}`);
+  const rr = await client.readResource({ uri: "wai://workspace/hello.py" });
+  check(rr.contents[0]?.text?.includes("hi from ts"), `resources/read: ${JSON.stringify(rr)}`);
   res = await client.callTool({ name: "read_file", arguments: { file_path: "hello.py" } });
   check(!res.isError && text(res).includes("hi from ts"), `read_file: ${text(res)}`);
   const read = text(res);
