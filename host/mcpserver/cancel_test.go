@@ -34,3 +34,16 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 		t.Errorf("after the cancel: want the sleep gone (count 0); got %s", brief(line))
 	}
 }
+
+// A call whose arguments are not an object is a malformed request, answered
+// with a JSON-RPC error; a well-formed call failing validation is a result.
+func TestMalformedCallIsAJSONRPCError(t *testing.T) {
+	r := newRawStdio(t, newServer(t))
+	r.initialize("2025-06-18")
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hello","arguments":[1]}}`)
+	r.wantError("array arguments", -32602, float64(2), "must be a JSON object")
+	r.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"hello","arguments":{"name":7}}}`)
+	if line, v := r.answer(); v["id"] != float64(3) || !strings.Contains(line, `"isError":true`) {
+		t.Errorf("a validation failure: want an isError result; got %s", brief(line))
+	}
+}

@@ -9,6 +9,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -231,6 +232,10 @@ func toMCPTool(t host.Tool) (*mcp.Tool, error) {
 // validation, with the kernel's messages.
 func (s *Server) handler(tool string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args, err := callArgs(req)
+		if err != nil {
+			return nil, err
+		}
 		ws, err := s.session(ctx, req.Session)
 		if err != nil {
 			return toolError(err), nil
@@ -238,10 +243,6 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 		var rootsNote string
 		if c := s.clientOf(req.Session); c != nil {
 			c.roots.Do(func() { rootsNote = s.copyRoots(ctx, req.Session, ws) })
-		}
-		args := req.Params.Arguments
-		if len(args) == 0 || string(args) == "null" {
-			args = json.RawMessage(`{}`)
 		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -286,6 +287,20 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 		}
 		return out, nil
 	}
+}
+
+// callArgs returns a call's arguments ({} for none). Arguments that are
+// not a JSON object make a malformed request, a JSON-RPC error: only a
+// well-formed call's validation failures are results the model reads.
+func callArgs(req *mcp.CallToolRequest) (json.RawMessage, error) {
+	args := bytes.TrimSpace(req.Params.Arguments)
+	if len(args) == 0 || string(args) == "null" {
+		return json.RawMessage(`{}`), nil
+	}
+	if args[0] != '{' {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: tools/call arguments must be a JSON object, such as {\"name\": \"value\"}"}
+	}
+	return args, nil
 }
 
 // protocolError reports whether err is the kernel refusing the call itself
