@@ -258,35 +258,44 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 		if s.mutating[tool] && ctx.Err() == nil {
 			s.announceChanges(ctx, req.Session)
 		}
+		if err != nil && ctx.Err() != nil {
+			// Cancelled by the client (or it went away): the stdio
+			// transport drops the SDK's answer to a cancelled request.
+			return nil, ctx.Err()
+		}
+		var out *mcp.CallToolResult
 		if err != nil {
-			if ctx.Err() != nil {
-				// Cancelled by the client (or it went away): the SDK
-				// sends no response for a cancelled request.
-				return nil, ctx.Err()
-			}
 			// Params the schema refuses, refusals and an unavailable
 			// sandbox are all answers the model must read to change
 			// course, so they are tool results with isError (MCP
 			// 2025-11-25, SEP-1303): many hosts never show the model a
 			// JSON-RPC error. Only an unknown tool (unknownTool) and a
 			// malformed request stay JSON-RPC errors.
-			return toolError(err), nil
-		}
-		out := &mcp.CallToolResult{
-			Content: []mcp.Content{&mcp.TextContent{Text: res.Message}},
-			IsError: !res.OK,
-		}
-		if v := structured(res.Value); v != nil {
-			out.StructuredContent = v
-		}
-		if l := s.link(tool, res.Value); l != nil && res.OK {
-			out.Content = append(out.Content, l)
+			out = toolError(err)
+		} else {
+			out = s.toResult(tool, res)
 		}
 		if rootsNote != "" {
 			out.Content = append(out.Content, &mcp.TextContent{Text: rootsNote})
 		}
 		return out, nil
 	}
+}
+
+// toResult is a kernel result as MCP: its message, its value as
+// structured content, and a resource_link to the file it wrote, if any.
+func (s *Server) toResult(tool string, res host.ToolResult) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: res.Message}},
+		IsError: !res.OK,
+	}
+	if v := structured(res.Value); v != nil {
+		out.StructuredContent = v
+	}
+	if l := s.link(tool, res.Value); l != nil && res.OK {
+		out.Content = append(out.Content, l)
+	}
+	return out
 }
 
 // callArgs returns a call's arguments ({} for none). Arguments that are
