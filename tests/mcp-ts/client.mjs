@@ -5,6 +5,7 @@
 // usage: node client.mjs WAI_BINARY [wai serve flags…]
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const [bin, ...serveArgs] = process.argv.slice(2);
 if (!bin) {
@@ -27,6 +28,8 @@ const transport = new StdioClientTransport({
   stderr: "inherit",
 });
 const client = new Client({ name: "wai-ts-test", version: "1.0.0" });
+const logs = [];
+client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { logs.push(n.params); });
 try {
   await client.connect(transport);
   const { tools } = await client.listTools();
@@ -61,7 +64,21 @@ try {
   res = await client.callTool({ name: "shell_execute", arguments: { command: ["id", "-u"] } });
   check(!res.isError, `id -u: ${text(res)}`);
 
-  console.log(JSON.stringify({ tools: names, read, uid: (res.structuredContent ?? {}).stdout?.trim() }));
+  const uid = (res.structuredContent ?? {}).stdout?.trim();
+
+  // Policy decisions reach the client as log notifications at the level
+  // it set, and nothing below it.
+  await client.setLoggingLevel("warning");
+  res = await client.callTool({ name: "shell_execute", arguments: { command: ["rm", "-rf", "/"] } });
+  check(res.isError, `rm -rf / was not refused: ${text(res)}`);
+  for (let i = 0; i < 100 && !logs.some((l) => l.data?.event === "policy.decision"); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const deny = logs.find((l) => l.data?.event === "policy.decision");
+  check(deny?.level === "warning" && deny.data.decision === "deny", `no policy deny logged at warning: ${JSON.stringify(logs)}`);
+  check(!logs.some((l) => ["debug", "info", "notice"].includes(l.level)), `log below the level set: ${JSON.stringify(logs)}`);
+
+  console.log(JSON.stringify({ tools: names, read, uid }));
   await client.close();
 } catch (err) {
   console.error(`mcp-ts: ${err?.stack ?? err}`);
