@@ -48,7 +48,7 @@ func BenchmarkPolicyChainExec(b *testing.B) {
 		k := benchKernel(b, cfg)
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			if err := k.chain.check(ctx, benchExecs[i%len(benchExecs)]); err != nil {
+			if err := k.chain.check(ctx, benchExecs[i%len(benchExecs)], nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -61,7 +61,7 @@ func BenchmarkPolicyChainExec(b *testing.B) {
 		k := benchKernel(b, cfg)
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			if err := k.chain.check(ctx, benchExecs[i%len(benchExecs)]); err != nil {
+			if err := k.chain.check(ctx, benchExecs[i%len(benchExecs)], nil); err != nil {
 				b.Fatal(err)
 			}
 		}

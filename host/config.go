@@ -66,6 +66,11 @@ type Config struct {
 	// ToolTimeouts maps a tool name to its deadline; "default" applies to
 	// tools not named. A caller can shorten a deadline, never extend it.
 	ToolTimeouts map[string]time.Duration
+	// SoftTimeouts gives command tools a soft timeout ([soft_timeouts.TOOL]):
+	// when a command of the tool has run that long, a person is asked
+	// whether to extend it, else Unattended decides; HardCap always stops
+	// it. Tools not named have none.
+	SoftTimeouts map[string]SoftTimeout
 	// DisabledTools are never offered nor callable.
 	DisabledTools []string
 	// Backends holds each backend's own table ([backends.NAME]), passed to
@@ -127,7 +132,9 @@ const (
 
 // BundledToolPlugins returns the tool plugins BundledTools may name; any
 // other tool plugin is loaded from its path with [[plugins]].
-func BundledToolPlugins() []string { return []string{"shell", "vfs", "python", "podman_shell", "jobs", "containers"} }
+func BundledToolPlugins() []string {
+	return []string{"shell", "vfs", "python", "podman_shell", "jobs", "containers"}
+}
 
 // containersToolTimeout bounds a containers call: its exec timeout
 // defaults to 300 s.
@@ -206,6 +213,7 @@ var configChecks = []func(Config) []error{
 	func(c Config) []error { return []error{c.Limits.Validate()} },
 	checkPluginLimits,
 	checkJobLimits,
+	checkSoftTimeouts,
 	checkTools,
 	checkBackendTables,
 	checkPlugins,

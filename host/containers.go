@@ -149,7 +149,7 @@ func (s *Session) Containers(ctx context.Context, req ContainerRequest) (Contain
 	if err != nil {
 		return resp, err
 	}
-	if err := s.k.chain.check(ctx, s.checkRequest(ctx, CheckRequest{Action: op, Container: &check})); err != nil {
+	if err := s.check(ctx, CheckRequest{Action: op, Container: &check}); err != nil {
 		return resp, err
 	}
 	start := time.Now()

@@ -58,7 +58,7 @@ func (g *guardedLifecycle) run(ctx context.Context, action string, f func(backen
 	}
 	defer done()
 	if action != "" {
-		if err := s.k.chain.check(ctx, s.checkRequest(ctx, CheckRequest{Action: action})); err != nil {
+		if err := s.check(ctx, CheckRequest{Action: action}); err != nil {
 			return backend.LifecycleState{}, err
 		}
 	}

@@ -71,7 +71,7 @@ func (g *guardedFS) enterMutation(ctx context.Context, op, action, path string, 
 			"the backend's filesystem cannot resolve paths (backend.PathResolver), which the policies judging %s need: use a backend that does (host, podman, mock)", action)
 	}
 	check := CheckRequest{Action: action, Path: path, ResolvedPath: resolved}
-	if err := s.k.chain.check(ctx, s.checkRequest(ctx, check)); err != nil {
+	if err := s.check(ctx, check); err != nil {
 		done()
 		return nil, "", nil, err
 	}

@@ -52,7 +52,7 @@ func (g *guardedJobs) StartJob(ctx context.Context, req backend.JobRequest) (bac
 		req.MaxRuntime = limit // a caller can shorten it, never extend it
 	}
 	check := CheckRequest{Action: ActionShellExec, Command: req.Command(), Shell: req.Shell, Cwd: req.Cwd, EnvKeys: envKeys(req.Env)}
-	if err := s.k.chain.check(ctx, s.checkRequest(ctx, check)); err != nil {
+	if err := s.check(ctx, check); err != nil {
 		return backend.JobInfo{}, err
 	}
 	jr, fellBack, err := g.runner(ctx, op)

@@ -18,10 +18,18 @@ func (g *guardedShell) Execute(ctx context.Context, req backend.ExecRequest) (ba
 	if req.Output == nil {
 		req.Output = liveOutput(ctx) // a tool call's front end (WithLiveOutput)
 	}
+	shown := req.Shell
+	if shown == "" {
+		shown = joinArgv(req.Argv)
+	}
+	var soft *softPlan
+	req.Timeout, soft = g.s.softTimeout(ctx, req.Timeout, shown)
 	limits := func() error { _, err := g.s.k.cfg.Limits.CheckExec(req); return err }
 	check := CheckRequest{Action: ActionShellExec, Command: req.Command(), Shell: req.Shell, Cwd: req.Cwd, EnvKeys: envKeys(req.Env)}
 	return g.run(ctx, limits, check, "exec", req.Command(), func(sh backend.Shell) (backend.ExecResult, error) {
-		return sh.Execute(ctx, req)
+		rctx, finish := soft.start(ctx)
+		defer finish()
+		return sh.Execute(rctx, req)
 	})
 }
 
@@ -33,10 +41,14 @@ func (g *guardedShell) ExecuteScript(ctx context.Context, req backend.ScriptRequ
 	if req.Output == nil {
 		req.Output = liveOutput(ctx)
 	}
+	var soft *softPlan
+	req.Timeout, soft = g.s.softTimeout(ctx, req.Timeout, "a "+interp+" script")
 	limits := func() error { _, err := g.s.k.cfg.Limits.CheckScript(req); return err }
 	check := CheckRequest{Action: ActionShellScript, Command: []string{interp}, Script: req.Script, Cwd: req.Cwd, EnvKeys: envKeys(req.Env)}
 	return g.run(ctx, limits, check, "script", []string{interp, "<script>"}, func(sh backend.Shell) (backend.ExecResult, error) {
-		return sh.ExecuteScript(ctx, req)
+		rctx, finish := soft.start(ctx)
+		defer finish()
+		return sh.ExecuteScript(rctx, req)
 	})
 }
 
@@ -54,7 +66,7 @@ func (g *guardedShell) run(ctx context.Context, limits func() error, check Check
 	if err := limits(); err != nil {
 		return backend.ExecResult{}, err
 	}
-	if err := s.k.chain.check(ctx, s.checkRequest(ctx, check)); err != nil {
+	if err := s.check(ctx, check); err != nil {
 		return backend.ExecResult{}, err
 	}
 	ws, fellBack, err := s.workspace(ctx)
@@ -192,6 +204,12 @@ func (s *Session) checkRequest(ctx context.Context, req CheckRequest) CheckReque
 	req.Session = s.spec.Session
 	req.Tool = callTool(ctx)
 	return req
+}
+
+// check passes req through the policy chain; a policy that asks is put to
+// the session's Approver.
+func (s *Session) check(ctx context.Context, req CheckRequest) error {
+	return s.k.chain.check(ctx, s.checkRequest(ctx, req), s.askPerson)
 }
 
 // Interface guards

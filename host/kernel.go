@@ -137,7 +137,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Kernel, error) {
 		k.audit = f
 		handler = newTeeHandler(handler, slog.NewJSONHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	k.log = slog.New(handler)
+	k.log = slog.New(&sinkHandler{next: handler})
 
 	if err := k.load(ctx, o); err != nil {
 		_ = k.closePlugins(context.WithoutCancel(ctx))
@@ -199,6 +199,10 @@ type SessionOptions struct {
 	Keep bool
 	// Tools, when not nil, are the only tools Call runs for the session.
 	Tools []string
+	// Approver asks a person when a policy answers ask; nil treats ask
+	// as deny (with the policy's reason and the config key that would
+	// allow the action).
+	Approver Approver
 }
 
 // Session returns the named session of opts.User, creating it if needed.
@@ -241,6 +245,7 @@ func (k *Kernel) Session(ctx context.Context, name string, opts SessionOptions) 
 		return s, nil
 	}
 	s := newSession(k, spec, opts.Tools)
+	s.approver = opts.Approver
 	s.loadReads(ctx)
 	k.sessions[key] = s
 	k.log.LogAttrs(ctx, slog.LevelDebug, "session.created", slog.String("session", key), slog.String("user", user), slog.Bool("keep", opts.Keep))

@@ -112,7 +112,7 @@ func (w wasmPolicy) Check(ctx context.Context, req CheckRequest) (Decision, erro
 		wr.Container = b
 	}
 	d, err := w.p.Check(ctx, wr)
-	return Decision{Allow: d.Allow, Reason: d.Reason}, err
+	return Decision{Allow: d.Allow, Ask: d.Ask, Reason: d.Reason, ConfigKey: d.ConfigKey}, err
 }
 
 // judges reports whether the policy asked to see action.

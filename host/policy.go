@@ -51,11 +51,22 @@ type CheckRequest struct {
 	Container *ContainerCheck `json:"container,omitempty"`
 }
 
-// Decision is a policy's answer.
+// Decision is a policy's answer: allow, deny, or (Ask) ask a person.
 type Decision struct {
-	Allow  bool
+	Allow bool
+	// Ask, with Allow false, asks a person to approve the action; Reason
+	// is then the question's why ("\"curl\" is not in the allowlist").
+	// Without an Approver to ask, it denies.
+	Ask    bool
 	Reason string
+	// ConfigKey optionally names the key of the policy's config that
+	// would allow the action without asking ("commands"); a deny's
+	// message points the operator to it.
+	ConfigKey string
 }
+
+// asker settles a policy's ask: nil error when a person approved.
+type asker func(ctx context.Context, policy string, req CheckRequest, d Decision) (outcome string, err error)
 
 // Policy decides whether an action may run. A Policy must be safe for
 // concurrent use. An error means the policy could not decide; the chain
@@ -75,8 +86,9 @@ type policyChain struct {
 // check returns nil when every policy allows, else an ErrPermission error
 // naming the policy and its reason. A policy that fails, panics or runs
 // past the per-check deadline denies: a broken guard must not open the
-// door.
-func (c *policyChain) check(ctx context.Context, req CheckRequest) error {
+// door. A policy that asks is settled by ask (nil: deny), outside the
+// policy's deadline, since a person takes their time.
+func (c *policyChain) check(ctx context.Context, req CheckRequest, ask asker) error {
 	for _, p := range c.policies {
 		if j, ok := p.(interface{ judges(string) bool }); ok && !j.judges(req.Action) {
 			continue
@@ -90,6 +102,12 @@ func (c *policyChain) check(ctx context.Context, req CheckRequest) error {
 			}
 			d = Decision{Reason: fmt.Sprintf("policy failed, denying: %v", err)}
 		}
+		if d.Ask && !d.Allow {
+			if err := c.settleAsk(ctx, p.Name(), req, d, ask, start); err != nil {
+				return err
+			}
+			continue
+		}
 		if !d.Allow {
 			if d.Reason == "" {
 				d.Reason = "no reason given"
@@ -100,6 +118,35 @@ func (c *policyChain) check(ctx context.Context, req CheckRequest) error {
 		c.event(ctx, slog.LevelDebug, p.Name(), req, d, time.Since(start))
 	}
 	return nil
+}
+
+// settleAsk asks a person about an action a policy asked about; nil means
+// approved. The ask and its outcome are one policy.decision event.
+func (c *policyChain) settleAsk(ctx context.Context, policy string, req CheckRequest, d Decision, ask asker, start time.Time) error {
+	if d.Reason == "" {
+		d.Reason = "no reason given"
+	}
+	outcome, err := "no_approver", askDenied(policy, req, d, "no one can be asked here")
+	if ask != nil {
+		outcome, err = ask(ctx, policy, req, d)
+	}
+	level := slog.LevelInfo
+	if err != nil {
+		level = slog.LevelWarn
+	}
+	c.event(ctx, level, policy, req, d, time.Since(start), slog.String("answer", outcome))
+	return err
+}
+
+// askDenied is the refusal of an action a policy asked about and no
+// person approved: the policy's reason, why, and the config key that
+// would allow it without asking.
+func askDenied(policy string, req CheckRequest, d Decision, why string) error {
+	fix := "the operator can allow it in the config of policy " + policy + " (wai.toml)"
+	if d.ConfigKey != "" {
+		fix = "the operator can allow it without asking with the key `" + d.ConfigKey + "` of policy " + policy + "'s config (wai.toml)"
+	}
+	return backend.Errorf(backend.ErrPermission, req.Action, subject(req), "denied by policy %s: %s; %s; %s", policy, d.Reason, why, fix)
 }
 
 // judges reports whether some policy of the chain judges action.
@@ -132,13 +179,16 @@ func (c *policyChain) ask(ctx context.Context, p Policy, req CheckRequest) (d De
 	return d, err
 }
 
-func (c *policyChain) event(ctx context.Context, level slog.Level, policy string, req CheckRequest, d Decision, dur time.Duration) {
+func (c *policyChain) event(ctx context.Context, level slog.Level, policy string, req CheckRequest, d Decision, dur time.Duration, extra ...slog.Attr) {
 	if !c.log.Enabled(ctx, level) {
 		return
 	}
 	decision := "deny"
-	if d.Allow {
+	switch {
+	case d.Allow:
 		decision = "allow"
+	case d.Ask:
+		decision = "ask"
 	}
 	attrs := []slog.Attr{slog.String("policy", policy), slog.String("action", req.Action),
 		slog.String("subject", subject(req)), slog.String("decision", decision),
@@ -147,6 +197,7 @@ func (c *policyChain) event(ctx context.Context, level slog.Level, policy string
 	if req.ResolvedPath != "" {
 		attrs = append(attrs, slog.String("resolved_path", req.ResolvedPath))
 	}
+	attrs = append(attrs, extra...)
 	c.log.LogAttrs(ctx, level, "policy.decision", attrs...)
 }
 

@@ -171,7 +171,7 @@ func TestPolicyCorpus(t *testing.T) {
 			for _, impl := range impls {
 				policy, _, _ := strings.Cut(impl, "/")
 				chain := &policyChain{policies: []Policy{policies[impl]}, timeout: DefaultConfig().PolicyTimeout, log: discardLogger()}
-				err := chain.check(context.Background(), req)
+				err := chain.check(context.Background(), req, nil)
 				got := "allow"
 				if err != nil {
 					if !errors.Is(err, backend.ErrPermission) {

@@ -75,8 +75,13 @@ func bundledPolicy(_ context.Context, name string, raw json.RawMessage) (Policy,
 		if err != nil {
 			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
 		}
-		return funcPolicy{name: name, check: func(r CheckRequest) (bool, string) {
-			return a.Check(allowrules.Request{Action: r.Action, Command: r.Command, Shell: r.Shell, Script: r.Script, EnvKeys: r.EnvKeys})
+		return decidingPolicy{name: name, decide: func(r CheckRequest) Decision {
+			v := a.Judge(allowrules.Request{Action: r.Action, Command: r.Command, Shell: r.Shell, Script: r.Script, EnvKeys: r.EnvKeys})
+			d := Decision{Allow: v.Allow, Ask: v.Ask, Reason: v.Reason}
+			if !v.Allow {
+				d.ConfigKey = allowrules.ConfigKey
+			}
+			return d
 		}}, nil
 	case "container_safety":
 		c, err := containergates.ParseConfig(raw)
@@ -118,5 +123,20 @@ func (p funcPolicy) Check(_ context.Context, req CheckRequest) (Decision, error)
 	return Decision{Allow: ok, Reason: reason}, nil
 }
 
+// decidingPolicy is a policy decided by Go code that may also ask.
+type decidingPolicy struct {
+	name   string
+	decide func(CheckRequest) Decision
+}
+
+func (p decidingPolicy) Name() string { return p.name }
+
+func (p decidingPolicy) Check(_ context.Context, req CheckRequest) (Decision, error) {
+	return p.decide(req), nil
+}
+
 // Interface guards
-var _ Policy = funcPolicy{}
+var (
+	_ Policy = funcPolicy{}
+	_ Policy = decidingPolicy{}
+)

@@ -40,6 +40,9 @@ type Session struct {
 
 	tools map[string]bool // nil: every tool
 
+	approver Approver  // asks a person when a policy asks; nil: deny
+	approved approvals // what the person approved for the session
+
 	// plugins holds the session's own Wasm plugin instances (nil when the
 	// kernel loads no plugin): thrown away on Close, never shared.
 	plugins *wasm.Scope

@@ -242,6 +242,13 @@ func (k *Kernel) call(ctx context.Context, session, tool string, params json.Raw
 	defer done()
 
 	timeout := k.cfg.ToolTimeout(tool)
+	var soft *softCall
+	if st, ok := k.cfg.SoftTimeouts[tool]; ok {
+		// The call must outlive its commands' hard cap, or a command
+		// extended past the tool's deadline would lose its result.
+		timeout = max(timeout, st.HardCap+softCallMargin)
+		ctx, soft = withSoftCall(ctx, st)
+	}
 	bound := fmt.Sprintf("its deadline of %s (tool_timeouts in the config sets it)", timeout)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
 		bound = "the caller's deadline"
@@ -269,6 +276,7 @@ func (k *Kernel) call(ctx context.Context, session, tool string, params json.Raw
 		return ToolResult{}, session, err
 	}
 	res := ToolResult{OK: r.OK, Message: r.Message, Value: r.Value, Sandboxed: s.sandboxedOr(chosen.info.Sandboxed)}
+	res.Message = soft.appendSummary(res.Message)
 	if !res.Sandboxed && e.runsCommands {
 		res.Message = strings.TrimRight(res.Message, "\n") + "\n\n" + unsandboxedNote(chosen.info)
 	}

@@ -201,6 +201,8 @@ func TestPolicyDispatch(t *testing.T) {
 			return Deny("no %s in %s", r.Command[0], r.Cwd)
 		case r.Shell == "panic":
 			panic("policy bug")
+		case len(r.Command) > 0 && r.Command[0] == "curl":
+			return Ask("commands", "%s is not listed", r.Command[0])
 		}
 		return Allow()
 	}, ActionShellExec, ActionFSRemove)
@@ -210,6 +212,7 @@ func TestPolicyDispatch(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"action":"shell.exec","command":["rm","-rf","/"],"cwd":"w"}`: `{"decision":"deny","reason":"no rm in w"}`,
 		`{"action":"shell.exec","command":["ls"]}`:                     `{"decision":"allow"}`,
+		`{"action":"shell.exec","command":["curl"]}`:                   `{"decision":"ask","reason":"curl is not listed","config_key":"commands"}`,
 		`{"action":"fs.remove","path":"x"}`:                            `{"decision":"deny","reason":"denied by policy p"}`,
 		`{"action":"shell.exec","shell":"panic"}`:                      `{"error":{"kind":"internal","message":"policy p panicked: policy bug"}}`,
 		`not json`: `{"error":{"kind":"invalid","message":"wai_check: bad input: invalid character 'o' in literal null (expecting 'u')"}}`,

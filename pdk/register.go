@@ -208,10 +208,17 @@ type ContainerCheck struct {
 	Count          int      `json:"count"` // the session's containers now
 }
 
-// Decision is a policy's answer.
+// Decision is a policy's answer: allow, deny, or ask a person.
 type Decision struct {
-	Allow  bool
+	Allow bool
+	// Ask asks a person to approve the action; Reason says why. Where
+	// nobody can be asked (a client without MCP elicitation, the CLI),
+	// the kernel denies it.
+	Ask    bool
 	Reason string
+	// ConfigKey optionally names the key of the policy's config that
+	// would allow the action without asking; refusals point to it.
+	ConfigKey string
 }
 
 // Allow allows the action.
@@ -220,6 +227,13 @@ func Allow() Decision { return Decision{Allow: true} }
 // Deny refuses the action; the reason reaches the caller.
 func Deny(format string, args ...any) Decision {
 	return Decision{Reason: fmt.Sprintf(format, args...)}
+}
+
+// Ask asks a person to approve the action (once, or for the session):
+// the reason is shown to them, and configKey (may be empty) names the
+// policy config key that would allow it without asking.
+func Ask(configKey, format string, args ...any) Decision {
+	return Decision{Ask: true, Reason: fmt.Sprintf(format, args...), ConfigKey: configKey}
 }
 
 // registry is the plugin being built by Declare, Tool and Policy.
@@ -383,8 +397,9 @@ func handleCall(input []byte) (out []byte) {
 }
 
 type wireDecision struct {
-	Decision string `json:"decision"`
-	Reason   string `json:"reason,omitempty"`
+	Decision  string `json:"decision"`
+	Reason    string `json:"reason,omitempty"`
+	ConfigKey string `json:"config_key,omitempty"`
 }
 
 // handleCheck answers wai_check. A panicking policy answers an error, which
@@ -403,10 +418,16 @@ func handleCheck(input []byte) (out []byte) {
 		}
 	}()
 	d := registry.policy(req)
-	w := wireDecision{Decision: "deny", Reason: d.Reason}
-	if d.Allow {
-		w.Decision = "allow"
-	} else if w.Reason == "" {
+	w := wireDecision{Decision: "deny", Reason: d.Reason, ConfigKey: d.ConfigKey}
+	switch {
+	case d.Allow:
+		w.Decision, w.ConfigKey = "allow", ""
+	case d.Ask:
+		w.Decision = "ask"
+		if w.Reason == "" {
+			w.Reason = "policy " + registry.name + " asks for approval"
+		}
+	case w.Reason == "":
 		w.Reason = "denied by policy " + registry.name
 	}
 	b, _ := json.Marshal(w)

@@ -86,7 +86,7 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			logger = slog.New(slog.NewTextHandler(std.err, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		}
 		mcp := kf.file.MCP
-		srv, err := mcpserver.New(k, mcpserver.Options{Name: "wai", Version: versionString(), Logger: logger, MaxSessions: mcp.MaxSessions})
+		srv, err := mcpserver.New(k, mcpserver.Options{Name: "wai", Version: versionString(), Logger: logger, MaxSessions: mcp.MaxSessions, ClientRoots: mcp.ClientRoots})
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}

@@ -20,23 +20,24 @@ import (
 // fileConfig is the TOML shape of File: snake_case keys, limits as their
 // own table. Keeping it apart lets host.Config hold backend.Limits as is.
 type fileConfig struct {
-	Backend            string                    `toml:"backend"`
-	Fallback           string                    `toml:"fallback"`
-	StateDir           string                    `toml:"state_dir"`
-	PluginDir          string                    `toml:"plugin_dir"`
-	AuditLog           string                    `toml:"audit_log"`
-	SessionIdleTimeout time.Duration             `toml:"session_idle_timeout"`
-	ReadBeforeWrite    bool                      `toml:"read_before_write"`
-	PolicyTimeout      time.Duration             `toml:"policy_timeout"`
-	Limits             fileLimits                `toml:"limits"`
-	ToolTimeouts       map[string]time.Duration  `toml:"tool_timeouts"`
-	DisabledTools      []string                  `toml:"disabled_tools"`
-	Backends           map[string]map[string]any `toml:"backends"`
-	Plugins            []filePlugin              `toml:"plugins"`
-	Policies           []filePolicy              `toml:"policies"`
-	BundledTools       []string                  `toml:"bundled_tools"`
-	DefaultPolicies    []string                  `toml:"default_policies"`
-	MCP                fileMCP                   `toml:"mcp"`
+	Backend            string                     `toml:"backend"`
+	Fallback           string                     `toml:"fallback"`
+	StateDir           string                     `toml:"state_dir"`
+	PluginDir          string                     `toml:"plugin_dir"`
+	AuditLog           string                     `toml:"audit_log"`
+	SessionIdleTimeout time.Duration              `toml:"session_idle_timeout"`
+	ReadBeforeWrite    bool                       `toml:"read_before_write"`
+	PolicyTimeout      time.Duration              `toml:"policy_timeout"`
+	Limits             fileLimits                 `toml:"limits"`
+	ToolTimeouts       map[string]time.Duration   `toml:"tool_timeouts"`
+	SoftTimeouts       map[string]fileSoftTimeout `toml:"soft_timeouts"`
+	DisabledTools      []string                   `toml:"disabled_tools"`
+	Backends           map[string]map[string]any  `toml:"backends"`
+	Plugins            []filePlugin               `toml:"plugins"`
+	Policies           []filePolicy               `toml:"policies"`
+	BundledTools       []string                   `toml:"bundled_tools"`
+	DefaultPolicies    []string                   `toml:"default_policies"`
+	MCP                fileMCP                    `toml:"mcp"`
 }
 
 type fileLimits struct {
@@ -56,6 +57,13 @@ type fileLimits struct {
 	PluginMemoryBudget     int64         `toml:"plugin_memory_budget"`
 	MaxJobs                int           `toml:"max_jobs"`
 	JobMaxRuntime          time.Duration `toml:"job_max_runtime"`
+}
+
+type fileSoftTimeout struct {
+	After      time.Duration `toml:"after"`
+	ExtendBy   time.Duration `toml:"extend_by"`
+	HardCap    time.Duration `toml:"hard_cap"`
+	Unattended string        `toml:"unattended"`
 }
 
 type filePlugin struct {
@@ -79,6 +87,7 @@ type fileMCP struct {
 	TokenEnv    string         `toml:"token_env"`
 	Tokens      []fileMCPToken `toml:"tokens"`
 	MaxSessions int            `toml:"max_sessions"`
+	ClientRoots []string       `toml:"client_roots"`
 }
 
 type fileMCPToken struct {
@@ -265,6 +274,8 @@ func isDurationKey(k toml.Key) bool {
 		return strings.HasSuffix(k[1], "_timeout")
 	case len(k) == 2 && k[0] == "tool_timeouts":
 		return true
+	case len(k) == 3 && k[0] == "soft_timeouts":
+		return k[2] != "unattended"
 	}
 	return false
 }
@@ -337,10 +348,16 @@ func fromFile(f File) fileConfig {
 		Backends:        map[string]map[string]any{},
 		BundledTools:    append([]string{}, c.BundledTools...),
 		DefaultPolicies: append([]string{}, c.DefaultPolicies...),
-		MCP:             fileMCP{HTTPAddr: f.MCP.HTTPAddr, TokenEnv: f.MCP.TokenEnv, MaxSessions: f.MCP.MaxSessions},
+		MCP:             fileMCP{HTTPAddr: f.MCP.HTTPAddr, TokenEnv: f.MCP.TokenEnv, MaxSessions: f.MCP.MaxSessions, ClientRoots: f.MCP.ClientRoots},
 	}
 	for k, v := range c.ToolTimeouts {
 		fc.ToolTimeouts[k] = v
+	}
+	for k, v := range c.SoftTimeouts {
+		if fc.SoftTimeouts == nil {
+			fc.SoftTimeouts = map[string]fileSoftTimeout{}
+		}
+		fc.SoftTimeouts[k] = fileSoftTimeout(v)
 	}
 	for k, v := range c.Backends {
 		fc.Backends[k] = v
@@ -379,6 +396,12 @@ func (fc fileConfig) toFile() File {
 		BundledTools:    nonNil(fc.BundledTools),
 		DefaultPolicies: nonNil(fc.DefaultPolicies),
 	}
+	for k, v := range fc.SoftTimeouts {
+		if c.SoftTimeouts == nil {
+			c.SoftTimeouts = map[string]host.SoftTimeout{}
+		}
+		c.SoftTimeouts[k] = host.SoftTimeout(v)
+	}
 	for _, p := range fc.Plugins {
 		c.Plugins = append(c.Plugins, host.PluginConfig(p))
 	}
@@ -386,7 +409,7 @@ func (fc fileConfig) toFile() File {
 		c.Policies = append(c.Policies, host.PolicyConfig(p))
 	}
 	f := File{Config: c, PluginDir: fc.PluginDir,
-		MCP: MCP{HTTPAddr: fc.MCP.HTTPAddr, TokenEnv: fc.MCP.TokenEnv, MaxSessions: fc.MCP.MaxSessions}}
+		MCP: MCP{HTTPAddr: fc.MCP.HTTPAddr, TokenEnv: fc.MCP.TokenEnv, MaxSessions: fc.MCP.MaxSessions, ClientRoots: fc.MCP.ClientRoots}}
 	for _, t := range fc.MCP.Tokens {
 		f.MCP.Tokens = append(f.MCP.Tokens, MCPToken(t))
 	}

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net"
+	"path/filepath"
 
 	"github.com/wai-dev/wai/host/backend"
 )
@@ -17,6 +18,10 @@ type MCP struct {
 	Tokens []MCPToken
 	// MaxSessions caps the MCP sessions one server holds at once.
 	MaxSessions int
+	// ClientRoots are the host directories under which an MCP client's
+	// roots may be copied into its workspace when its session opens
+	// (never mounted); empty ignores client roots.
+	ClientRoots []string
 }
 
 // MCPToken is one [[mcp.tokens]] entry: a secret, inline or in a file
@@ -65,6 +70,11 @@ func (m MCP) validate(path string) []error {
 	}
 	if m.TokenEnv != "" && !backend.ValidEnvName(m.TokenEnv) {
 		bad("mcp.token_env %q is not an environment variable name", m.TokenEnv)
+	}
+	for i, r := range m.ClientRoots {
+		if !filepath.IsAbs(r) {
+			bad("mcp.client_roots[%d] %q must be an absolute path", i, r)
+		}
 	}
 	if m.MaxSessions < 1 {
 		bad("mcp.max_sessions is %d: it must be at least 1 (default %d)", m.MaxSessions, DefaultMCPMaxSessions)

@@ -46,7 +46,7 @@ func (s *Server) HTTPHandler(tokens ...Token) http.Handler {
 		// stream open; idleCloser does not.
 	})
 	idle := &idleCloser{s: s, timeout: s.opts.HTTPIdleTimeout, sessions: map[string]*idleSession{}}
-	return newAuthenticator(tokens, idle.wrap(sdk))
+	return newAuthenticator(tokens, idle.wrap(newWithdrawals().wrap(sdk)))
 }
 
 // authenticator checks bearer tokens in front of the SDK's handler.

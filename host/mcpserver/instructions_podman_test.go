@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/host/mcpserver"
@@ -57,6 +58,14 @@ func TestServerInstructionsOnPodman(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("instructions lack %q:\n%s", want, got)
 		}
+	}
+	// The workspace prompt renders the same, mount table included.
+	pr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "workspace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc, ok := pr.Messages[0].Content.(*mcp.TextContent); !ok || !strings.Contains(tc.Text, "| "+data+" | /workspace/data | copied |") {
+		t.Errorf("the workspace prompt lacks the mount table: %+v", pr.Messages[0].Content)
 	}
 	lt, err := cs.ListTools(ctx, nil)
 	if err != nil {

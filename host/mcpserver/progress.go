@@ -21,12 +21,17 @@ import (
 // captured. It returns the context the call runs under, which carries the
 // backend's reports and the commands' live output here, and the function
 // that stops reporting.
-func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) (context.Context, func()) {
+//
+// also, when not nil, receives the backend's reports too.
+func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, also backend.ProgressFunc) (context.Context, func()) {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
+		if also != nil {
+			ctx = backend.WithProgress(ctx, also)
+		}
 		return ctx, func() {}
 	}
-	st := &stages{kick: make(chan struct{}, 1)}
+	st := &stages{kick: make(chan struct{}, 1), also: also}
 	out := newOutputTail()
 	done := make(chan struct{})
 	finished := make(chan struct{})
@@ -75,12 +80,16 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) (contex
 type stages struct {
 	mu   sync.Mutex
 	list []string
-	kick chan struct{} // a step began: notify now rather than at the next tick
+	kick chan struct{}        // a step began: notify now rather than at the next tick
+	also backend.ProgressFunc // the reporter the call had already, if any
 }
 
 // report is the call's backend.ProgressFunc. It never blocks: the
 // notification is sent by the progress goroutine.
 func (s *stages) report(p backend.Progress) {
+	if s.also != nil {
+		s.also(p)
+	}
 	s.mu.Lock()
 	if p.Done {
 		for i := len(s.list) - 1; i >= 0; i-- {

@@ -9,6 +9,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -50,6 +51,10 @@ type Options struct {
 	// User is the user stdio sessions, and HTTP sessions whose token names
 	// none, are opened as ("" for none).
 	User string
+	// ClientRoots are the host directories under which a client's roots
+	// may be copied into its workspace when its session opens (never
+	// mounted); empty ignores client roots (config: mcp.client_roots).
+	ClientRoots []string
 }
 
 // Server serves one kernel's tools over MCP.
@@ -58,7 +63,10 @@ type Server struct {
 	mcp   *mcp.Server
 	opts  Options
 	tools map[string]bool // the kernel's tools, fixed when it is built
-	log   *slog.Logger
+	// linked are the tools whose results link the file they wrote;
+	// mutating, those that may change files (not read-only).
+	linked, mutating map[string]bool
+	log              *slog.Logger
 
 	// stopCalls ends every running call when the server shuts down: the
 	// SDK closes a session only once its calls have returned.
@@ -75,6 +83,15 @@ type Server struct {
 type client struct {
 	user string
 	ws   *host.Session // opened on the first tool call
+	log  *clientLog    // the kernel's events for this client (MCP logging)
+	// watched are the workspace files the client subscribed to, as they
+	// were when last announced; announcing, those whose update is being
+	// sent to it (guarded by Server.mu).
+	watched    map[string]fileState
+	announcing map[string]bool
+	// roots copies the client's roots into its workspace once, before
+	// its first call runs.
+	roots sync.Once
 }
 
 // New builds a server offering every tool of k. The kernel's tool set is
@@ -111,7 +128,14 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 		// workspace that lives across calls, which the sessionless
 		// 2026-07-28 protocol has no place for. Clients negotiate down.
 		SupportedProtocolVersions: sessionVersions(),
-		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{},
+			Logging:   &mcp.LoggingCapabilities{},
+			Resources: &mcp.ResourceCapabilities{Subscribe: true},
+			Prompts:   &mcp.PromptCapabilities{},
+		},
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: s.unsubscribe,
 	})
 	for _, t := range k.Tools() {
 		tool, err := toMCPTool(t)
@@ -121,7 +145,10 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 		s.mcp.AddTool(tool, s.handler(t.Name))
 		s.tools[t.Name] = true
 	}
-	s.mcp.AddReceivingMiddleware(s.admit, s.unknownTool)
+	s.addResources()
+	s.addPrompts()
+	s.mcp.AddReceivingMiddleware(s.admit, s.watchLevel, s.listResources, s.unknownTool)
+	s.mcp.AddSendingMiddleware(s.onlyOwnUpdates)
 	return s, nil
 }
 
@@ -215,51 +242,89 @@ func toMCPTool(t host.Tool) (*mcp.Tool, error) {
 // validation, with the kernel's messages.
 func (s *Server) handler(tool string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args, err := callArgs(req)
+		if err != nil {
+			return nil, err
+		}
 		ws, err := s.session(ctx, req.Session)
 		if err != nil {
 			return toolError(err), nil
 		}
-		args := req.Params.Arguments
-		if len(args) == 0 || string(args) == "null" {
-			args = json.RawMessage(`{}`)
+		var rootsNote string
+		if c := s.clientOf(req.Session); c != nil {
+			c.roots.Do(func() { rootsNote = s.copyRoots(ctx, req.Session, ws) })
 		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		defer context.AfterFunc(s.stopCalls, cancel)()
-		pctx, stop := s.progress(ctx, req)
+		var steps backend.ProgressFunc
+		if c := s.clientOf(req.Session); c != nil {
+			ctx = host.WithEventSink(ctx, c.log)
+			steps = c.log.step(ctx)
+		}
+		pctx, stop := s.progress(ctx, req, steps)
 		res, err := s.k.Call(pctx, ws.Name(), tool, args)
 		stop()
+		if s.mutating[tool] && ctx.Err() == nil {
+			s.announceChanges(ctx, req.Session)
+		}
+		if err != nil && ctx.Err() != nil {
+			// Cancelled by the client (or it went away): the stdio
+			// transport drops the SDK's answer to a cancelled request.
+			return nil, ctx.Err()
+		}
+		var out *mcp.CallToolResult
 		if err != nil {
-			if ctx.Err() != nil {
-				// Cancelled by the client (or it went away): the SDK
-				// sends no response for a cancelled request.
-				return nil, ctx.Err()
-			}
-			if protocolError(err) {
-				// Params the schema refuses are the caller's protocol
-				// mistake, reported as JSON-RPC invalid params so a
-				// client library surfaces it as such.
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
-			}
-			// Refusals and an unavailable sandbox are answers the model
-			// must read to change course, so they are tool errors.
-			return toolError(err), nil
+			// Params the schema refuses, refusals and an unavailable
+			// sandbox are all answers the model must read to change
+			// course, so they are tool results with isError (MCP
+			// 2025-11-25, SEP-1303): many hosts never show the model a
+			// JSON-RPC error. Only an unknown tool (unknownTool) and a
+			// malformed request stay JSON-RPC errors.
+			out = toolError(err)
+		} else {
+			out = s.toResult(tool, res)
 		}
-		out := &mcp.CallToolResult{
-			Content: []mcp.Content{&mcp.TextContent{Text: res.Message}},
-			IsError: !res.OK,
-		}
-		if v := structured(res.Value); v != nil {
-			out.StructuredContent = v
+		if rootsNote != "" {
+			out.Content = append(out.Content, &mcp.TextContent{Text: rootsNote})
 		}
 		return out, nil
 	}
 }
 
+// toResult is a kernel result as MCP: its message, its value as
+// structured content, and a resource_link to the file it wrote, if any.
+func (s *Server) toResult(tool string, res host.ToolResult) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: res.Message}},
+		IsError: !res.OK,
+	}
+	if v := structured(res.Value); v != nil {
+		out.StructuredContent = v
+	}
+	if l := s.link(tool, res.Value); l != nil && res.OK {
+		out.Content = append(out.Content, l)
+	}
+	return out
+}
+
+// callArgs returns a call's arguments ({} for none). Arguments that are
+// not a JSON object make a malformed request, a JSON-RPC error: only a
+// well-formed call's validation failures are results the model reads.
+func callArgs(req *mcp.CallToolRequest) (json.RawMessage, error) {
+	args := bytes.TrimSpace(req.Params.Arguments)
+	if len(args) == 0 || string(args) == "null" {
+		return json.RawMessage(`{}`), nil
+	}
+	if args[0] != '{' {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: tools/call arguments must be a JSON object, such as {\"name\": \"value\"}"}
+	}
+	return args, nil
+}
+
 // protocolError reports whether err is the kernel refusing the call itself
-// (params failing the schema, an unknown tool) rather than something the
-// tool ran into, such as a command over a limit, which the model must read
-// as a tool error to change course.
+// (an unknown tool, params failing the schema) rather than something the
+// tool ran into.
 func protocolError(err error) bool {
 	var be *backend.Error
 	if !errors.As(err, &be) || be.Op != "call" {

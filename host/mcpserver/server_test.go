@@ -80,11 +80,16 @@ func newServer(t *testing.T) *mcpserver.Server {
 // the stdio framing (newline-delimited JSON-RPC), as a subprocess would.
 func stdioClient(t *testing.T, s *mcpserver.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
+	return connectClient(t, s, mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts))
+}
+
+// connectClient connects c to s over the stdio framing.
+func connectClient(t *testing.T, s *mcpserver.Server, c *mcp.Client) *mcp.ClientSession {
+	t.Helper()
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()
 	done := make(chan error, 1)
 	go func() { done <- s.Run(context.Background(), &mcp.IOTransport{Reader: sr, Writer: sw}) }()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
 	cs, err := c.Connect(context.Background(), &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -207,13 +212,18 @@ func TestStdioListAndCall(t *testing.T) {
 		t.Errorf("a command over the limit: %+v %q", res, text(res))
 	}
 
-	// Protocol mistakes are JSON-RPC errors.
-	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": 5}})
-	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams ||
-		!strings.Contains(rpcErr.Message, `field /name: want string, got integer 5`) || !strings.Contains(rpcErr.Message, "hello takes {") {
-		t.Errorf("params failing the schema: want the field, why, and what the tool takes; got %v", err)
+	// Params a known tool's schema refuses are a tool result the model
+	// reads (SEP-1303), with the field, why, and what the tool takes.
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": 5}})
+	if err != nil || !res.IsError || !strings.Contains(text(res), `field /name: want string, got integer 5`) || !strings.Contains(text(res), "hello takes {") {
+		t.Errorf("params failing the schema: want an isError result naming the field, why, and what the tool takes; got %v %+v", err, res)
 	}
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": "x", "nope": 1}})
+	if err != nil || !res.IsError || !strings.Contains(text(res), "nope") {
+		t.Errorf("an unknown param: want an isError result naming it; got %v %+v", err, res)
+	}
+	// An unknown tool stays a JSON-RPC error.
+	var rpcErr *jsonrpc.Error
 	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}})
 	if !errors.As(err, &rpcErr) || !strings.Contains(rpcErr.Message, "no_such_tool") {
 		t.Errorf("unknown tool: %v", err)

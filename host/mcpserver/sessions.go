@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 
@@ -115,7 +116,7 @@ func (s *Server) reserve(ss *mcp.ServerSession, user string) (fresh bool, err er
 		return false, &jsonrpc.Error{Code: codeUnavailable, Message: fmt.Sprintf(
 			"wai: the server already holds %d MCP sessions, its cap (mcp.max_sessions in wai.toml); end a session you no longer need (clients that vanished are closed after the HTTP idle timeout) or raise mcp.max_sessions", s.opts.MaxSessions)}
 	}
-	s.clients[ss] = &client{user: user}
+	s.clients[ss] = &client{user: user, log: newClientLog(ss)}
 	s.wg.Go(func() {
 		_ = ss.Wait()
 		s.release(ss)
@@ -165,12 +166,19 @@ func (s *Server) session(ctx context.Context, ss *mcp.ServerSession) (*host.Sess
 	// An empty name gives a fresh random one: MCP session ids are chosen
 	// by the transport (and empty on stdio), and a workspace name must
 	// never let one client land in another's workspace.
-	ws, err := s.k.Session(ctx, "", host.SessionOptions{User: c.user})
+	opts := host.SessionOptions{User: c.user}
+	if e := elicitorFor(ss); e != nil {
+		// Policies that ask are put to the person at this client;
+		// without elicitation the kernel denies them.
+		opts.Approver = e
+	}
+	ws, err := s.k.Session(ctx, "", opts)
 	if err != nil {
 		return nil, err
 	}
 	c.ws = ws
 	s.log.Info("mcp.session.open", "mcp_session", ss.ID(), "session", ws.Name(), "user", c.user)
+	c.log.send(ctx, slog.LevelInfo, map[string]any{"event": "session.open", "session": ws.Name()})
 	return ws, nil
 }
 

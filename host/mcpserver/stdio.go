@@ -119,6 +119,12 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	if resp, ok := msg.(*jsonrpc.Response); ok {
 		defer c.inflight.answered(resp.ID)
+		if c.inflight.withdrawn(resp.ID) && !c.inBatch(resp.ID) {
+			// The client cancelled this request: no response (MCP
+			// cancellation). A batch's member is still answered, so
+			// the batch's array is complete.
+			return nil
+		}
 		c.noteVersion(resp)
 		if done, inBatch, err := c.answerInBatch(resp); inBatch {
 			if err != nil || done == nil {

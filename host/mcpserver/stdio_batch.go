@@ -66,6 +66,14 @@ func (c *stdioConn) handleBatch(line []byte) bool {
 	return true
 }
 
+// inBatch reports whether id is a request of a batch still being answered.
+func (c *stdioConn) inBatch(id jsonrpc.ID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.batches[id]
+	return ok
+}
+
 // answerInBatch files resp into its batch; done is the whole batch's
 // answer once resp was the last one missing.
 func (c *stdioConn) answerInBatch(resp *jsonrpc.Response) (done []byte, inBatch bool, err error) {

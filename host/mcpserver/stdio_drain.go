@@ -11,16 +11,21 @@ import (
 // that the end of the input does not end the session before its answers
 // are out: `printf '…initialize…\n…tools/call…\n' | wai serve` must get
 // both answers, not an EOF that cancels the call it just read.
+//
+// It also remembers the calls the client cancelled while they ran: the
+// SDK still answers those (with error code 0), and the spec says a
+// cancelled request gets no response, so the transport drops the answer.
 type inflight struct {
-	mu      sync.Mutex
-	pending map[jsonrpc.ID]bool
-	idle    chan struct{} // closed while nothing is pending
+	mu        sync.Mutex
+	pending   map[jsonrpc.ID]bool
+	cancelled map[jsonrpc.ID]bool // withdrawn by the client, answer not yet dropped
+	idle      chan struct{}       // closed while nothing is pending
 }
 
 func newInflight() *inflight {
 	idle := make(chan struct{})
 	close(idle)
-	return &inflight{pending: map[jsonrpc.ID]bool{}, idle: idle}
+	return &inflight{pending: map[jsonrpc.ID]bool{}, cancelled: map[jsonrpc.ID]bool{}, idle: idle}
 }
 
 // read notes a message handed to the server: a call waits for its answer;
@@ -44,11 +49,22 @@ func (f *inflight) read(msg jsonrpc.Message) {
 			RequestID any `json:"requestId"`
 		}
 		if json.Unmarshal(req.Params, &p) == nil {
-			if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
+			if id, err := jsonrpc.MakeID(p.RequestID); err == nil && f.pending[id] {
+				f.cancelled[id] = true
 				f.doneLocked(id)
 			}
 		}
 	}
+}
+
+// withdrawn reports whether the client cancelled the request id while it
+// ran, so its response must not be written, and forgets it.
+func (f *inflight) withdrawn(id jsonrpc.ID) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w := f.cancelled[id]
+	delete(f.cancelled, id)
+	return w
 }
 
 // answered notes a response written to the client.

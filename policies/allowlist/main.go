@@ -4,8 +4,10 @@
 // decisions are those of package rules, which the host also runs
 // in-process for the bundled policy.
 //
-// Config key: commands (a list of base names). A config it cannot read
-// denies every command, with the reason.
+// Config keys: commands (a list of base names); ask (default true): a
+// command whose only fault is a name not on the list is put to a person
+// (the kernel denies it where nobody can be asked). A config it cannot
+// read denies every command, with the reason.
 package main
 
 import (
@@ -20,7 +22,7 @@ var (
 )
 
 func load() {
-	c, err := rules.ParseConfig(plugconf.Object([]string{"commands"}, pdk.Config))
+	c, err := rules.ParseConfig(plugconf.Object([]string{"commands", "ask"}, pdk.Config))
 	if err == nil {
 		list, err = rules.New(c)
 	}
@@ -34,11 +36,18 @@ func check(req pdk.CheckRequest) pdk.Decision {
 	if loadErr != nil {
 		return pdk.Deny("%v", loadErr)
 	}
-	ok, reason := list.Check(rules.Request{Action: req.Action, Command: req.Command, Shell: req.Shell, Script: req.Script, EnvKeys: req.EnvKeys})
-	if ok {
+	v := list.Judge(rules.Request{Action: req.Action, Command: req.Command, Shell: req.Shell, Script: req.Script, EnvKeys: req.EnvKeys})
+	switch {
+	case v.Allow:
 		return pdk.Allow()
+	case v.Ask:
+		// A person may approve a command that is only missing from
+		// the list; where nobody can be asked, the kernel denies it.
+		return pdk.Ask(rules.ConfigKey, "%s", v.Reason)
 	}
-	return pdk.Deny("%s", reason)
+	d := pdk.Deny("%s", v.Reason)
+	d.ConfigKey = rules.ConfigKey
+	return d
 }
 
 func init() {

@@ -197,12 +197,13 @@ type wireCall struct {
 
 // wireResult is the output of wai_call (and, with Decision, wai_check).
 type wireResult struct {
-	OK       *bool           `json:"ok"`
-	Message  string          `json:"message"`
-	Value    json.RawMessage `json:"value"`
-	Decision string          `json:"decision"`
-	Reason   string          `json:"reason"`
-	Error    *wireError      `json:"error"`
+	OK        *bool           `json:"ok"`
+	Message   string          `json:"message"`
+	Value     json.RawMessage `json:"value"`
+	Decision  string          `json:"decision"`
+	Reason    string          `json:"reason"`
+	ConfigKey string          `json:"config_key"`
+	Error     *wireError      `json:"error"`
 }
 
 // CallTool calls one tool of a tool plugin. Capability uses inside it go
@@ -242,7 +243,7 @@ func (p *Plugin) CallTool(ctx context.Context, env Env, req ToolCall) (ToolResul
 	switch {
 	case w.Error != nil:
 		return ToolResult{}, w.Error.asError(p.name, op)
-	case w.OK == nil || w.Decision != "" || w.Reason != "":
+	case w.OK == nil || w.Decision != "" || w.Reason != "" || w.ConfigKey != "":
 		return ToolResult{}, errorf(p.name, op, backend.ErrInvalid, `answered without "ok": a tool result is {"ok":bool,"message":string,"value":any}`)
 	}
 	res := ToolResult{OK: *w.OK, Message: w.Message}
@@ -290,9 +291,16 @@ func (p *Plugin) Check(ctx context.Context, req CheckRequest) (Decision, error) 
 		if w.Reason == "" {
 			w.Reason = "denied by policy " + p.name
 		}
-		return Decision{Reason: w.Reason}, nil
+		return Decision{Reason: w.Reason, ConfigKey: w.ConfigKey}, nil
+	case w.Decision == "ask" && w.OK == nil:
+		if w.Reason == "" {
+			// A person asked must be told why: an ask without one is
+			// a broken answer, which denies.
+			return Decision{}, errorf(p.name, op, backend.ErrInvalid, `answered "ask" without a reason: the person asked must be told why`)
+		}
+		return Decision{Ask: true, Reason: w.Reason, ConfigKey: w.ConfigKey}, nil
 	}
-	return Decision{}, errorf(p.name, op, backend.ErrInvalid, `answered decision %q: a policy answers {"decision":"allow"|"deny","reason":string}`, w.Decision)
+	return Decision{}, errorf(p.name, op, backend.ErrInvalid, `answered decision %q: a policy answers {"decision":"allow"|"deny"|"ask","reason":string,"config_key":string}`, w.Decision)
 }
 
 func (p *Plugin) hasTool(name string) bool {

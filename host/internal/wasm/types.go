@@ -210,8 +210,12 @@ type CheckRequest struct {
 	Container json.RawMessage `json:"container,omitempty"`
 }
 
-// Decision is a policy's answer.
+// Decision is a policy's answer: allow, deny, or (Ask) ask a person.
 type Decision struct {
-	Allow  bool
+	Allow bool
+	Ask   bool // ask a person; Reason is why
+	// Reason reaches the caller; for Ask it is the question's why.
 	Reason string
+	// ConfigKey names the policy config key that would allow the action.
+	ConfigKey string
 }

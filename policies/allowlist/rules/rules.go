@@ -29,13 +29,17 @@ import (
 type Config struct {
 	// Commands are the base names allowed to run, e.g. ["ls", "git"].
 	Commands []string `json:"commands"`
+	// Ask, when true (the default), asks a person to approve a command
+	// whose only fault is a name not on the list; the kernel denies it
+	// when nobody can be asked. False denies it outright.
+	Ask *bool `json:"ask"`
 }
 
 // ParseConfig decodes a JSON config strictly.
 func ParseConfig(raw []byte) (Config, error) {
 	var c Config
 	if err := plugconf.Decode(raw, &c); err != nil {
-		return c, fmt.Errorf("allowlist config: %v (keys: commands)", err)
+		return c, fmt.Errorf("allowlist config: %v (keys: commands, ask)", err)
 	}
 	return c, nil
 }
@@ -52,12 +56,25 @@ type Request struct {
 // Allowlist decides requests. It is immutable and safe for concurrent use.
 type Allowlist struct {
 	allowed map[string]bool
+	ask     bool
 }
+
+// Verdict is the allowlist's answer: allow, deny, or ask a person.
+type Verdict struct {
+	Allow bool
+	// Ask: every command is judged, and the only fault is names not on
+	// the list, which a person may approve. Reason says which.
+	Ask    bool
+	Reason string
+}
+
+// ConfigKey is the config key that allows a command without asking.
+const ConfigKey = "commands"
 
 // New builds an allowlist. An empty list is valid and denies every
 // command.
 func New(c Config) (*Allowlist, error) {
-	a := &Allowlist{allowed: map[string]bool{}}
+	a := &Allowlist{allowed: map[string]bool{}, ask: c.Ask == nil || *c.Ask}
 	for _, n := range c.Commands {
 		if n == "" || strings.ContainsAny(n, "/ \t\n\x00") {
 			return nil, fmt.Errorf("allowlist config: %q is not a command name (give base names such as \"ls\")", n)
@@ -89,16 +106,24 @@ var SensitiveVars = map[string]bool{
 	"PS4": true, "PROMPT_COMMAND": true, "LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true,
 }
 
-// Check returns whether the request may run and, when not, why.
+// Check returns whether the request may run and, when not, why. A
+// request a person could approve (Judge's Ask) is not allowed.
 func (a *Allowlist) Check(req Request) (allow bool, reason string) {
+	v := a.Judge(req)
+	return v.Allow, v.Reason
+}
+
+// Judge decides a request: allow, deny, or (for commands that are only
+// missing from the list, when the config asks) ask a person.
+func (a *Allowlist) Judge(req Request) Verdict {
 	switch req.Action {
 	case "shell.exec", "shell.script":
 	default:
-		return true, "" // the allowlist is about commands
+		return Verdict{Allow: true} // the allowlist is about commands
 	}
 	for _, k := range req.EnvKeys {
 		if SensitiveVars[k] {
-			return false, fmt.Sprintf("the request sets %s, which decides what a command runs", k)
+			return deny("the request sets %s, which decides what a command runs", k)
 		}
 	}
 	switch {
@@ -117,77 +142,98 @@ func (a *Allowlist) Check(req Request) (allow bool, reason string) {
 	}
 }
 
+func deny(format string, args ...any) Verdict {
+	return Verdict{Reason: fmt.Sprintf(format, args...)}
+}
+
 // checkScript checks a script's interpreter line and, when the
 // interpreter is a shell, the script's commands.
-func (a *Allowlist) checkScript(req Request) (bool, string) {
+func (a *Allowlist) checkScript(req Request) Verdict {
 	if len(req.Command) == 0 || len(strings.Fields(req.Command[0])) == 0 {
-		return false, "script without an interpreter"
+		return deny("script without an interpreter")
 	}
 	interp := shellparse.AnalyzeArgv(strings.Fields(req.Command[0]))
 	last := interp.Runs[len(interp.Runs)-1]
 	// The interpreter runs the script, which is checked below rather
 	// than refused as a shell without -c.
 	interp.Runs[len(interp.Runs)-1].Opaque = ""
-	if ok, reason := a.judge(interp); !ok {
-		return false, reason
+	iv := a.judge(interp)
+	if !iv.Allow && !iv.Ask {
+		return iv
 	}
 	if !shellparse.Shells[last.Name()] {
 		if shellparse.IsWrapper(last.Name()) {
-			return false, fmt.Sprintf("cannot tell what interpreter %q runs the script with", req.Command[0])
+			return deny("cannot tell what interpreter %q runs the script with", req.Command[0])
 		}
-		return true, ""
+		return iv
 	}
 	for _, w := range last.Args[1:] {
 		// Shell options such as -e or -x; not -c, -s, -o, which change
 		// where the commands come from or take a value.
 		if len(w.Value) < 2 || w.Value[0] != '-' || strings.ContainsAny(w.Value[1:], "csoO-") {
-			return false, fmt.Sprintf("cannot tell what interpreter %q runs the script with", req.Command[0])
+			return deny("cannot tell what interpreter %q runs the script with", req.Command[0])
 		}
 	}
 	d, ok := shellparse.DialectOf(last.Name())
 	if !ok {
-		return false, fmt.Sprintf("the allowlist reads sh and bash scripts only, not %s", last.Name())
+		return deny("the allowlist reads sh and bash scripts only, not %s", last.Name())
 	}
-	return a.judge(shellparse.AnalyzeShell(req.Script, d, req.EnvKeys...))
+	sv := a.judge(shellparse.AnalyzeShell(req.Script, d, req.EnvKeys...))
+	if sv.Ask && iv.Ask {
+		sv.Reason = iv.Reason + "; " + sv.Reason
+	} else if iv.Ask && sv.Allow {
+		return iv
+	}
+	return sv
 }
 
 // judge allows an analysis when it found nothing it could not judge and
-// every command that would run is listed.
-func (a *Allowlist) judge(an *shellparse.Analysis) (bool, string) {
+// every command that would run is listed. When the only fault is names
+// not on the list, and the config asks, it asks a person.
+func (a *Allowlist) judge(an *shellparse.Analysis) Verdict {
 	if len(an.Problems) > 0 {
-		return false, "the allowlist cannot judge this command: " + an.Problems[0].Reason
+		return deny("the allowlist cannot judge this command: %s", an.Problems[0].Reason)
 	}
 	for _, v := range an.SetVars {
 		if SensitiveVars[v] {
-			return false, fmt.Sprintf("the command sets %s, which decides what a command runs", v)
+			return deny("the command sets %s, which decides what a command runs", v)
 		}
 	}
+	var unlisted []string
 	for _, r := range an.Runs {
-		if reason := a.checkName(r.Args[0].Value); reason != "" {
+		reason, onlyUnlisted := a.checkName(r.Args[0].Value)
+		if reason != "" {
 			if r.Via != "" {
 				reason += " (run by " + r.Via + ")"
 			}
-			return false, reason
+			if !onlyUnlisted || !a.ask {
+				return Verdict{Reason: reason}
+			}
+			unlisted = append(unlisted, reason)
 		}
 		if r.Opaque != "" {
 			// Its commands come from a file or its input, which the
 			// allowlist cannot read: allowing it would allow anything.
-			return false, fmt.Sprintf("%s, which the allowlist cannot see: give them as %s -c '…'", r.Opaque, r.Name())
+			return deny("%s, which the allowlist cannot see: give them as %s -c '…'", r.Opaque, r.Name())
 		}
 	}
-	return true, ""
+	if len(unlisted) > 0 {
+		return Verdict{Ask: true, Reason: strings.Join(unlisted, "; ")}
+	}
+	return Verdict{Allow: true}
 }
 
-// checkName checks one command word.
-func (a *Allowlist) checkName(w string) string {
+// checkName checks one command word; onlyUnlisted reports that its one
+// fault is a name missing from the list.
+func (a *Allowlist) checkName(w string) (reason string, onlyUnlisted bool) {
 	base := shellparse.Base(w)
 	if strings.Contains(w, "/") {
 		if !strings.HasPrefix(w, "/") || !binDirs[path.Dir(path.Clean(w))] {
-			return fmt.Sprintf("%q runs a program by path outside the system bin directories", w)
+			return fmt.Sprintf("%q runs a program by path outside the system bin directories", w), false
 		}
 	}
 	if !a.allowed[base] {
-		return fmt.Sprintf("%q is not in the allowlist", base)
+		return fmt.Sprintf("%q is not in the allowlist", base), true
 	}
-	return ""
+	return "", false
 }

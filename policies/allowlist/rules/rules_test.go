@@ -59,3 +59,43 @@ func FuzzCheck(f *testing.F) {
 		a.Check(Request{Action: "shell.script", Command: []string{"/bin/sh"}, Script: s})
 	})
 }
+
+// Only a command whose one fault is a name missing from the list is put to
+// a person; what the allowlist cannot judge, or judges dangerous, is
+// denied; with ask = false nothing is asked.
+func TestJudgeAsksOnlyForUnlistedNames(t *testing.T) {
+	a, _ := New(Config{Commands: []string{"echo", "sh"}})
+	for _, c := range []struct {
+		req  Request
+		want string // allow | ask | deny
+		has  string
+	}{
+		{Request{Action: "shell.exec", Command: []string{"echo", "x"}}, "allow", ""},
+		{Request{Action: "shell.exec", Command: []string{"curl", "x"}}, "ask", `"curl" is not in the allowlist`},
+		{Request{Action: "shell.exec", Shell: "curl a | wc -l", Command: []string{"/bin/sh", "-c", "curl a | wc -l"}}, "ask", `"wc" is not in the allowlist`},
+		{Request{Action: "shell.exec", Command: []string{"./curl"}}, "deny", "outside the system bin"},
+		{Request{Action: "shell.exec", Command: []string{"curl"}, EnvKeys: []string{"LD_PRELOAD"}}, "deny", "LD_PRELOAD"},
+		{Request{Action: "shell.exec", Shell: "curl a; sh x.sh", Command: []string{"/bin/sh", "-c", "curl a; sh x.sh"}}, "deny", "cannot see"},
+		{Request{Action: "shell.script", Command: []string{"sh"}, Script: "curl a\n"}, "ask", `"curl"`},
+	} {
+		v := a.Judge(c.req)
+		got := "deny"
+		switch {
+		case v.Allow:
+			got = "allow"
+		case v.Ask:
+			got = "ask"
+		}
+		if got != c.want || !strings.Contains(v.Reason, c.has) {
+			t.Errorf("%+v: got %s %q, want %s saying %q", c.req, got, v.Reason, c.want, c.has)
+		}
+		if ok, _ := a.Check(c.req); ok != (c.want == "allow") {
+			t.Errorf("%+v: Check allowed %v", c.req, ok)
+		}
+	}
+	no := false
+	strict, _ := New(Config{Commands: []string{"echo"}, Ask: &no})
+	if v := strict.Judge(Request{Action: "shell.exec", Command: []string{"curl"}}); v.Allow || v.Ask {
+		t.Errorf("ask = false still asked: %+v", v)
+	}
+}

@@ -1,0 +1,86 @@
+package mcpserver_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/host/mcpserver"
+	"github.com/wai-dev/wai/internal/plugbuild"
+)
+
+// With mcp.client_roots set, a client's root under it is copied into the
+// workspace when its session opens (symlinks left out), the model is told
+// where, a root elsewhere is not copied, and changes to the copy never
+// reach the host.
+func TestClientRootsCopiedIn(t *testing.T) {
+	allowed, elsewhere := t.TempDir(), t.TempDir()
+	proj := filepath.Join(allowed, "proj")
+	for name, content := range map[string]string{"a.txt": "from the host\n", "sub/b.txt": "deep\n"} {
+		p := filepath.Join(proj, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("/etc/hostname", filepath.Join(proj, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(elsewhere, "secret.txt"), []byte("no"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	noop := filepath.Join(t.TempDir(), "noop.wasm")
+	if err := os.WriteFile(noop, plugbuild.Build(t, "host/testdata/noop"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := host.DefaultConfig()
+	cfg.Backend = "host"
+	cfg.BundledTools = []string{}
+	cfg.Plugins = []host.PluginConfig{{Path: noop, Grants: []string{"shell"}}}
+	cfg.PolicyTimeout = 30 * time.Second
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	cfg.StateDir = filepath.Join(base, "wai-test", "mcpserver-state")
+	ctx := context.Background()
+	k, err := host.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Close(context.Background()) })
+	s, err := mcpserver.New(k, mcpserver.Options{ClientRoots: []string{allowed}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+
+	c := mcp.NewClient(&mcp.Implementation{Name: "roots", Version: "1"}, nil)
+	c.AddRoots(&mcp.Root{URI: "file://" + proj, Name: "proj"}, &mcp.Root{URI: "file://" + elsewhere, Name: "elsewhere"})
+	cs := connectClient(t, s, c)
+
+	res := call(t, cs, "run", map[string]any{"shell": "cat roots/proj/a.txt roots/proj/sub/b.txt; ls roots; test -e roots/proj/link || echo no-link"})
+	out := fullText(res)
+	if !strings.Contains(out, "from the host\ndeep\nproj\nno-link") {
+		t.Errorf("the copy: want both files, only proj, no symlink; got %q", out)
+	}
+	if !strings.Contains(out, proj+" → roots/proj (2 files)") || !strings.Contains(out, "never reach the host") {
+		t.Errorf("the model is not told where the roots are: %q", out)
+	}
+	call(t, cs, "run", map[string]any{"shell": "echo changed > roots/proj/a.txt"})
+	if b, _ := os.ReadFile(filepath.Join(proj, "a.txt")); string(b) != "from the host\n" {
+		t.Errorf("a change in the workspace reached the host: %q", b)
+	}
+	res = call(t, cs, "run", map[string]any{"shell": "ls roots"})
+	if strings.Contains(fullText(res), "wai: the client's roots") {
+		t.Errorf("the roots note repeats on later calls: %q", fullText(res))
+	}
+}
