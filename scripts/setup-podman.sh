@@ -250,7 +250,7 @@ else
 		die "mmdebstrap failed" "check that $mirror is reachable, or set WAI_DEBIAN_MIRROR=<debian mirror URL>"
 	fi
 	changes=()
-	for c in "${IMPORT_CHANGES[@]}" "LABEL wai.recipe=$RECIPE_HASH" "LABEL wai.purpose=python"; do changes+=(--change "$c"); done
+	for c in "${IMPORT_CHANGES[@]}" "LABEL wai.recipe=$RECIPE_HASH"; do changes+=(--change "$c"); done
 	podman import "${changes[@]}" "$tmpdir/rootfs.tar" "$IMAGE" >/dev/null 2>"$tmpdir/import.log" || {
 		cat "$tmpdir/import.log" >&2
 		die "podman import failed"
