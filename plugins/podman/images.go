@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"sort"
+	"sync"
 
 	"github.com/containers/podman/v5/pkg/bindings/images"
 
@@ -119,6 +120,13 @@ func BuildPurposeImage(ctx context.Context, cfg Config, purpose string, opts Bui
 		return ImageRef{}, err
 	}
 	say := opts.progress
+	// One build per image at a time in this process (an MCP server serves
+	// many sessions): the second caller waits, then finds the image.
+	unlock, err := lockBuild(ctx, r.ImageName())
+	if err != nil {
+		return ImageRef{}, err
+	}
+	defer unlock()
 	svc := newService(cfg.URL, cfg.Identity)
 	defer svc.drop()
 	ref, err := findImage(ctx, svc, r)
@@ -151,4 +159,20 @@ func BuildPurposeImage(ctx context.Context, cfg Config, purpose string, opts Bui
 	ref.ID, ref.Exists, ref.Current, ref.Built = id, true, true, true
 	say(ProgressEvent{Phase: PhaseDone, Message: "built " + ref.Name})
 	return ref, nil
+}
+
+// building holds a one-slot channel per image being built in this process.
+var building sync.Map // image name -> chan struct{}
+
+// lockBuild waits, as long as ctx allows, until no other build of name runs
+// in this process, and returns the function that lets the next one in.
+func lockBuild(ctx context.Context, name string) (unlock func(), err error) {
+	v, _ := building.LoadOrStore(name, make(chan struct{}, 1))
+	slot := v.(chan struct{})
+	select {
+	case slot <- struct{}{}:
+		return func() { <-slot }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

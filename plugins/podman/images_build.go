@@ -68,6 +68,9 @@ func debootstrap(ctx context.Context, r Recipe, mirror, dir string, say func(Pro
 		// to install anything with.
 		`--customize-hook=rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*`,
 		r.Suite, tarball, mirror)
+	// Its chroot goes next to the tarball, on disk, not in a /tmp that may
+	// be memory.
+	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
 	// mmdebstrap starts apt, dpkg and friends: cancel them all.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

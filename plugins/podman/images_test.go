@@ -189,3 +189,28 @@ func TestCanBuildAdvice(t *testing.T) {
 		t.Errorf("root with mmdebstrap: %v", err)
 	}
 }
+
+// TestLockBuild: a second build of one image waits for the first, gives up
+// when its context ends, and other images do not wait.
+func TestLockBuild(t *testing.T) {
+	unlock, err := lockBuild(bg, "localhost/wai-test:lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(bg, 50*time.Millisecond)
+	defer cancel()
+	if _, err := lockBuild(ctx, "localhost/wai-test:lock"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("second lock while held: err = %v, want DeadlineExceeded", err)
+	}
+	other, err := lockBuild(bg, "localhost/wai-test:other")
+	if err != nil {
+		t.Fatalf("another image: %v", err)
+	}
+	other()
+	unlock()
+	again, err := lockBuild(bg, "localhost/wai-test:lock")
+	if err != nil {
+		t.Fatalf("after unlock: %v", err)
+	}
+	again()
+}
