@@ -61,13 +61,7 @@ func debootstrap(ctx context.Context, r Recipe, mirror, dir string, say func(Pro
 		mirror = debianMirror()
 	}
 	tarball := filepath.Join(dir, "rootfs.tar")
-	cmd := exec.CommandContext(ctx, "mmdebstrap", "--variant="+r.Variant,
-		"--include="+strings.Join(r.Packages, ","),
-		`--aptopt=APT::Install-Recommends "false"`,
-		// Apt lists and caches are dropped: the sandbox has no network
-		// to install anything with.
-		`--customize-hook=rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*`,
-		r.Suite, tarball, mirror)
+	cmd := exec.CommandContext(ctx, "mmdebstrap", mmdebstrapArgs(r, tarball, mirror)...)
 	// Its chroot goes next to the tarball, on disk, not in a /tmp that may
 	// be memory.
 	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
@@ -94,6 +88,17 @@ func debootstrap(ctx context.Context, r Recipe, mirror, dir string, say func(Pro
 			err, mirror, strings.Join(tail, "\n"))
 	}
 	return tarball, nil
+}
+
+// mmdebstrapArgs are the arguments that build r into target.
+func mmdebstrapArgs(r Recipe, target, mirror string) []string {
+	return []string{"--variant=" + r.Variant,
+		"--include=" + strings.Join(r.Packages, ","),
+		`--aptopt=APT::Install-Recommends "false"`,
+		// Apt lists and caches are dropped: the sandbox has no network
+		// to install anything with.
+		`--customize-hook=rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*`,
+		r.Suite, target, mirror}
 }
 
 // scanSteps reports mmdebstrap's "I: …" lines as progress and returns its
