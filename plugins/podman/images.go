@@ -147,7 +147,11 @@ func BuildPurposeImage(ctx context.Context, cfg Config, purpose string, opts Bui
 	if err != nil {
 		return ref, backend.Errorf(backend.ErrUnavailable, "image build", purpose, "temporary directory: %v", err)
 	}
-	defer os.RemoveAll(dir)
+	defer func() {
+		if err := removeBuildDir(dir); err != nil {
+			say(ProgressEvent{Phase: PhaseDone, Message: "left behind: " + err.Error()})
+		}
+	}()
 	tarball, err := debootstrap(ctx, r, opts.Mirror, dir, say)
 	if err != nil {
 		return ref, err

@@ -11,8 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/containers/podman/v5/pkg/bindings/images"
 
@@ -41,6 +43,50 @@ func canBuild() error {
 	return nil
 }
 
+// cancelGrace is how long a cancelled mmdebstrap may take to clean up.
+const cancelGrace = 30 * time.Second
+
+// mountsUnder lists the mount points below dir, deepest first.
+func mountsUnder(dir string) []string {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil
+	}
+	// mountinfo names real paths: resolve a TMPDIR behind a symlink.
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) > 4 && strings.HasPrefix(f[4], dir+"/") {
+			out = append(out, f[4])
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(out)))
+	return out
+}
+
+// unmountUnder detaches every mount below dir (a build's own chroot).
+func unmountUnder(dir string) {
+	for _, m := range mountsUnder(dir) {
+		_ = syscall.Unmount(m, syscall.MNT_DETACH)
+	}
+}
+
+// removeBuildDir removes a build's directory unless something is still
+// mounted under it (an mmdebstrap that could not clean up): removing then
+// would descend into /proc or /sys of the chroot.
+func removeBuildDir(dir string) error {
+	if _, err := os.Stat("/proc/self/mountinfo"); err != nil {
+		return backend.Errorf(backend.ErrUnavailable, "image build", dir, "cannot check mounts before removing: %v", err)
+	}
+	if m := mountsUnder(dir); len(m) > 0 {
+		return backend.Errorf(backend.ErrUnavailable, "image build", dir,
+			"%s is still mounted; unmount it (umount -R %s) and remove %s", m[0], m[0], dir)
+	}
+	return os.RemoveAll(dir)
+}
+
 // buildTempDir is where the root filesystem is written: /var/tmp (on disk,
 // hundreds of MB) unless TMPDIR says otherwise.
 func buildTempDir() string {
@@ -65,9 +111,13 @@ func debootstrap(ctx context.Context, r Recipe, mirror, dir string, say func(Pro
 	// Its chroot goes next to the tarball, on disk, not in a /tmp that may
 	// be memory.
 	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
-	// mmdebstrap starts apt, dpkg and friends: cancel them all.
+	// Cancel with SIGTERM to mmdebstrap alone: it stops apt and dpkg
+	// itself and tries to unmount /proc, /sys and /dev/* in its chroot
+	// (SIGKILL only if it has not exited within cancelGrace). Whatever
+	// it leaves mounted, unmountUnder takes down.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = cancelGrace
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return "", err
@@ -79,6 +129,10 @@ func debootstrap(ctx context.Context, r Recipe, mirror, dir string, say func(Pro
 	}
 	tail := scanSteps(stderr, say)
 	err = cmd.Wait()
+	// Its children may outlive it after a cancel: end the group, then
+	// take down the chroot's mounts.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	unmountUnder(dir)
 	if ctx.Err() != nil {
 		return "", ctx.Err()
 	}

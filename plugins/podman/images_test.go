@@ -214,3 +214,48 @@ func TestLockBuild(t *testing.T) {
 	}
 	again()
 }
+
+// TestBuildCancelCleansUp: cancelling a build while mmdebstrap installs
+// into its chroot returns the context's error, leaves no mount and no
+// build directory behind, and keeps the existing image.
+func TestBuildCancelCleansUp(t *testing.T) {
+	needImageBuild(t)
+	cfg, err := ParseConfig(nil, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := PurposeImage(bg, cfg, "python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := os.MkdirTemp("/var/tmp", "wai-test-cancel-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := removeBuildDir(tmp); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	t.Setenv("TMPDIR", tmp)
+	ctx, cancel := context.WithTimeout(bg, 20*time.Minute)
+	defer cancel()
+	_, err = BuildPurposeImage(ctx, cfg, "python", BuildOptions{Force: true, Progress: func(ev ProgressEvent) {
+		if strings.Contains(ev.Message, "installing essential packages") {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled build: err = %v, want context.Canceled", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("a cancelled build left %d entries in %s (first: %s)", len(left), tmp, left[0].Name())
+	}
+	if mounts, _ := os.ReadFile("/proc/self/mountinfo"); strings.Contains(string(mounts), tmp) {
+		t.Errorf("a cancelled build left mounts under %s", tmp)
+	}
+	after, err := PurposeImage(bg, cfg, "python")
+	if err != nil || after.ID != before.ID || after.Exists != before.Exists {
+		t.Errorf("image after a cancelled build = %+v, %v; want %+v", after, err, before)
+	}
+}
