@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"text/tabwriter"
 
 	"github.com/wai-dev/wai/plugins/podman"
@@ -80,7 +81,7 @@ func imageBuild(ctx context.Context, std stdio, config string, args []string) in
 	}
 	ref, err := podman.BuildPurposeImage(ctx, cfg, args[0], podman.BuildOptions{Force: *force, Progress: progress})
 	if err != nil {
-		return fail(ctx, std.err, err)
+		return imageFail(ctx, std.err, err)
 	}
 	fmt.Fprintln(std.out, ref.Name)
 	return exitOK
@@ -105,7 +106,7 @@ func imageList(ctx context.Context, std stdio, config string, args []string) int
 	}
 	refs, err := podman.PurposeImages(ctx, cfg)
 	if err != nil {
-		return fail(ctx, std.err, err)
+		return imageFail(ctx, std.err, err)
 	}
 	if *asJSON {
 		return writeJSON(std, refs)
@@ -126,4 +127,15 @@ func imageList(ctx context.Context, std stdio, config string, args []string) int
 		return exitError
 	}
 	return exitOK
+}
+
+// imageFail reports an image error without fail's generic hint by kind:
+// these messages say what to install or run themselves, and "a policy
+// refused this" or "pick another backend" would mislead here.
+func imageFail(ctx context.Context, stderr io.Writer, err error) int {
+	if ctx.Err() != nil {
+		return fail(ctx, stderr, err)
+	}
+	fmt.Fprintf(stderr, "wai: %s\n", printable(err.Error()))
+	return exitError
 }
