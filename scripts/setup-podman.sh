@@ -24,7 +24,6 @@ set -euo pipefail
 
 SOCK="${WAI_PODMAN_SOCKET:-/run/podman/podman.sock}"
 IMAGE="${WAI_PODMAN_IMAGE:-localhost/wai-python:bookworm}"
-SUITE=bookworm
 DROPIN=/etc/containers/containers.conf.d/50-wai.conf
 SERVICE_LOG=/var/log/wai-podman-service.log
 SERVICE_PID=/run/wai-podman-service.pid
@@ -192,12 +191,17 @@ log "podman $(podman version --format '{{.Client.Version}}' 2>/dev/null), runtim
 # pass or fail depending on when the machine last built its image).
 RECIPE="$(dirname "$0")/images/wai-python.packages"
 [[ -r "$RECIPE" ]] || die "image recipe $RECIPE not found" "run this script from a wai checkout"
-mapfile -t IMAGE_PACKAGES < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$RECIPE")
-((${#IMAGE_PACKAGES[@]})) || die "image recipe $RECIPE lists no packages"
-# The hash covers everything that shapes the image: suite, variant, packages
-# and the config set at import.
-IMPORT_CHANGES=('ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' 'ENV LANG=C.UTF-8' 'CMD ["/bin/sh"]')
-RECIPE_HASH="$(printf '%s\n' "$SUITE" minbase "${IMAGE_PACKAGES[@]}" "${IMPORT_CHANGES[@]}" | sha256sum | cut -c1-16)"
+# The recipe format (packages, @include, @env, @label) and its hash are
+# shared with `wai image build` (plugins/podman/recipe.go): see
+# scripts/images/embed.go. The hash covers everything that shapes the image:
+# suite, variant, packages and the config set at import.
+# shellcheck source=images/recipe.sh
+source "$(dirname "$0")/images/recipe.sh"
+recipe_load "$RECIPE" || die "image recipe $RECIPE is invalid"
+IMAGE_PACKAGES=("${RECIPE_PACKAGES[@]}")
+IMPORT_CHANGES=("${RECIPE_CHANGES[@]}")
+SUITE="$RECIPE_SUITE"
+RECIPE_HASH="$(recipe_hash)"
 
 debian_mirror() {
 	if [[ -n "${WAI_DEBIAN_MIRROR:-}" ]]; then
@@ -238,7 +242,7 @@ else
 	# leave a truncated image behind. Recommends stay out (minbase), and apt
 	# lists and caches are dropped: the image is for running code, and the
 	# sandbox has no network to install anything with.
-	if ! mmdebstrap --quiet --variant=minbase --include="$include" \
+	if ! mmdebstrap --quiet --variant="$RECIPE_VARIANT" --include="$include" \
 		--aptopt='APT::Install-Recommends "false"' \
 		--customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*' \
 		"$SUITE" "$tmpdir/rootfs.tar" "$mirror" 2>"$tmpdir/mmdebstrap.log"; then
