@@ -7,7 +7,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/wai-dev/wai/plugins/podman"
+	"github.com/wai-dev/wai/host/backend"
 )
 
 func init() {
@@ -68,18 +68,21 @@ func imageBuild(ctx context.Context, std stdio, config string, args []string) in
 	if err != nil {
 		return exitError
 	}
-	if len(args) != 1 {
-		fmt.Fprintf(std.err, "wai image build: want one PURPOSE (one of %v), got %q\n", podman.Purposes(), args)
-		return exitError
-	}
-	cfg, err := loadPodmanConfig(config)
+	af := adminFlags{kernelFlags: kernelFlags{config: config}}
+	k, err := af.open(ctx, std.err)
 	if err != nil {
 		return fail(ctx, std.err, err)
 	}
-	progress := func(ev podman.ProgressEvent) {
+	defer closeKernel(k, std.err)
+	if len(args) != 1 {
+		purposes, _ := k.ImagePurposes()
+		fmt.Fprintf(std.err, "wai image build: want one PURPOSE (one of %v), got %q\n", purposes, args)
+		return exitError
+	}
+	progress := func(ev backend.ImageProgress) {
 		fmt.Fprintf(std.err, "wai image: %-9s %s\n", ev.Phase, oneLine(ev.Message))
 	}
-	ref, err := podman.BuildPurposeImage(ctx, cfg, args[0], podman.BuildOptions{Force: *force, Progress: progress})
+	ref, err := k.BuildImage(ctx, args[0], backend.ImageBuild{Force: *force, Progress: progress})
 	if err != nil {
 		return imageFail(ctx, std.err, err)
 	}
@@ -100,11 +103,13 @@ func imageList(ctx context.Context, std stdio, config string, args []string) int
 		fmt.Fprintf(std.err, "wai image ls: takes no arguments, got %q\n", args)
 		return exitError
 	}
-	cfg, err := loadPodmanConfig(config)
+	af := adminFlags{kernelFlags: kernelFlags{config: config}}
+	k, err := af.open(ctx, std.err)
 	if err != nil {
 		return fail(ctx, std.err, err)
 	}
-	refs, err := podman.PurposeImages(ctx, cfg)
+	defer closeKernel(k, std.err)
+	refs, err := k.Images(ctx)
 	if err != nil {
 		return imageFail(ctx, std.err, err)
 	}

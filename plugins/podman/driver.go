@@ -15,8 +15,9 @@ type driver struct{}
 
 // Interface guards
 var (
-	_ backend.Driver      = driver{}
-	_ backend.Preflighter = driver{}
+	_ backend.Driver       = driver{}
+	_ backend.Preflighter  = driver{}
+	_ backend.ImageBuilder = driver{}
 )
 
 func (driver) Open(ctx context.Context, opts backend.Options) (backend.Backend, error) {
@@ -31,4 +32,25 @@ func (driver) Preflight(ctx context.Context, opts backend.Options) ([]backend.Ch
 		return nil, err
 	}
 	return Preflight(ctx, cfg), nil
+}
+
+// Purposes lists the purposes with a recipe (Purposes).
+func (driver) Purposes() []string { return Purposes() }
+
+// Images lists the purpose images on the service opts configures.
+func (driver) Images(ctx context.Context, opts backend.Options) ([]backend.ImageRef, error) {
+	cfg, err := ParseConfig(opts.Config, opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	return PurposeImages(ctx, cfg)
+}
+
+// BuildImage builds a purpose image for the service opts configures.
+func (driver) BuildImage(ctx context.Context, opts backend.Options, purpose string, b backend.ImageBuild) (backend.ImageRef, error) {
+	cfg, err := ParseConfig(opts.Config, opts.StateDir)
+	if err != nil {
+		return backend.ImageRef{}, err
+	}
+	return BuildPurposeImage(ctx, cfg, purpose, BuildOptions{Force: b.Force, Progress: b.Progress})
 }

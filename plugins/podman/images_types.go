@@ -1,23 +1,10 @@
 package podman
 
+import "github.com/wai-dev/wai/host/backend"
+
 // ImageRef is a purpose image: its name, the recipe hash it was (or will
 // be) built from, and where it stands on the service.
-type ImageRef struct {
-	Purpose string `json:"purpose"`
-	// Name is the image reference, localhost/wai-PURPOSE:HASH.
-	Name string `json:"name"`
-	// Recipe is the recipe hash (the image's wai.recipe label).
-	Recipe string `json:"recipe"`
-	// ID is the image ID when the image exists.
-	ID string `json:"id,omitempty"`
-	// Exists: the image is on the service (for PurposeImage: and carries
-	// the current recipe's label).
-	Exists bool `json:"exists"`
-	// Current: the image was built from the recipe this wai carries.
-	Current bool `json:"current"`
-	// Built: BuildPurposeImage built it just now (false on a cache hit).
-	Built bool `json:"built,omitempty"`
-}
+type ImageRef = backend.ImageRef
 
 // BuildOptions tune BuildPurposeImage.
 type BuildOptions struct {
@@ -47,11 +34,4 @@ const (
 )
 
 // ProgressEvent is one step of an image build.
-type ProgressEvent struct {
-	Phase string `json:"phase"`
-	// Message is for people: an mmdebstrap step, bytes imported, ….
-	Message string `json:"message"`
-	// Current and Total count bytes during PhaseImport (Total 0: unknown).
-	Current int64 `json:"current,omitempty"`
-	Total   int64 `json:"total,omitempty"`
-}
+type ProgressEvent = backend.ImageProgress

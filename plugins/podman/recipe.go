@@ -21,8 +21,7 @@ const (
 	recipeVariant = "minbase"
 	// labelRecipe is the recipe hash an image was built from; labelPurpose
 	// the purpose it serves. Both are set at import.
-	labelRecipe  = "wai.recipe"
-	labelPurpose = "wai.purpose"
+	labelRecipe = "wai.recipe"
 	// maxIncludeDepth bounds @include chains (and so include cycles).
 	maxIncludeDepth = 4
 )
