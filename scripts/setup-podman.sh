@@ -10,6 +10,8 @@
 #   4. start a Podman API service on unix:///run/podman/podman.sock (only if
 #      nothing answers there)
 #   5. verify a hardened `podman run` end to end, locally and via the service
+#   6. start a loopback-only test sshd (scripts/setup-sshd.sh) for the ssh://
+#      tests; WAI_SETUP_SSHD=0 skips it
 # A second run changes nothing and takes about a second.
 #
 # Environment overrides:
@@ -342,3 +344,10 @@ $out" "see the comments in $0 for known host quirks; 'podman info' shows runtime
 verify local podman
 verify "via unix://$SOCK" podman --remote --url "unix://$SOCK"
 log "OK: hardened podman run works (local and via unix://$SOCK)"
+
+# ------------------------------------------------- 6. test sshd (loopback)
+# The ssh:// tests (plugins/podman/remote_test.go) reach this service
+# through a loopback-only sshd with a key of its own; see that script.
+if [[ "${WAI_SETUP_SSHD:-1}" == 1 ]]; then
+	"$(dirname "$0")/setup-sshd.sh"
+fi
