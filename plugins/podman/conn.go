@@ -125,6 +125,10 @@ func (s *service) unreachable(op string, err error) error {
 			}
 		}
 	}
+	if advice := sshAdvice(s.url, s.identity, err); advice != "" {
+		return &backend.Error{Kind: backend.ErrUnavailable, Op: op, Path: s.url,
+			Msg: "the Podman service over ssh does not answer: " + advice, Err: err}
+	}
 	return &backend.Error{Kind: backend.ErrUnavailable, Op: op, Path: s.url,
 		Msg: "the Podman service does not answer. Start it: as root run scripts/setup-podman.sh, " +
 			"or `podman system service --time=0 " + s.urlForHint() + " &`; or point [backends.podman] url (or CONTAINER_HOST) at a running one",
