@@ -50,7 +50,7 @@ func (s *service) ctx(ctx context.Context) (context.Context, error) {
 	if s.conn == nil {
 		dctx, cancel := context.WithTimeout(ctx, connectTimeout)
 		defer cancel()
-		conn, err := bindings.NewConnectionWithOptions(dctx, bindings.Options{URI: s.url, Identity: s.identity})
+		conn, err := s.dial(dctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -61,6 +61,21 @@ func (s *service) ctx(ctx context.Context) (context.Context, error) {
 		s.version = bindings.ServiceVersion(conn).String()
 	}
 	return callCtx{Context: ctx, conn: s.conn}, nil
+}
+
+// sshDialMu serializes dialling ssh:// services in this process: the
+// bindings set a field of a package-level ssh_config value on every ssh
+// dial (connection.go, podman v5.8.0), a data race when two backends or
+// sessions dial at once.
+var sshDialMu sync.Mutex
+
+// dial connects to the service.
+func (s *service) dial(ctx context.Context) (context.Context, error) {
+	if strings.HasPrefix(s.url, "ssh://") {
+		sshDialMu.Lock()
+		defer sshDialMu.Unlock()
+	}
+	return bindings.NewConnectionWithOptions(ctx, bindings.Options{URI: s.url, Identity: s.identity})
 }
 
 // apiVersion is the service's API version ("" before the first call).
