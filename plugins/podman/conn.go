@@ -57,6 +57,9 @@ func (s *service) ctx(ctx context.Context) (context.Context, error) {
 			}
 			return nil, s.unreachable("connect", err)
 		}
+		if strings.HasPrefix(s.url, "ssh://") {
+			s.healOnRedial(conn)
+		}
 		s.conn = conn
 		s.version = bindings.ServiceVersion(conn).String()
 	}

@@ -89,6 +89,27 @@ func TestRemoteConnectionCutRecovers(t *testing.T) {
 	}
 }
 
+// An ssh connection that dies between commands (sshd restarted, network
+// cut) costs nothing: the first command after it opens a new one and
+// succeeds.
+func TestRemoteIdleCutHeals(t *testing.T) {
+	s := needSSHD(t)
+	if !inHome(t, s.home()) {
+		return
+	}
+	w := openTest(t, newRemoteBackend(t, s, backend.Limits{}), false)
+	sh(t, w, "true")
+	if n := s.killSessions(t); n == 0 {
+		t.Fatal("no ssh connection to the test sshd to cut")
+	}
+	for i := range 2 {
+		res, err := w.Shell().Execute(bg, backend.ExecRequest{Shell: "echo again"})
+		if err != nil || strings.TrimSpace(res.Stdout) != "again" {
+			t.Fatalf("command %d after the cut: %v %+v", i+1, err, res)
+		}
+	}
+}
+
 func waitFor(t *testing.T, cond func() bool, what string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
@@ -101,8 +122,8 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 }
 
 // What connecting says when the ssh side fails, by cause, against the real
-// sshd: nothing listening, a key it refuses, a host key that is not the
-// one in known_hosts. Each error names the URL, what failed and what to
+// sshd: nothing listening, a key it refuses, no service socket behind the
+// login (and, below, a host key that is not the one in known_hosts). Each error names the URL, what failed and what to
 // check.
 func TestRemoteUnreachableAdvice(t *testing.T) {
 	s := needSSHD(t)
@@ -111,6 +132,7 @@ func TestRemoteUnreachableAdvice(t *testing.T) {
 	}
 	free := freeLoopbackPort(t)
 	refused := fmt.Sprintf("ssh://root@127.0.0.1:%d/run/podman/podman.sock", free)
+	noSock := fmt.Sprintf("ssh://root@127.0.0.1:%d/run/wai-test-no-such.sock", s.port)
 	for _, c := range []struct {
 		name, url, identity string
 		want                []string
@@ -119,6 +141,8 @@ func TestRemoteUnreachableAdvice(t *testing.T) {
 			[]string{refused, "connection refused", "sshd runs", s.identity(), "/run/podman/podman.sock"}},
 		{"wrong key", s.url(), s.wrongIdentity(),
 			[]string{s.url(), "authentication failed", s.wrongIdentity(), "authorized_keys", "[backends.podman] identity"}},
+		{"no socket there", noSock, s.identity(),
+			[]string{noSock, "could not be opened", "podman system service", "/run/wai-test-no-such.sock"}},
 	} {
 		t.Run(c.name, func(t *testing.T) { checkConnectError(t, c.url, c.identity, c.want) })
 	}
