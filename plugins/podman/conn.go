@@ -72,13 +72,43 @@ func (s *service) ctx(ctx context.Context) (context.Context, error) {
 // sessions dial at once.
 var sshDialMu sync.Mutex
 
-// dial connects to the service.
+// dial connects to the service. The bindings' SSH dial ignores the
+// context (it has a 40 s timeout of its own), so for ssh:// it runs aside
+// and is abandoned when ctx ends; a connection it makes late is closed.
 func (s *service) dial(ctx context.Context) (context.Context, error) {
-	if strings.HasPrefix(s.url, "ssh://") {
+	opts := bindings.Options{URI: s.url, Identity: s.identity}
+	if !strings.HasPrefix(s.url, "ssh://") {
+		return bindings.NewConnectionWithOptions(ctx, opts)
+	}
+	type dialled struct {
+		conn context.Context
+		err  error
+	}
+	done := make(chan dialled, 1)
+	go func() {
 		sshDialMu.Lock()
 		defer sshDialMu.Unlock()
+		conn, err := bindings.NewConnectionWithOptions(context.WithoutCancel(ctx), opts)
+		done <- dialled{conn, err}
+	}()
+	select {
+	case d := <-done:
+		return d.conn, d.err
+	case <-ctx.Done():
+		go func() {
+			if d := <-done; d.err == nil {
+				closeIdle(d.conn)
+			}
+		}()
+		return nil, fmt.Errorf("dialling %s: %w", s.url, ctx.Err())
 	}
-	return bindings.NewConnectionWithOptions(ctx, bindings.Options{URI: s.url, Identity: s.identity})
+}
+
+// closeIdle closes the idle connections of a bindings connection.
+func closeIdle(conn context.Context) {
+	if c, err := bindings.GetClient(conn); err == nil && c.Client != nil {
+		c.Client.CloseIdleConnections()
+	}
 }
 
 // apiVersion is the service's API version ("" before the first call).
@@ -98,9 +128,7 @@ func (s *service) drop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn != nil {
-		if c, err := bindings.GetClient(s.conn); err == nil && c.Client != nil {
-			c.Client.CloseIdleConnections()
-		}
+		closeIdle(s.conn)
 	}
 	s.conn = nil
 }

@@ -210,3 +210,39 @@ func freeLoopbackPort(t *testing.T) int {
 	}
 	return port
 }
+
+// Dialling an ssh:// service honours the caller's context even though the
+// bindings' SSH dial does not: against a port that accepts and then says
+// nothing, the call returns when the context ends, not after the bindings'
+// own 40 s.
+func TestRemoteDialHonoursContext(t *testing.T) {
+	s := needSSHD(t)
+	if !inHome(t, s.home()) {
+		return
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, silent, until the test ends
+		}
+	}()
+	url := fmt.Sprintf("ssh://root@%s/run/podman/podman.sock", l.Addr())
+	ctx, cancel := context.WithTimeout(bg, time.Second)
+	defer cancel()
+	t0 := time.Now()
+	_, err = newService(url, s.identity()).ctx(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want the context's deadline, got %v", err)
+	}
+	if took := time.Since(t0); took > 30*time.Second {
+		t.Fatalf("returned after %v: the dial did not honour the context", took)
+	}
+}

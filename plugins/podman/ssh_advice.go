@@ -3,6 +3,7 @@
 package podman
 
 import (
+	"context"
 	"errors"
 	"net/url"
 	"strings"
@@ -45,7 +46,8 @@ func sshAdvice(rawURL, identity string, err error) string {
 	case errors.As(err, &oce), strings.Contains(err.Error(), "open failed"):
 		return "logged in to " + host + ", but the Podman socket " + sock + " could not be opened there. Check that `podman system service --time=0 unix://" + sock +
 			"` runs on the remote (or its podman.socket unit is started), that the socket path is right, and that sshd allows forwarding to Unix sockets (AllowStreamLocalForwarding)"
-	case strings.Contains(err.Error(), "i/o timeout"), errors.Is(err, syscall.ETIMEDOUT), errors.Is(err, syscall.EHOSTUNREACH):
+	case strings.Contains(err.Error(), "i/o timeout"), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, syscall.ETIMEDOUT), errors.Is(err, syscall.EHOSTUNREACH):
 		return "no answer from " + host + ". Check the host name, the port and any firewall between here and there (" + login + ")"
 	}
 	return "check that sshd runs on the remote and accepts " + key + ", and that `podman system service` answers on " + sock + " there (" + login + ")"
