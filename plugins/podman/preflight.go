@@ -132,6 +132,9 @@ func Preflight(ctx context.Context, cfg Config) []Check {
 
 	if runtimeOK && imageOK {
 		checks = append(checks, sandboxCheck(ctx, cfg))
+		if !local {
+			checks = append(checks, sharedWorkspaceCheck(ctx, cfg))
+		}
 	}
 	return checks
 }

@@ -246,3 +246,27 @@ func TestRemoteDialHonoursContext(t *testing.T) {
 		t.Fatalf("returned after %v: the dial did not honour the context", took)
 	}
 }
+
+// Preflight against an ssh:// service passes every check, including that
+// the service's containers see wai's workspace directory (true here: the
+// service is this machine). The failing case needs two machines.
+func TestRemotePreflight(t *testing.T) {
+	s := needSSHD(t)
+	if !inHome(t, s.home()) {
+		return
+	}
+	cfg, err := ParseConfig(testConfig(t, map[string]any{"url": s.url(), "identity": s.identity()}), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := Preflight(bg, cfg)
+	for _, c := range checks {
+		t.Logf("%-30s %-4s %s", c.Name, c.Status, c.Detail)
+		if c.Status == CheckFail {
+			t.Errorf("check %s: %s (fix: %s)", c.Name, c.Detail, c.Fix)
+		}
+	}
+	if last := checks[len(checks)-1]; last.Name != "workspace shared with service" || last.Status != CheckOK {
+		t.Errorf("the last check is %+v, want the shared workspace passing", last)
+	}
+}
