@@ -4,11 +4,13 @@ package podman
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"sync"
 
 	"github.com/containers/podman/v5/pkg/bindings"
+	"golang.org/x/crypto/ssh"
 )
 
 // An ssh:// connection from the bindings is one SSH connection, made when
@@ -17,8 +19,8 @@ import (
 // restarted, the network cut, the machine rebooted), every later channel
 // fails at once, and dropping the bindings connection after the first
 // failure would cost the caller that call. Instead the transport's dialer
-// is wrapped: a channel that cannot be opened makes it dial a new SSH
-// connection (checked with a ping, as any new connection is) and open the
+// is wrapped: a channel that cannot be opened because the connection is
+// gone (not one the server refused) makes it dial a new SSH connection (checked with a ping, as any new connection is) and open the
 // channel through that, so the call that finds the connection dead is the
 // one that repairs it.
 type sshRedialer struct {
@@ -37,6 +39,14 @@ func (s *service) healOnRedial(conn context.Context) {
 	}
 	r := &sshRedialer{svc: s, dial: tr.DialContext}
 	tr.DialContext = r.dialContext
+	// No HTTP keep-alive: every request opens its own channel, so none is
+	// sent down a pooled channel of a connection that has died. Such a
+	// request fails even though the transport retries it on a new
+	// connection: the bindings' request bodies cannot be replayed (the
+	// retry sends "ContentLength=454 with Body length 0"). A channel open
+	// is one round trip on the existing SSH connection.
+	tr.DisableKeepAlives = true
+	tr.CloseIdleConnections()
 }
 
 func transportOf(conn context.Context) *http.Transport {
@@ -56,7 +66,11 @@ func (r *sshRedialer) dialContext(ctx context.Context, network, addr string) (ne
 	dial, gen := r.dial, r.gen
 	r.mu.Unlock()
 	c, err := dial(ctx, network, addr)
-	if err == nil || ctx.Err() != nil {
+	var refused *ssh.OpenChannelError
+	if err == nil || ctx.Err() != nil || errors.As(err, &refused) {
+		// A channel the server refused (no socket there, forwarding not
+		// allowed) came over a live connection: a new one would be refused
+		// the same, and the old one would stay open, unused.
 		return c, err
 	}
 	r.mu.Lock()
