@@ -10,8 +10,8 @@
 #   4. start a Podman API service on unix:///run/podman/podman.sock (only if
 #      nothing answers there)
 #   5. verify a hardened `podman run` end to end, locally and via the service
-#   6. start a loopback-only test sshd (scripts/setup-sshd.sh) for the ssh://
-#      tests; WAI_SETUP_SSHD=0 skips it
+#   6. on CI (CI=true) or with WAI_SETUP_SSHD=1 only: start the loopback
+#      test sshd of scripts/setup-sshd.sh for the ssh:// tests
 # A second run changes nothing and takes about a second.
 #
 # Environment overrides:
@@ -347,7 +347,9 @@ log "OK: hardened podman run works (local and via unix://$SOCK)"
 
 # ------------------------------------------------- 6. test sshd (loopback)
 # The ssh:// tests (plugins/podman/remote_test.go) reach this service
-# through a loopback-only sshd with a key of its own; see that script.
-if [[ "${WAI_SETUP_SSHD:-1}" == 1 ]]; then
+# through a loopback-only sshd with a key of its own; see that script. Only
+# for testing: an operator's machine gets no extra sshd from this script
+# (the tests start it themselves when run as root).
+if [[ "${WAI_SETUP_SSHD:-}" == 1 || ( -z "${WAI_SETUP_SSHD:-}" && "${CI:-}" == true ) ]]; then
 	"$(dirname "$0")/setup-sshd.sh"
 fi

@@ -3,7 +3,7 @@
 # Podman service.
 #
 # Idempotent; run as root on Debian/Ubuntu (scripts/setup-podman.sh runs it
-# at its end). It never touches the system's sshd: it has its own config,
+# at its end on CI; the tests run it when root and the sshd is down). It never touches the system's sshd: it has its own config,
 # host key, client key and pid file in $DIR, listens only on 127.0.0.1:$PORT,
 # accepts only root, and only with the key made here (no passwords, no
 # keyboard-interactive). Steps:

@@ -73,8 +73,10 @@ func (s *service) ctx(ctx context.Context) (context.Context, error) {
 var sshDialMu sync.Mutex
 
 // dial connects to the service. The bindings' SSH dial ignores the
-// context (it has a 40 s timeout of its own), so for ssh:// it runs aside
-// and is abandoned when ctx ends; a connection it makes late is closed.
+// context (its 40 s timeout covers the TCP connect only), so for ssh:// it
+// runs aside and is abandoned when ctx ends. A connection it makes late
+// has its idle HTTP connections closed; its SSH connection, which the
+// bindings do not expose, stays until the remote drops it.
 func (s *service) dial(ctx context.Context) (context.Context, error) {
 	opts := bindings.Options{URI: s.url, Identity: s.identity}
 	if !strings.HasPrefix(s.url, "ssh://") {
