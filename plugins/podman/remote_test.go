@@ -87,6 +87,10 @@ func TestRemoteConnectionCutRecovers(t *testing.T) {
 	if res.ExitCode != 0 || strings.TrimSpace(res.Stdout) != "again" {
 		t.Fatalf("next command: %+v", res)
 	}
+	// The cut command was stopped, not left running unattended.
+	if res := sh(t, w, "ps -eo args | grep -c '^sleep 60' || true"); strings.TrimSpace(res.Stdout) != "0" {
+		t.Errorf("the cut command still runs: %q %q", res.Stdout, res.Stderr)
+	}
 }
 
 // An ssh connection that dies between commands (sshd restarted, network
