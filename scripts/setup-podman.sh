@@ -10,6 +10,8 @@
 #   4. start a Podman API service on unix:///run/podman/podman.sock (only if
 #      nothing answers there)
 #   5. verify a hardened `podman run` end to end, locally and via the service
+#   6. on CI (CI=true) or with WAI_SETUP_SSHD=1 only: start the loopback
+#      test sshd of scripts/setup-sshd.sh for the ssh:// tests
 # A second run changes nothing and takes about a second.
 #
 # Environment overrides:
@@ -346,3 +348,12 @@ $out" "see the comments in $0 for known host quirks; 'podman info' shows runtime
 verify local podman
 verify "via unix://$SOCK" podman --remote --url "unix://$SOCK"
 log "OK: hardened podman run works (local and via unix://$SOCK)"
+
+# ------------------------------------------------- 6. test sshd (loopback)
+# The ssh:// tests (plugins/podman/remote_test.go) reach this service
+# through a loopback-only sshd with a key of its own; see that script. Only
+# for testing: an operator's machine gets no extra sshd from this script
+# (the tests start it themselves when run as root).
+if [[ "${WAI_SETUP_SSHD:-}" == 1 || ( -z "${WAI_SETUP_SSHD:-}" && "${CI:-}" == true ) ]]; then
+	"$(dirname "$0")/setup-sshd.sh"
+fi

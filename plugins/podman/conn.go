@@ -50,17 +50,67 @@ func (s *service) ctx(ctx context.Context) (context.Context, error) {
 	if s.conn == nil {
 		dctx, cancel := context.WithTimeout(ctx, connectTimeout)
 		defer cancel()
-		conn, err := bindings.NewConnectionWithOptions(dctx, bindings.Options{URI: s.url, Identity: s.identity})
+		conn, err := s.dial(dctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			return nil, s.unreachable("connect", err)
 		}
+		if strings.HasPrefix(s.url, "ssh://") {
+			s.healOnRedial(conn)
+		}
 		s.conn = conn
 		s.version = bindings.ServiceVersion(conn).String()
 	}
 	return callCtx{Context: ctx, conn: s.conn}, nil
+}
+
+// sshDialMu serializes dialling ssh:// services in this process: the
+// bindings set a field of a package-level ssh_config value on every ssh
+// dial (connection.go, podman v5.8.0), a data race when two backends or
+// sessions dial at once.
+var sshDialMu sync.Mutex
+
+// dial connects to the service. The bindings' SSH dial ignores the
+// context (its 40 s timeout covers the TCP connect only), so for ssh:// it
+// runs aside and is abandoned when ctx ends. A connection it makes late
+// has its idle HTTP connections closed; its SSH connection, which the
+// bindings do not expose, stays until the remote drops it.
+func (s *service) dial(ctx context.Context) (context.Context, error) {
+	opts := bindings.Options{URI: s.url, Identity: s.identity}
+	if !strings.HasPrefix(s.url, "ssh://") {
+		return bindings.NewConnectionWithOptions(ctx, opts)
+	}
+	type dialled struct {
+		conn context.Context
+		err  error
+	}
+	done := make(chan dialled, 1)
+	go func() {
+		sshDialMu.Lock()
+		defer sshDialMu.Unlock()
+		conn, err := bindings.NewConnectionWithOptions(context.WithoutCancel(ctx), opts)
+		done <- dialled{conn, err}
+	}()
+	select {
+	case d := <-done:
+		return d.conn, d.err
+	case <-ctx.Done():
+		go func() {
+			if d := <-done; d.err == nil {
+				closeIdle(d.conn)
+			}
+		}()
+		return nil, fmt.Errorf("dialling %s: %w", s.url, ctx.Err())
+	}
+}
+
+// closeIdle closes the idle connections of a bindings connection.
+func closeIdle(conn context.Context) {
+	if c, err := bindings.GetClient(conn); err == nil && c.Client != nil {
+		c.Client.CloseIdleConnections()
+	}
 }
 
 // apiVersion is the service's API version ("" before the first call).
@@ -80,9 +130,7 @@ func (s *service) drop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn != nil {
-		if c, err := bindings.GetClient(s.conn); err == nil && c.Client != nil {
-			c.Client.CloseIdleConnections()
-		}
+		closeIdle(s.conn)
 	}
 	s.conn = nil
 }
@@ -124,6 +172,10 @@ func (s *service) unreachable(op string, err error) error {
 					Err: err}
 			}
 		}
+	}
+	if advice := sshAdvice(s.url, s.identity, err); advice != "" {
+		return &backend.Error{Kind: backend.ErrUnavailable, Op: op, Path: s.url,
+			Msg: "the Podman service over ssh does not answer: " + advice, Err: err}
 	}
 	return &backend.Error{Kind: backend.ErrUnavailable, Op: op, Path: s.url,
 		Msg: "the Podman service does not answer. Start it: as root run scripts/setup-podman.sh, " +

@@ -1,0 +1,57 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package podman
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// sharedWorkspaceCheck is preflight's check for a service that is not a
+// local socket: a session's workspace is a directory on wai's machine,
+// bind-mounted by path on the service's machine, so the two must be the
+// same files (shared storage at the same path) until volume workspaces
+// lift that. It writes a random marker through the file tools' side and
+// reads it from inside a container.
+func sharedWorkspaceCheck(ctx context.Context, cfg Config) Check {
+	c := Check{Name: "workspace shared with service"}
+	fix := "mount " + cfg.WorkspaceDir + " from shared storage at the same path on wai's machine and the service's, " +
+		"or run wai on the service's machine (volume workspaces, planned, remove the need; see docs/REMOTE.md)"
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	cfg.IdleTimeout, cfg.MaxUptime = 0, 0
+	b, err := newBackend(ctx, cfg, backend.Options{})
+	if err != nil {
+		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), fix
+		return c
+	}
+	defer b.Close(context.WithoutCancel(ctx))
+	ws, err := b.Open(ctx, backend.WorkspaceSpec{Session: "preflight-" + newID()})
+	if err != nil {
+		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), fix
+		return c
+	}
+	defer ws.Close(context.WithoutCancel(ctx))
+	marker := newSecret()
+	if _, err := ws.FS().Write(ctx, backend.WriteRequest{Path: ".wai-shared", Content: marker}); err != nil {
+		c.Status, c.Detail, c.Fix = CheckFail, "writing a marker into the workspace: "+err.Error(), fix
+		return c
+	}
+	res, err := ws.Shell().Execute(ctx, backend.ExecRequest{Shell: "cat /workspace/.wai-shared 2>&1"})
+	switch {
+	case err != nil:
+		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), fix
+	case strings.TrimSpace(res.Stdout) != marker:
+		c.Status, c.Fix = CheckFail, fix
+		c.Detail = fmt.Sprintf("a container on the service's machine does not see the file wai wrote to %s (it read %q): "+
+			"the workspace directory is not the same files at the same path there", cfg.WorkspaceDir, firstLine(res.Stdout))
+	default:
+		c.Status = CheckOK
+		c.Detail = "the service's containers see wai's files under " + cfg.WorkspaceDir + " at the same path"
+	}
+	return c
+}
