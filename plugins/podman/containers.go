@@ -26,7 +26,6 @@ const (
 	labelKind       = "wai.kind" // "container"
 	kindContainer   = "container"
 	labelCreated    = "wai.created"    // RFC 3339
-	labelPurpose    = "wai.purpose"    // the create's purpose, may be ""
 	labelPersistent = "wai.persistent" // "true" or "false"
 	labelEnvKeys    = "wai.env_keys"   // comma-separated names, never values
 	// labelHome is the workspace directory of the configuration that

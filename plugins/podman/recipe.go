@@ -21,7 +21,8 @@ const (
 	recipeVariant = "minbase"
 	// labelRecipe is the recipe hash an image was built from; labelPurpose
 	// the purpose it serves. Both are set at import.
-	labelRecipe = "wai.recipe"
+	labelRecipe  = "wai.recipe"
+	labelPurpose = "wai.purpose" // also a managed container's purpose, may be ""
 	// maxIncludeDepth bounds @include chains (and so include cycles).
 	maxIncludeDepth = 4
 )
