@@ -34,6 +34,10 @@ type Backend struct {
 	// seccompDir holds the profile every container runs under (see
 	// seccompProfile); the service reads it from there.
 	seccompDir string
+	// agentBin is the host path of the wai-agent binary mounted into
+	// every container; "" when there is none (agent = false, or no
+	// binary), and commands run as Podman execs.
+	agentBin string
 
 	mu      sync.Mutex
 	open    map[string]*Workspace
@@ -87,6 +91,14 @@ func newBackend(ctx context.Context, cfg Config, opts backend.Options) (*Backend
 	b.seccompDir = filepath.Join(cfg.fixedDir(), seccompDirName)
 	if _, err := writeSeccompProfile(b.seccompDir); err != nil {
 		return nil, err
+	}
+	var err error
+	if b.agentBin, err = provisionAgent(cfg, cfg.fixedDir()); err != nil {
+		return nil, err
+	}
+	if b.agentBin == "" && cfg.agentEnabled() {
+		b.log.LogAttrs(ctx, slog.LevelInfo, "runtime.podman.agent_missing",
+			slog.String("reason", "this build carries no wai-agent and agent_path is unset: every command runs as a Podman exec (build with `make build`)"))
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	b.stopReaper = cancel

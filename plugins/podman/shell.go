@@ -34,7 +34,7 @@ func (s *Shell) Execute(ctx context.Context, req backend.ExecRequest) (backend.E
 		return backend.ExecResult{}, err
 	}
 	r := execRun{op: "exec", argv: req.Command(), shown: req.Command(), env: req.Env, replace: req.EnvMode == backend.EnvReplace,
-		cwd: cwd, timeout: timeout, discard: req.DiscardOutput}
+		cwd: cwd, timeout: timeout, discard: req.DiscardOutput, output: req.Output}
 	if req.Stdin != "" {
 		r.stdin = &req.Stdin
 	}
@@ -65,7 +65,7 @@ func (s *Shell) ExecuteScript(ctx context.Context, req backend.ScriptRequest) (b
 	}
 	script := req.Script
 	r := execRun{op: op, argv: interp, shown: append(append([]string{}, interp...), "<script>"), env: req.Env,
-		replace: req.EnvMode == backend.EnvReplace, cwd: cwd, stdin: &script, script: true, timeout: timeout, discard: req.DiscardOutput}
+		replace: req.EnvMode == backend.EnvReplace, cwd: cwd, stdin: &script, script: true, timeout: timeout, discard: req.DiscardOutput, output: req.Output}
 	return s.w.run(ctx, r)
 }
 
