@@ -40,6 +40,14 @@ const (
 	TypeError   Type = 20 // JSON Error: command id (or, id 0, the agent) failed
 )
 
+func (t Type) known() bool {
+	switch t {
+	case TypeHello, TypeExec, TypeCancel, TypeStarted, TypeStdout, TypeStderr, TypeExit, TypeError:
+		return true
+	}
+	return false
+}
+
 func (t Type) String() string {
 	switch t {
 	case TypeHello:
@@ -120,7 +128,7 @@ func (r *Reader) Read() (Frame, error) {
 		return Frame{}, unexpected(err)
 	}
 	f := Frame{Type: Type(hdr[4]), ID: binary.BigEndian.Uint32(hdr[5:]), Payload: p}
-	if f.Type.String()[0] == 't' { // "type(N)": not one of ours
+	if !f.Type.known() {
 		return Frame{}, fmt.Errorf("%w: unknown type %d", ErrMalformed, hdr[4])
 	}
 	return f, nil

@@ -42,7 +42,7 @@ var conformance = conformanceWith("podman", nil)
 
 // conformanceNoAgent runs every command as a Podman exec of its own, the
 // path a container without a working agent falls back to.
-var conformanceNoAgent = conformanceWith("podman-noagent", map[string]any{"agent": false})
+var conformanceNoAgent = conformanceWith("podman", map[string]any{"agent": false})
 
 func TestShellConformance(t *testing.T)      { sdktests.RunShell(t, conformance) }
 func TestFilesystemConformance(t *testing.T) { sdktests.RunFilesystem(t, conformance) }
