@@ -20,7 +20,11 @@ func main() {
 		fmt.Fprintf(os.Stderr, "%s: takes no arguments; it speaks the protocol of docs/AGENT.md on stdin and stdout\n", agent.Name)
 		os.Exit(2)
 	}
-	if err := agent.NewServer(os.Stdin, os.Stdout, os.Stderr).Serve(); err != nil {
+	s := agent.NewServer(os.Stdin, os.Stdout, os.Stderr)
+	// Alone in the container's PID namespace (under its init), where
+	// every process is the sandbox's.
+	s.KillOrphans = true
+	if err := s.Serve(); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", agent.Name, err)
 		os.Exit(1)
 	}

@@ -73,7 +73,12 @@ func (c *command) run() {
 		c.notStarted(126, fmt.Sprintf("wai-agent: %s: %v\n", argv[0], err))
 		return
 	}
-	_ = c.s.out.WriteJSON(agentproto.TypeStarted, c.id, agentproto.Started{PID: p.proc.Pid, Start: startTime(p.proc.Pid)})
+	ts := treeSpec{root: p.proc.Pid, marker: c.e.Marker, others: c.s.markersBut(c.id)}
+	started := agentproto.Started{PID: ts.root, Start: startTime(ts.root)}
+	if c.s.KillOrphans {
+		ts.rootStart = started.Start
+	}
+	_ = c.s.out.WriteJSON(agentproto.TypeStarted, c.id, started)
 	done := make(chan *os.ProcessState, 1)
 	go func() {
 		st, _ := p.proc.Wait()
@@ -85,15 +90,15 @@ func (c *command) run() {
 	select {
 	case st = <-done:
 		if !c.e.KeepBackground {
-			c.exit.Killed, _ = killTree(p.proc.Pid, c.e.Marker, 0)
+			c.exit.Killed, _ = killTree(ts, 0)
 		}
 	case <-timer.C:
 		c.exit.TimedOut = true
-		c.exit.Killed, c.exit.Signal = killTree(p.proc.Pid, c.e.Marker, time.Duration(c.e.GraceMS)*time.Millisecond)
+		c.exit.Killed, c.exit.Signal = killTree(ts, time.Duration(c.e.GraceMS)*time.Millisecond)
 		st = <-done
 	case g := <-c.stop:
 		c.exit.Cancelled = true
-		c.exit.Killed, c.exit.Signal = killTree(p.proc.Pid, c.e.Marker, time.Duration(g)*time.Millisecond)
+		c.exit.Killed, c.exit.Signal = killTree(ts, time.Duration(g)*time.Millisecond)
 		st = <-done
 	}
 	c.exit.Code = exitCode(st)

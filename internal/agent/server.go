@@ -31,6 +31,12 @@ type Server struct {
 	out *agentproto.Writer
 	log io.Writer
 
+	// KillOrphans turns on the tree's last rule (tree.go): processes
+	// reparented to PID 1 since a command started count as its own. Only
+	// for an agent alone in its container's PID namespace, as wai-agent
+	// is; on a shared machine it would hit others' daemons.
+	KillOrphans bool
+
 	mu   sync.Mutex
 	cmds map[uint32]*command
 	wg   sync.WaitGroup
@@ -135,6 +141,22 @@ func (s *Server) start(id uint32, e agentproto.Exec) error {
 		c.sendExit()
 	}()
 	return nil
+}
+
+// markersBut returns a function listing the markers of the running
+// commands other than id: their orphans are theirs, not id's.
+func (s *Server) markersBut(id uint32) func() map[string]bool {
+	return func() map[string]bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		m := make(map[string]bool, len(s.cmds))
+		for other, c := range s.cmds {
+			if other != id && c.e.EnvMode != agentproto.EnvReplace {
+				m[c.e.Marker] = true
+			}
+		}
+		return m
+	}
 }
 
 func (s *Server) logf(format string, args ...any) {

@@ -17,14 +17,30 @@ import (
 //   - is in the session or process group of the command's process (its
 //     session id is that process's pid: the agent made it a session
 //     leader) or of one of the tree's processes;
-//   - has a parent in the tree.
+//   - has a parent in the tree;
+//   - was reparented to the init process (PID 1), started after the
+//     command did, and carries no marker of another command this agent
+//     still runs: a process that cleared or forged its marker, left its
+//     session and lost its parent has hidden every trace of where it came
+//     from, and in a sandbox it is killed rather than left running.
 //
 // The agent itself and PID 1 never belong to it; zombies are dead already
 // and do not count.
 
+// treeSpec names a command's tree: its process, that process's start
+// time, its marker, and the markers of the agent's other running
+// commands (which protect their orphans).
+type treeSpec struct {
+	root      int
+	rootStart uint64 // 0: the orphan rule is off
+	marker    string
+	others    func() map[string]bool
+}
+
 // procInfo is what /proc/PID/stat says about one process.
 type procInfo struct {
 	pid, ppid, pgrp, sid int
+	start                uint64
 	zombie               bool
 }
 
@@ -67,6 +83,7 @@ func readStat(pid int) (procInfo, bool) {
 	pi.ppid, _ = strconv.Atoi(f[1])
 	pi.pgrp, _ = strconv.Atoi(f[2])
 	pi.sid, _ = strconv.Atoi(f[3])
+	pi.start, _ = strconv.ParseUint(f[19], 10, 64)
 	return pi, true
 }
 
@@ -88,12 +105,17 @@ func startTime(pid int) uint64 {
 	return n
 }
 
-func hasMarker(pid int, marker string) bool {
+// environ returns the NUL-separated entries of pid's environment.
+func environ(pid int) [][]byte {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
-		return false
+		return nil
 	}
-	for _, kv := range bytes.Split(b, []byte{0}) {
+	return bytes.Split(b, []byte{0})
+}
+
+func hasMarker(pid int, marker string) bool {
+	for _, kv := range environ(pid) {
 		if string(kv) == marker {
 			return true
 		}
@@ -101,36 +123,52 @@ func hasMarker(pid int, marker string) bool {
 	return false
 }
 
-// tree returns the pids of root's tree (root included while it lives).
+// orphanOf reports whether p, reparented to init, counts as the tree's by
+// the last rule: started after the command, no live marker of another.
+func (t treeSpec) orphanOf(p procInfo) bool {
+	if p.ppid != 1 || p.start < t.rootStart || t.rootStart == 0 {
+		return false
+	}
+	others := t.others()
+	for _, kv := range environ(p.pid) {
+		if others[string(kv)] {
+			return false
+		}
+	}
+	return true
+}
+
+// tree returns the pids of t's tree (its root included while it lives).
 // withEnv also reads every process's environment for the marker; the
 // polls of a kill skip that, finding new processes through their parents
 // and sessions.
-func tree(root int, marker string, withEnv bool) []int {
+func tree(t treeSpec, withEnv bool) []int {
 	procs := scan()
 	in := map[int]bool{}
-	groups := map[int]bool{root: true} // session and group ids in the tree
-	for _, p := range procs {
-		if p.pid == root || withEnv && hasMarker(p.pid, marker) {
-			in[p.pid] = true
-			groups[p.sid], groups[p.pgrp] = true, true
+	groups := map[int]bool{t.root: true} // session and group ids in the tree
+	agentSID := getsid()
+	add := func(p procInfo) {
+		in[p.pid] = true
+		if p.sid != agentSID && p.sid != 0 {
+			groups[p.sid] = true
+		}
+		if p.pgrp != agentSID && p.pgrp != 0 {
+			groups[p.pgrp] = true
 		}
 	}
-	agentSID := getsid()
+	for _, p := range procs {
+		if p.pid == t.root || withEnv && hasMarker(p.pid, t.marker) || t.orphanOf(p) {
+			add(p)
+		}
+	}
 	delete(groups, agentSID) // never widen to the agent's own session
-	delete(groups, 0)
 	for changed := true; changed; {
 		changed = false
 		for _, p := range procs {
 			if in[p.pid] || !(groups[p.sid] || groups[p.pgrp] || in[p.ppid]) {
 				continue
 			}
-			in[p.pid] = true
-			if p.sid != agentSID && p.sid != 0 {
-				groups[p.sid] = true
-			}
-			if p.pgrp != agentSID && p.pgrp != 0 {
-				groups[p.pgrp] = true
-			}
+			add(p)
 			changed = true
 		}
 	}
@@ -141,13 +179,13 @@ func tree(root int, marker string, withEnv bool) []int {
 	return pids
 }
 
-// killTree stops root's tree: SIGTERM, up to grace for it to end, then
+// killTree stops t's tree: SIGTERM, up to grace for it to end, then
 // SIGSTOP and SIGKILL until nothing is left (bounded: a tree that keeps
 // forking faster than it dies is left to the host's kill). It returns the
 // outcome ("none", "term N", "kill N", or "left N") and the last signal
 // sent (0 when nothing was left).
-func killTree(root int, marker string, grace time.Duration) (string, int) {
-	pids := tree(root, marker, true)
+func killTree(t treeSpec, grace time.Duration) (string, int) {
+	pids := tree(t, true)
 	if len(pids) == 0 {
 		return "none", 0
 	}
@@ -157,11 +195,11 @@ func killTree(root int, marker string, grace time.Duration) (string, int) {
 		deadline := time.Now().Add(grace)
 		for time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
-			if pids = tree(root, marker, false); len(pids) == 0 {
+			if pids = tree(t, false); len(pids) == 0 {
 				return fmt.Sprintf("term %d", n), int(syscall.SIGTERM)
 			}
 		}
-		pids = tree(root, marker, true)
+		pids = tree(t, true)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for len(pids) > 0 && time.Now().Before(deadline) {
@@ -169,7 +207,7 @@ func killTree(root int, marker string, grace time.Duration) (string, int) {
 		signalAll(pids, syscall.SIGSTOP)
 		signalAll(pids, syscall.SIGKILL)
 		time.Sleep(5 * time.Millisecond)
-		pids = tree(root, marker, true)
+		pids = tree(t, true)
 	}
 	if len(pids) > 0 {
 		return fmt.Sprintf("left %d", len(pids)), int(syscall.SIGKILL)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/containers/podman/v5/pkg/bindings/containers"
 )
 
 // agentSlot is the agent of one container: started on the first command,
@@ -101,4 +103,17 @@ func (st *ctrState) closeAgent() {
 	if conn != nil {
 		conn.fail(errAgentDead)
 	}
+}
+
+// containerRunning reports whether the service says container id runs
+// (false when it cannot tell).
+func (b *Backend) containerRunning(ctx context.Context, id string) bool {
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	cctx, err := b.svc.ctx(ictx)
+	if err != nil {
+		return false
+	}
+	data, err := containers.Inspect(cctx, id, nil)
+	return err == nil && data.State != nil && data.State.Running
 }

@@ -87,7 +87,7 @@ type Config struct {
 	// When the agent cannot be started, commands fall back to one Podman
 	// exec each. Default true; false uses the Podman exec path only
 	// (for debugging, or to compare).
-	Agent *bool `json:"agent"`
+	Agent bool `json:"agent"`
 	// AgentPath is a wai-agent binary on this host to use instead of the
 	// one bin/wai carries (a build of cmd/wai-agent for the containers'
 	// architecture: `CGO_ENABLED=0 go build ./cmd/wai-agent`).
@@ -185,6 +185,7 @@ func DefaultConfig() Config {
 		WorkspaceSize:  defaultWorkspace,
 		IdleTimeout:    Duration(15 * time.Minute),
 		KillGrace:      Duration(time.Second),
+		Agent:          true,
 		PullBackoff:    Duration(time.Second),
 		PullBackoffMax: Duration(5 * time.Minute),
 	}
@@ -354,7 +355,7 @@ func (c *Config) checkMounts() error {
 func (c Config) networkEnabled() bool { return c.Network != "none" }
 
 // agentEnabled reports whether commands go through wai-agent (the default).
-func (c Config) agentEnabled() bool { return c.Agent == nil || *c.Agent }
+func (c Config) agentEnabled() bool { return c.Agent }
 
 // Interface guards
 var (

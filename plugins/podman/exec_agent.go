@@ -53,6 +53,20 @@ func (w *Workspace) runAgent(ctx context.Context, st *ctrState, conn *agentConn,
 	}
 	why := w.awaitAgent(ctx, conn, call, r.timeout)
 	ended, exit, callErr := call.outcome()
+	if errors.Is(callErr, errAgentDead) && call.root() == (execRoot{}) {
+		// The agent was gone before the command started, or before it
+		// said so: its container stopped, or the agent died. In a stopped
+		// container nothing runs and the exec path recreates it; in a
+		// running one whatever may have started is killed first.
+		if w.b.containerRunning(ctx, st.id) {
+			w.killTree(st, id, secret, execRoot{}, w.b.grace(), -1)
+		} else {
+			w.markDead(st, "its container stopped (its agent's connection ended)")
+		}
+		go w.dropAgent(st, conn, "its connection ended before a command started")
+		sink.stop()
+		return res, nil, false
+	}
 	var kill killReport
 	if !ended || callErr != nil || strings.HasPrefix(exit.Killed, "left") {
 		// The agent did not stop the command, or cannot be asked: the kill
