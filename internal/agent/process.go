@@ -21,6 +21,13 @@ type process struct {
 	outs    []*os.File
 }
 
+// A fork that fails with EAGAIN is retried forkRetries times, forkRetryWait
+// apart.
+const (
+	forkRetries   = 20
+	forkRetryWait = 100 * time.Millisecond
+)
+
 // startProcess starts the command in a new session (so its tree has an
 // id of its own to kill by), with stdin fed from the Exec and stdout and
 // stderr streamed to the host as frames.
@@ -40,10 +47,15 @@ func (c *command) startProcess(path string, argv, env []string) (*process, error
 		outW.Close()
 		return nil, err
 	}
-	proc, err := os.StartProcess(path, argv, &os.ProcAttr{
-		Dir: c.e.Cwd, Env: env, Files: []*os.File{stdin, outW, errW},
-		Sys: &syscall.SysProcAttr{Setsid: true},
-	})
+	attr := &os.ProcAttr{Dir: c.e.Cwd, Env: env, Files: []*os.File{stdin, outW, errW},
+		Sys: &syscall.SysProcAttr{Setsid: true}}
+	proc, err := os.StartProcess(path, argv, attr)
+	// At the pids limit fork fails with EAGAIN until the killed processes
+	// of an earlier command are reaped: worth a short wait.
+	for try := 0; errors.Is(err, syscall.EAGAIN) && try < forkRetries; try++ {
+		time.Sleep(forkRetryWait)
+		proc, err = os.StartProcess(path, argv, attr)
+	}
 	outW.Close()
 	errW.Close()
 	if err != nil {
