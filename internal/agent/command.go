@@ -26,7 +26,22 @@ type command struct {
 	stopOnce sync.Once
 
 	exit agentproto.Exit
-	err  string // set when the command could not start: Error instead of Exit
+
+	started      agentproto.Started // set once the process runs
+	announceOnce sync.Once
+}
+
+// startedDelay is how long a command runs before the agent sends Started
+// unasked: a command that ends sooner (most do) is reported by its Exit
+// alone, one frame fewer through the service. Output, which may come
+// sooner, is preceded by Started.
+const startedDelay = 5 * time.Millisecond
+
+// announce sends Started, once.
+func (c *command) announce() {
+	c.announceOnce.Do(func() {
+		_ = c.s.out.WriteJSON(agentproto.TypeStarted, c.id, c.started)
+	})
 }
 
 func newCommand(s *Server, id uint32, e agentproto.Exec) *command {
@@ -74,11 +89,14 @@ func (c *command) run() {
 		return
 	}
 	ts := treeSpec{root: p.proc.Pid, marker: c.e.Marker, others: c.s.markersBut(c.id)}
-	started := agentproto.Started{PID: ts.root, Start: startTime(ts.root)}
 	if c.s.KillOrphans {
-		ts.rootStart = started.Start
+		ts.rootStart = c.started.Start
 	}
-	_ = c.s.out.WriteJSON(agentproto.TypeStarted, c.id, started)
+	announce := time.AfterFunc(startedDelay, c.announce)
+	defer func() {
+		announce.Stop()
+		c.announceOnce.Do(func() {}) // ended before it was due: Exit says it all
+	}()
 	done := make(chan *os.ProcessState, 1)
 	go func() {
 		st, _ := p.proc.Wait()

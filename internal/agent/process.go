@@ -63,6 +63,7 @@ func (c *command) startProcess(path string, argv, env []string) (*process, error
 		errR.Close()
 		return nil, err
 	}
+	c.started = agentproto.Started{PID: proc.Pid, Start: startTime(proc.Pid)}
 	p := &process{proc: proc, outs: []*os.File{outR, errR}}
 	p.readers.Add(2)
 	go p.pump(c, outR, agentproto.TypeStdout)
@@ -97,6 +98,7 @@ func (p *process) pump(c *command, f *os.File, t agentproto.Type) {
 	for {
 		n, err := f.Read(buf)
 		if n > 0 && !c.e.Discard {
+			c.announce()
 			if werr := c.s.out.Write(t, c.id, buf[:n]); werr != nil {
 				// The host is gone; Serve kills the command.
 				_, _ = io.Copy(io.Discard, f)

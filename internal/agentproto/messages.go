@@ -55,7 +55,9 @@ type Cancel struct {
 
 // Started says command id runs: its process and that process's start time
 // (clock ticks since boot, field 22 of /proc/PID/stat), which identify it
-// to a kill from outside the agent.
+// to a kill from outside the agent. It comes before the command's first
+// output, or once the command has run a few milliseconds; a command that
+// ends sooner without output gets no Started, only its Exit.
 type Started struct {
 	PID   int    `json:"pid"`
 	Start uint64 `json:"start"`

@@ -53,17 +53,13 @@ func (w *Workspace) runAgent(ctx context.Context, st *ctrState, conn *agentConn,
 	}
 	why := w.awaitAgent(ctx, conn, call, r.timeout)
 	ended, exit, callErr := call.outcome()
-	if errors.Is(callErr, errAgentDead) && call.root() == (execRoot{}) {
-		// The agent was gone before the command started, or before it
-		// said so: its container stopped, or the agent died. In a stopped
-		// container nothing runs and the exec path recreates it; in a
-		// running one whatever may have started is killed first.
-		if w.b.containerRunning(ctx, st.id) {
-			w.killTree(st, id, secret, execRoot{}, w.b.grace(), -1)
-		} else {
-			w.markDead(st, "its container stopped (its agent's connection ended)")
-		}
-		go w.dropAgent(st, conn, "its connection ended before a command started")
+	if errors.Is(callErr, errAgentDead) && call.root() == (execRoot{}) && !w.b.containerRunning(ctx, st.id) {
+		// The connection ended before the command said it started, and
+		// the container is gone (stopped from outside, most likely before
+		// the command was sent): nothing of it runs, and the exec path
+		// recreates the container.
+		w.markDead(st, "its container stopped (its agent's connection ended)")
+		go w.dropAgent(st, conn, "its container stopped")
 		sink.stop()
 		return res, nil, false
 	}
