@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command wai-agent runs inside a wai session container and executes the
 // host's commands there, speaking the protocol of docs/AGENT.md on its
 // standard input and output. The podman backend bind-mounts it read-only
