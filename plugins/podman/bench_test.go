@@ -230,7 +230,15 @@ func warm(b *testing.B, w *Workspace) {
 // (stdout and stderr, each Limits.MaxOutputBytes): the output is streamed
 // and capped, never held.
 func BenchmarkOutputGigabyte(b *testing.B) {
-	be := newTestBackend(b, backend.Limits{}, nil)
+	for _, max := range []int{backend.DefaultLimits().MaxOutputBytes, 4 << 20} {
+		b.Run(fmt.Sprintf("cap=%dKiB", max>>10), func(b *testing.B) { outputGigabyte(b, max) })
+	}
+}
+
+func outputGigabyte(b *testing.B, maxOutput int) {
+	l := backend.DefaultLimits()
+	l.MaxOutputBytes = maxOutput
+	be := newTestBackend(b, l, nil)
 	w := openTest(b, be, false)
 	warm(b, w)
 	caps := 2 * be.limits.MaxOutputBytes
