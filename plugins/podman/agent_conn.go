@@ -4,6 +4,7 @@ package podman
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -236,8 +237,20 @@ func (a *agentConn) alive() bool {
 	}
 }
 
+// errExecTooLarge is an Exec whose stdin or script does not fit in one
+// frame the agent accepts (limits above 12 MiB): the command takes the
+// Podman exec path instead.
+var errExecTooLarge = errors.New("the command's input exceeds the agent's frame limit")
+
 // exec sends e under a fresh id and returns the call.
 func (a *agentConn) exec(e agentproto.Exec, sink *outputSink) (*agentCall, error) {
+	payload, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	if len(payload)+agentproto.HeaderSize > agentproto.MaxHostFrame {
+		return nil, errExecTooLarge
+	}
 	c := &agentCall{sink: sink, done: make(chan struct{})}
 	a.mu.Lock()
 	if !a.alive() {
@@ -251,7 +264,7 @@ func (a *agentConn) exec(e agentproto.Exec, sink *outputSink) (*agentCall, error
 	c.id = a.nextID
 	a.calls[c.id] = c
 	a.mu.Unlock()
-	if err := a.out.WriteJSON(agentproto.TypeExec, c.id, e); err != nil {
+	if err := a.out.Write(agentproto.TypeExec, c.id, payload); err != nil {
 		a.fail(err)
 		return nil, fmt.Errorf("%w (%v)", errAgentDead, err)
 	}

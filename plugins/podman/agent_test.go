@@ -198,3 +198,21 @@ func TestAgentExitsWhenReleased(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// Input too large for one frame to the agent takes the Podman exec path:
+// the command still runs, and the agent stays.
+func TestAgentLargeInputFallsBack(t *testing.T) {
+	l := backend.DefaultLimits()
+	l.MaxStdinBytes = 20 << 20
+	b := newTestBackend(t, l, nil)
+	w := openTest(t, b, false)
+	_, conn := liveAgent(t, w)
+	in := strings.Repeat("x", 13<<20)
+	res, err := w.Shell().Execute(t.Context(), backend.ExecRequest{Shell: "wc -c", Stdin: in, Timeout: 2 * time.Minute})
+	if err != nil || strings.TrimSpace(res.Stdout) != strconv.Itoa(len(in)) {
+		t.Fatalf("13 MiB of stdin: %v, stdout %q", err, res.Stdout)
+	}
+	if _, conn2 := liveAgent(t, w); conn2 != conn {
+		t.Errorf("the agent was replaced after an input it could not take")
+	}
+}

@@ -48,7 +48,9 @@ func (w *Workspace) runAgent(ctx context.Context, st *ctrState, conn *agentConn,
 	sink := newOutputSink(w.b.limits.MaxOutputBytes, r.discard, r.output)
 	call, err := conn.exec(w.agentExec(st, r, secret), sink)
 	if err != nil {
-		go w.dropAgent(st, conn, err.Error())
+		if !errors.Is(err, errExecTooLarge) {
+			go w.dropAgent(st, conn, err.Error())
+		}
 		return res, nil, false
 	}
 	why := w.awaitAgent(ctx, conn, call, r.timeout)
