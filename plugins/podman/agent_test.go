@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -214,5 +215,40 @@ func TestAgentLargeInputFallsBack(t *testing.T) {
 	}
 	if _, conn2 := liveAgent(t, w); conn2 != conn {
 		t.Errorf("the agent was replaced after an input it could not take")
+	}
+}
+
+// Output streams while the command runs, through the agent and on the
+// Podman exec path: the command waits for a file that the test creates
+// only once it has seen the first line live.
+func TestAgentOutputIsLive(t *testing.T) {
+	for _, agent := range []bool{true, false} {
+		t.Run(fmt.Sprint("agent=", agent), func(t *testing.T) {
+			_, w := openAgentWS(t, map[string]any{"agent": agent})
+			outputIsLive(t, w)
+		})
+	}
+}
+
+func outputIsLive(t *testing.T, w *Workspace) {
+	seen := make(chan struct{})
+	var once sync.Once
+	go func() {
+		select {
+		case <-seen:
+			_ = os.WriteFile(filepath.Join(w.Dir(), "go"), nil, 0o644)
+		case <-t.Context().Done():
+		}
+	}()
+	res, err := w.Shell().Execute(t.Context(), backend.ExecRequest{
+		Shell:   "echo first; while [ ! -e go ]; do sleep 0.05; done; echo second",
+		Timeout: 60 * time.Second,
+		Output: func(s backend.Stream, p []byte) {
+			if s == backend.Stdout && strings.Contains(string(p), "first") {
+				once.Do(func() { close(seen) })
+			}
+		}})
+	if err != nil || res.TimedOut || res.Stdout != "first\nsecond\n" {
+		t.Fatalf("timed_out %v stdout %q err %v: the first line did not reach Output while the command ran", res.TimedOut, res.Stdout, err)
 	}
 }
