@@ -74,14 +74,25 @@ func liveAgent(t *testing.T, w *Workspace) (*ctrState, *agentConn) {
 	return st, st.agent.conn
 }
 
-// signalAgent sends the agent sig from outside it, as a command of the
-// sandbox could.
-func signalAgent(t *testing.T, w *Workspace, st *ctrState, pid int, sig string) {
-	ctx, cancel := context.WithTimeout(bg, time.Minute)
-	defer cancel()
-	code, out, err := w.b.execSimple(ctx, st.id, []string{"/bin/sh", "-c", "kill -" + sig + " " + strconv.Itoa(pid)}, nil)
-	if err != nil || code != 0 {
-		t.Errorf("kill -%s the agent: exit %d, %v, %s", sig, code, err, out)
+// signalAgentAfter sends the agent sig from outside it after d, as a
+// command of the sandbox could. The test must check the returned
+// function before it ends: it waits for the signal and reports a failure.
+func signalAgentAfter(t *testing.T, d time.Duration, w *Workspace, st *ctrState, pid int, sig string) (check func()) {
+	done := make(chan error, 1)
+	time.AfterFunc(d, func() {
+		ctx, cancel := context.WithTimeout(bg, time.Minute)
+		defer cancel()
+		code, out, err := w.b.execSimple(ctx, st.id, []string{"/bin/sh", "-c", "kill -" + sig + " " + strconv.Itoa(pid)}, nil)
+		if err == nil && code != 0 {
+			err = fmt.Errorf("exit %d: %s", code, out)
+		}
+		done <- err
+	})
+	return func() {
+		t.Helper()
+		if err := <-done; err != nil {
+			t.Errorf("kill -%s the agent: %v", sig, err)
+		}
 	}
 }
 
@@ -107,9 +118,10 @@ func TestAgentKilledMidCommand(t *testing.T) {
 	_, w := openAgentWS(t, nil)
 	st, conn := liveAgent(t, w)
 	m := fmt.Sprintf("91.%09d", rand.IntN(1_000_000_000))
-	time.AfterFunc(time.Second, func() { signalAgent(t, w, st, conn.pid, "KILL") })
+	signalled := signalAgentAfter(t, time.Second, w, st, conn.pid, "KILL")
 	start := time.Now()
 	res, err := w.Shell().Execute(t.Context(), backend.ExecRequest{Shell: "sleep " + m + " & sleep " + m, Timeout: 120 * time.Second})
+	signalled()
 	if !errors.Is(err, backend.ErrUnavailable) {
 		t.Fatalf("command under a killed agent: err %v (result %+v), want ErrUnavailable", err, res)
 	}
@@ -136,8 +148,9 @@ func TestAgentWedgedMidCommand(t *testing.T) {
 	_, w := openAgentWS(t, nil)
 	st, conn := liveAgent(t, w)
 	m := fmt.Sprintf("91.%09d", rand.IntN(1_000_000_000))
-	time.AfterFunc(500*time.Millisecond, func() { signalAgent(t, w, st, conn.pid, "STOP") })
+	signalled := signalAgentAfter(t, 500*time.Millisecond, w, st, conn.pid, "STOP")
 	res, err := w.Shell().Execute(t.Context(), backend.ExecRequest{Shell: "sleep " + m + " & sleep " + m, Timeout: 2 * time.Second})
+	signalled()
 	if err != nil {
 		t.Fatalf("command under a wedged agent: %v", err)
 	}
