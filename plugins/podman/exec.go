@@ -82,7 +82,7 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 		return res, err
 	}
 	if conn := w.agentFor(ctx, st); conn != nil {
-		if res, err, ok := w.runAgent(ctx, st, conn, r, start); ok {
+		if res, ok, err := w.runAgent(ctx, st, conn, r, start); ok {
 			return res, err
 		}
 	}

@@ -42,7 +42,7 @@ func (w *Workspace) agentExec(st *ctrState, r execRun, secret string) agentproto
 // runAgent runs r through the agent conn. ok is false when the command
 // could not be handed to the agent (its connection broke first): nothing
 // ran, and the caller takes the Podman exec path.
-func (w *Workspace) runAgent(ctx context.Context, st *ctrState, conn *agentConn, r execRun, start time.Time) (res backend.ExecResult, err error, ok bool) {
+func (w *Workspace) runAgent(ctx context.Context, st *ctrState, conn *agentConn, r execRun, start time.Time) (res backend.ExecResult, ok bool, err error) {
 	res = backend.ExecResult{Command: r.shown, Cwd: r.cwd, Backend: "podman", Sandboxed: true}
 	id, secret := newID(), newSecret()
 	sink := newOutputSink(w.b.limits.MaxOutputBytes, r.discard, r.output)
@@ -51,7 +51,7 @@ func (w *Workspace) runAgent(ctx context.Context, st *ctrState, conn *agentConn,
 		if !errors.Is(err, errExecTooLarge) {
 			go w.dropAgent(st, conn, err.Error())
 		}
-		return res, nil, false
+		return res, false, nil
 	}
 	why := w.awaitAgent(ctx, conn, call, r.timeout)
 	ended, exit, callErr := call.outcome()
@@ -63,7 +63,7 @@ func (w *Workspace) runAgent(ctx context.Context, st *ctrState, conn *agentConn,
 		w.markDead(st, "its container stopped (its agent's connection ended)")
 		go w.dropAgent(st, conn, "its container stopped")
 		sink.stop()
-		return res, nil, false
+		return res, false, nil
 	}
 	var kill killReport
 	if !ended || callErr != nil || strings.HasPrefix(exit.Killed, "left") {
@@ -76,18 +76,18 @@ func (w *Workspace) runAgent(ctx context.Context, st *ctrState, conn *agentConn,
 	}
 	sink.stop()
 	if herr := st.wait(context.WithoutCancel(ctx)); herr != nil {
-		return res, herr, true
+		return res, true, herr
 	}
 	res.Duration = time.Since(start)
 	sink.result(&res)
 	res.Stderr += kill.note
 	switch {
 	case callErr != nil && !errors.Is(callErr, errAgentDead):
-		return res, callErr, true // the agent could not start it
+		return res, true, callErr // the agent could not start it
 	case why == stopExited && (!ended || callErr != nil):
 		w.log(r, res, ctx)
-		return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0],
-			"the in-container agent stopped answering while the command ran (%v); the command was stopped", callErr), true
+		return res, true, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0],
+			"the in-container agent stopped answering while the command ran (%v); the command was stopped", callErr)
 	}
 	code := exit.Code
 	if !ended {
@@ -100,7 +100,7 @@ func (w *Workspace) runAgent(ctx context.Context, st *ctrState, conn *agentConn,
 	if sig == 0 {
 		sig = exit.Signal
 	}
-	return res, w.classify(ctx, st, r, &res, why, code, sig), true
+	return res, true, w.classify(ctx, st, r, &res, why, code, sig)
 }
 
 // awaitAgent waits for call's end, its deadline, the caller or the
