@@ -343,7 +343,9 @@ func (b *Backend) reap(ctx context.Context) {
 			if idle > 0 && now.Sub(lastSweep) >= max(idle/4, time.Minute) {
 				lastSweep = now
 				sctx, cancel := context.WithTimeout(ctx, time.Minute)
-				rep, err := gc(sctx, b.svc, b.cfg, false, now)
+				// Only this configuration's sessions: another's kept
+				// session goes by its own idle_timeout, not this one's.
+				rep, err := gcIn(sctx, b.svc, b.cfg, gcScope{ours: true}, now)
 				cancel()
 				for _, it := range rep.Removed {
 					b.log.LogAttrs(ctx, slog.LevelInfo, "runtime.podman.idle_cleanup", slog.String("session", it.Session),
