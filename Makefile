@@ -50,7 +50,7 @@ help: ## list the targets
 	@echo "variables: GOTAGS='$(GOTAGS)' TEST_TIMEOUT=$(TEST_TIMEOUT) FUZZTIME=$(FUZZTIME) TESTFLAGS=..."
 
 .PHONY: build
-build: $(BIN) ## build every bundled plugin, and bin/wai carrying them
+build: $(BIN) ## build every bundled plugin and the agent, and bin/wai carrying them
 
 # bin/wai carries the bundled plugins: a build overlay places each
 # build/plugins/NAME.wasm in cmd/wai/bundled/, which cmd/wai embeds
@@ -58,15 +58,27 @@ build: $(BIN) ## build every bundled plugin, and bin/wai carrying them
 # copied binary works anywhere.
 EMBED_OVERLAY := build/embed-overlay.json
 
+# The same overlay places build/agent/wai-agent in plugins/podman/agentbin/,
+# which the podman backend embeds (plugins/podman/agentbin/README.md).
 .PHONY: $(BIN)
-$(BIN): plugins
-	@shopt -s nullglob; first=1; \
+$(BIN): plugins agent
+	@shopt -s nullglob; \
 	{ printf '{"Replace":{'; \
+	printf '"%s":"%s"' "$(CURDIR)/plugins/podman/agentbin/wai-agent" "$(CURDIR)/$(AGENT)"; \
 	for f in $(PLUGINDIR)/*.wasm; do \
-		[[ $$first == 1 ]] || printf ','; first=0; \
-		printf '"%s":"%s"' "$(CURDIR)/cmd/wai/bundled/$${f##*/}" "$(CURDIR)/$$f"; \
+		printf ',"%s":"%s"' "$(CURDIR)/cmd/wai/bundled/$${f##*/}" "$(CURDIR)/$$f"; \
 	done; printf '}}\n'; } > $(EMBED_OVERLAY)
 	$(GO) build -tags "$(GOTAGS)" -trimpath -ldflags "$(LDFLAGS)" -overlay $(EMBED_OVERLAY) -o $(BIN) ./cmd/wai
+
+# wai-agent runs inside the session containers, whatever their image: a
+# static binary (no cgo, so no libc needed), for Linux on this machine's
+# architecture (that of a local Podman service's containers).
+AGENT := build/agent/wai-agent
+
+.PHONY: agent
+agent: ## build the in-container agent, build/agent/wai-agent (static)
+	@mkdir -p $(dir $(AGENT))
+	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags "-s -w" -o $(AGENT) ./cmd/wai-agent
 
 .PHONY: plugins
 plugins: ## build every bundled plugin into build/plugins/NAME.wasm

@@ -16,8 +16,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/wai-dev/wai/host/backend"
 )
 
 // The exec session is started and attached here, not with the bindings'
@@ -185,24 +183,6 @@ func (a *attachment) copyOut(stdout, stderr io.Writer) error {
 	}
 }
 
-// liveWriter hands each chunk copyOut demultiplexes to a command's live
-// output as well as to its buffer. copyOut is one goroutine, so the calls
-// never overlap; run waits for it to return before it does, so none comes
-// after the result. On stderr it sits behind the header writer: the
-// wrapper's header line is never shown as output.
-type liveWriter struct {
-	dst    io.Writer
-	stream backend.Stream
-	fn     backend.OutputFunc
-}
-
-func (l liveWriter) Write(p []byte) (int, error) {
-	if len(p) > 0 {
-		l.fn(l.stream, p)
-	}
-	return l.dst.Write(p)
-}
-
 // close ends the attachment and waits for the stdin copy.
 func (a *attachment) close() {
 	a.once.Do(func() { a.conn.Close() })
@@ -210,7 +190,4 @@ func (a *attachment) close() {
 }
 
 // Interface guards
-var (
-	_ error     = (*startError)(nil)
-	_ io.Writer = liveWriter{}
-)
+var _ error = (*startError)(nil)

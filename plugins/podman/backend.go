@@ -31,6 +31,10 @@ type Backend struct {
 	// seccompDir holds the profile every container runs under (see
 	// seccompProfile); the service reads it from there.
 	seccompDir string
+	// agentBin is the host path of the wai-agent binary mounted into
+	// every container; "" when there is none (agent = false, or no
+	// binary), and commands run as Podman execs.
+	agentBin string
 
 	mu      sync.Mutex
 	open    map[string]*Workspace
@@ -87,6 +91,13 @@ func newBackend(ctx context.Context, cfg Config, opts backend.Options) (*Backend
 	b.seccompDir = filepath.Join(cfg.fixedDir(), seccompDirName)
 	if _, err := writeSeccompProfile(b.seccompDir); err != nil {
 		return nil, err
+	}
+	if b.agentBin, err = provisionAgent(cfg, cfg.fixedDir()); err != nil {
+		return nil, err
+	}
+	if b.agentBin == "" && cfg.agentEnabled() {
+		b.log.LogAttrs(ctx, slog.LevelInfo, "runtime.podman.agent_missing",
+			slog.String("reason", "this build carries no wai-agent and agent_path is unset: every command runs as a Podman exec (build with `make build`)"))
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	b.stopReaper = cancel
@@ -331,7 +342,9 @@ func (b *Backend) reap(ctx context.Context) {
 			if idle > 0 && now.Sub(lastSweep) >= max(idle/4, time.Minute) {
 				lastSweep = now
 				sctx, cancel := context.WithTimeout(ctx, time.Minute)
-				rep, err := gc(sctx, b.svc, b.cfg, false, now)
+				// Only this configuration's sessions: another's kept
+				// session goes by its own idle_timeout, not this one's.
+				rep, err := gcIn(sctx, b.svc, b.cfg, gcScope{ours: true}, now)
 				cancel()
 				for _, it := range rep.Removed {
 					b.log.LogAttrs(ctx, slog.LevelInfo, "runtime.podman.idle_cleanup", slog.String("session", it.Session),

@@ -6,8 +6,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,38 +26,41 @@ import (
 )
 
 // BenchmarkExecTrue compares one `true` through wai with the same exec
-// done more directly, in the same container, the four run round-robin so
-// that a busy machine slows them alike:
+// done more directly, in the same container, the variants run round-robin
+// so that a busy machine slows them alike:
 //
-//	wai       Shell.Execute: limits, cwd, wrapper shell, marker, events
-//	rest      bare REST: exec create, start attached, inspect
-//	bindings  the bindings' ExecStartAndAttach on a fresh connection
-//	cli       `podman exec` (a process per exec)
+//	wai          Shell.Execute through the container's wai-agent
+//	rest         bare REST: exec create, start attached, inspect
+//	bindings     the bindings' ExecStartAndAttach on a fresh connection
+//	cli          `podman exec` (a process per exec)
+//	wai-noagent  Shell.Execute with agent = false (another container):
+//	             limits, cwd, wrapper shell, marker, a Podman exec each
 //
-// It reports the median of each in ms, and wai-over-rest-ms, the median of
-// the paired differences: what wai adds to a bare REST exec.
+// It reports the median (p50) of each in ms, and wai-over-rest-ms, the
+// median of the paired differences: what wai adds to a bare REST exec
+// (negative: the agent saves the exec round trips).
 func BenchmarkExecTrue(b *testing.B) {
 	be := newTestBackend(b, backend.Limits{}, nil)
 	w := openTest(b, be, false)
-	st, err := w.ensure(bg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := st.wait(bg); err != nil {
-		b.Fatal(err)
-	}
+	warm(b, w)
+	st := w.cur.Load()
+	noAgent := openTest(b, newTestBackend(b, backend.Limits{}, map[string]any{"agent": false}), false)
+	warm(b, noAgent)
 	podman, cliErr := exec.LookPath("podman")
-	variants := []struct {
-		name string
-		run  func() error
-	}{
-		{"wai", func() error {
+	execTrue := func(w *Workspace) func() error {
+		return func() error {
 			res, err := w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}})
 			if err == nil && res.ExitCode != 0 {
 				err = fmt.Errorf("exit %d: %s", res.ExitCode, res.Stderr)
 			}
 			return err
-		}},
+		}
+	}
+	variants := []struct {
+		name string
+		run  func() error
+	}{
+		{"wai", execTrue(w)},
 		{"rest", func() error {
 			id, err := be.execCreate(bg, st.id, []string{"true"}, nil, ContainerWorkspace, false)
 			if err != nil {
@@ -101,6 +108,7 @@ func BenchmarkExecTrue(b *testing.B) {
 			}
 			return nil
 		}},
+		{"wai-noagent", execTrue(noAgent)},
 	}
 	took := make([][]time.Duration, len(variants))
 	for b.Loop() {
@@ -187,3 +195,96 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 	wg.Wait()
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "execs/s")
 }
+
+// BenchmarkExecTrueAgent times `true` through Shell.Execute and the
+// agent alone, back to back: in BenchmarkExecTrue's round robin each wai
+// exec follows a Podman exec or CLI run whose cleanup still loads the
+// service and conmon, which the agent's frames pass through. Run both in
+// one `go test -bench` for the anchors.
+func BenchmarkExecTrueAgent(b *testing.B) {
+	w := openTest(b, newTestBackend(b, backend.Limits{}, nil), false)
+	warm(b, w)
+	var took []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if res, err := w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}}); err != nil || res.ExitCode != 0 {
+			b.Fatalf("%v %+v", err, res)
+		}
+		took = append(took, time.Since(t0))
+	}
+	slices.Sort(took)
+	b.ReportMetric(ms(took[len(took)/2]), "p50-ms")
+	b.ReportMetric(ms(took[len(took)*9/10]), "p90-ms")
+}
+
+// warm starts w's container (and agent) and waits for its health check.
+func warm(b *testing.B, w *Workspace) {
+	b.Helper()
+	if res, err := w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}}); err != nil || res.ExitCode != 0 {
+		b.Fatalf("warm-up: %v %+v", err, res)
+	}
+}
+
+// BenchmarkOutputGigabyte pushes 1 GiB of output through the agent per
+// iteration and reports wai's resident memory growth against the caps
+// (stdout and stderr, each Limits.MaxOutputBytes): the output is streamed
+// and capped, never held.
+func BenchmarkOutputGigabyte(b *testing.B) {
+	for _, max := range []int{backend.DefaultLimits().MaxOutputBytes, 4 << 20} {
+		b.Run(fmt.Sprintf("cap=%dKiB", max>>10), func(b *testing.B) { outputGigabyte(b, max) })
+	}
+}
+
+func outputGigabyte(b *testing.B, maxOutput int) {
+	l := backend.DefaultLimits()
+	l.MaxOutputBytes = maxOutput
+	be := newTestBackend(b, l, nil)
+	w := openTest(b, be, false)
+	warm(b, w)
+	caps := 2 * be.limits.MaxOutputBytes
+	runtime.GC()
+	base := rssBytes(b, "VmRSS")
+	resetPeak()
+	var streamed int64
+	start := time.Now()
+	for b.Loop() {
+		res, err := w.Shell().Execute(bg, backend.ExecRequest{Shell: "head -c 1073741824 /dev/zero", Timeout: 10 * time.Minute,
+			Output: func(_ backend.Stream, p []byte) { streamed += int64(len(p)) }})
+		if err != nil || res.ExitCode != 0 || !res.Truncated {
+			b.Fatalf("%v exit %d truncated %v", err, res.ExitCode, res.Truncated)
+		}
+	}
+	elapsed := time.Since(start)
+	growth := rssBytes(b, "VmHWM") - base
+	b.ReportMetric(float64(growth)/(1<<20), "rss-growth-MiB")
+	b.ReportMetric(float64(caps)/(1<<20), "caps-MiB")
+	b.ReportMetric(float64(streamed)/(1<<20)/elapsed.Seconds(), "MiB/s")
+	if want := int64(b.N) << 30; streamed != want {
+		b.Errorf("the live output saw %d bytes, want %d", streamed, want)
+	}
+	if growth > int64(caps)+1<<20 {
+		b.Errorf("resident memory grew %d bytes, over the caps (%d) + 1 MiB", growth, caps)
+	}
+}
+
+// rssBytes reads a VmRSS-style field of /proc/self/status.
+func rssBytes(b *testing.B, field string) int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	b.Fatalf("no %s in /proc/self/status", field)
+	return 0
+}
+
+// resetPeak resets VmHWM to the current RSS (clear_refs 5).
+func resetPeak() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }

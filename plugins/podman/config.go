@@ -80,6 +80,18 @@ type Config struct {
 	// Off by default: what a command starts ends with it, as on the host
 	// backend, so nothing runs on unseen between calls.
 	KeepBackground bool `json:"keep_background"`
+	// Agent runs commands through wai-agent, a small static helper
+	// bind-mounted read-only into every container and started once per
+	// container (docs/AGENT.md): a command then costs about a millisecond
+	// instead of a Podman exec each, and its output streams as it comes.
+	// When the agent cannot be started, commands fall back to one Podman
+	// exec each. Default true; false uses the Podman exec path only
+	// (for debugging, or to compare).
+	Agent bool `json:"agent"`
+	// AgentPath is a wai-agent binary on this host to use instead of the
+	// one bin/wai carries (a build of cmd/wai-agent for the containers'
+	// architecture: `CGO_ENABLED=0 go build ./cmd/wai-agent`).
+	AgentPath string `json:"agent_path"`
 	// Env is added to the image's environment for every command.
 	Env map[string]string `json:"env"`
 	// PullBackoff is the wait after a failed image pull before the next
@@ -176,6 +188,7 @@ func DefaultConfig() Config {
 		WorkspaceSize:  defaultWorkspace,
 		IdleTimeout:    Duration(15 * time.Minute),
 		KillGrace:      Duration(time.Second),
+		Agent:          true,
 		PullBackoff:    Duration(time.Second),
 		PullBackoffMax: Duration(5 * time.Minute),
 	}
@@ -298,6 +311,9 @@ func (c *Config) resolveTimers() error {
 			return invalid("%s must not be negative, got %s", d.name, time.Duration(d.v))
 		}
 	}
+	if c.AgentPath != "" && !filepath.IsAbs(c.AgentPath) {
+		return invalid("agent_path %q: give an absolute path to a wai-agent binary", c.AgentPath)
+	}
 	if c.KillGrace > Duration(time.Minute) {
 		return invalid("kill_grace %s: at most 1m", time.Duration(c.KillGrace))
 	}
@@ -381,6 +397,9 @@ func (c *Config) checkMounts() error {
 
 // networkEnabled reports whether commands get a network beyond loopback.
 func (c Config) networkEnabled() bool { return c.Network != "none" }
+
+// agentEnabled reports whether commands go through wai-agent (the default).
+func (c Config) agentEnabled() bool { return c.Agent }
 
 // Interface guards
 var (

@@ -10,34 +10,47 @@ import (
 	sdktests "github.com/wai-dev/wai/sdk-tests"
 )
 
-// conformance runs the sdk-tests suites against real containers: every
-// check the host backend takes, plus the sandbox ones (host files and
-// processes invisible, no network but loopback).
-var conformance = sdktests.Backend{
-	Name: "podman",
-	Open: func(t *testing.T, l backend.Limits) backend.Workspace {
-		ws, err := newTestBackend(t, l, nil).Open(t.Context(), backend.WorkspaceSpec{Session: session("conf")})
-		if err != nil {
-			t.Fatalf("Open: %v", err)
-		}
-		return ws
-	},
-	Caps: sdktests.Caps{
-		RealProcesses: true,
-		Sandboxed:     true,
-		Python:        true, // the test image has python3
-		Network:       false,
-		HostDir:       func(ws backend.Workspace) string { return ws.(*Workspace).Dir() },
-		Streaming:     true,
-		Containers: func(t *testing.T) (backend.Containers, backend.ContainerOwner) {
-			return newTestBackend(t, backend.Limits{}, nil), backend.ContainerOwner{Session: session("conf")}
+// conformanceWith runs the sdk-tests suites against real containers of a
+// backend configured with extra: every check the host backend takes, plus
+// the sandbox ones (host files and processes invisible, no network but
+// loopback).
+func conformanceWith(name string, extra map[string]any) sdktests.Backend {
+	return sdktests.Backend{
+		Name: name,
+		Open: func(t *testing.T, l backend.Limits) backend.Workspace {
+			ws, err := newTestBackend(t, l, extra).Open(t.Context(), backend.WorkspaceSpec{Session: session("conf")})
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			return ws
 		},
-	},
-	// Each check with limits of its own starts a container; on 2 shared
-	// cores a busy moment can take a while.
-	Watchdog: 60 * time.Second,
+		Caps: sdktests.Caps{
+			RealProcesses: true,
+			Sandboxed:     true,
+			Python:        true, // the test image has python3
+			Network:       false,
+			HostDir:       func(ws backend.Workspace) string { return ws.(*Workspace).Dir() },
+			Streaming:     true,
+			Containers: func(t *testing.T) (backend.Containers, backend.ContainerOwner) {
+				return newTestBackend(t, backend.Limits{}, extra), backend.ContainerOwner{Session: session("conf")}
+			},
+		},
+		// Each check with limits of its own starts a container; on 2 shared
+		// cores a busy moment can take a while.
+		Watchdog: 60 * time.Second,
+	}
 }
+
+// conformance is the default configuration: commands through wai-agent.
+var conformance = conformanceWith("podman", nil)
+
+// conformanceNoAgent runs every command as a Podman exec of its own, the
+// path a container without a working agent falls back to.
+var conformanceNoAgent = conformanceWith("podman", map[string]any{"agent": false})
 
 func TestShellConformance(t *testing.T)      { sdktests.RunShell(t, conformance) }
 func TestFilesystemConformance(t *testing.T) { sdktests.RunFilesystem(t, conformance) }
 func TestContainersConformance(t *testing.T) { sdktests.RunContainers(t, conformance) }
+
+func TestShellConformanceNoAgent(t *testing.T)      { sdktests.RunShell(t, conformanceNoAgent) }
+func TestFilesystemConformanceNoAgent(t *testing.T) { sdktests.RunFilesystem(t, conformanceNoAgent) }

@@ -85,6 +85,10 @@ func (b *Backend) spec(w *Workspace) (*specgen.SpecGenerator, error) {
 			Options: []string{"rw", "nosuid", "nodev", fmt.Sprintf("size=%d", c.tmpfsBytes), "mode=1777"}},
 		{Destination: ContainerWorkspace, Type: "bind", Source: w.dir, Options: []string{"rbind", "rw", "nosuid", "nodev"}},
 	}
+	if b.agentBin != "" {
+		s.Mounts = append(s.Mounts, spec.Mount{Destination: agentMountPath, Type: "bind", Source: b.agentBin,
+			Options: []string{"bind", "ro", "nosuid", "nodev"}})
+	}
 	// Podman's default profile with user namespaces denied (inside one a
 	// command would get every capability back over its own namespaces):
 	// createStarted sets SeccompProfilePath.

@@ -63,10 +63,9 @@ func newSecret() string {
 	return hex.EncodeToString(b[:])
 }
 
-// run executes one command in the workspace's container: create the exec
-// (recreating a dead container once), attach, wait for the end, the
-// timeout, the caller or the workspace closing, kill the whole tree when it
-// did not end by itself, then read the exit code.
+// run executes one command in the workspace's container: through the
+// container's agent when it has one (exec_agent.go), else as a Podman exec
+// of its own (runREST).
 func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, error) {
 	start := time.Now()
 	res := backend.ExecResult{Command: r.shown, Cwd: r.cwd, Backend: "podman", Sandboxed: true}
@@ -78,28 +77,114 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 		return res, err
 	}
 	defer release()
-	b := w.b
-	id, secret := newID(), newSecret()
-	var st *ctrState
-	var execID string
-	for attempt := 0; ; attempt++ {
-		if st, err = w.ensure(ctx); err != nil {
+	st, err := w.ensure(ctx)
+	if err != nil {
+		return res, err
+	}
+	if conn := w.agentFor(ctx, st); conn != nil {
+		if res, ok, err := w.runAgent(ctx, st, conn, r, start); ok {
 			return res, err
 		}
-		argv, env := w.command(st, secret, r)
-		execID, err = b.execCreate(ctx, st.id, argv, env, r.cwd, r.stdin != nil)
+	}
+	return w.runREST(ctx, r, start)
+}
+
+// restExec is a command started as a Podman exec of its own.
+type restExec struct {
+	st         *ctrState
+	id, secret string // the kill's name for it, and its marker
+	execID     string
+	att        *attachment
+}
+
+// runREST runs r as a Podman exec: create and attach (startREST), wait
+// for the end, the timeout, the caller or the workspace closing
+// (awaitREST), kill the whole tree when it did not end by itself, read the
+// exit code, and classify the outcome.
+func (w *Workspace) runREST(ctx context.Context, r execRun, start time.Time) (backend.ExecResult, error) {
+	res := backend.ExecResult{Command: r.shown, Cwd: r.cwd, Backend: "podman", Sandboxed: true}
+	b := w.b
+	x, err := w.startREST(ctx, r)
+	if err != nil {
+		return res, err
+	}
+	st := x.st
+	sink := newOutputSink(b.limits.MaxOutputBytes, r.discard, r.output)
+	hdr := newHeaderWriter(streamWriter{sink, backend.Stderr})
+	done := make(chan error, 1)
+	go func() { done <- x.att.copyOut(streamWriter{sink, backend.Stdout}, hdr) }()
+	why, streamErr := w.awaitREST(ctx, done, r.timeout)
+	var kill killReport
+	if why != stopExited {
+		kill = w.killTree(st, x.id, x.secret, hdr.waitRoot(done), b.grace(), -1)
+		if why != stopBroken {
+			// With its tree dead the stream ends at once; one that does not
+			// is abandoned.
+			select {
+			case <-done:
+			case <-time.After(streamEndWait):
+				x.att.close()
+				<-done
+			}
+		}
+	}
+	x.att.close()
+	hdr.flush()
+	sink.stop()
+	var count <-chan taskCountResult
+	if why == stopExited && !r.quiet && !w.keepBackground() {
+		count = b.startTaskCount(st.id)
+	}
+	code, running, known := b.execExit(ctx, x.execID)
+	if herr := st.wait(context.WithoutCancel(ctx)); herr != nil {
+		return res, herr
+	}
+	if why == stopExited && !running && !r.quiet && !w.keepBackground() {
+		// What the command left running in the background ends with it,
+		// as on the host backend.
+		kill = w.stopLeftovers(st, x.id, x.secret, hdr.root(), count)
+	}
+	res.Duration = time.Since(start)
+	sink.result(&res)
+	res.Stderr += kill.note
+	switch {
+	case !known && why == stopExited:
+		return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0], "the command ran, but the Podman service did not say how it ended")
+	case why == stopBroken:
+		w.log(r, res, ctx)
+		return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0],
+			"lost the connection to the command (%v); it was stopped", streamErr)
+	case why == stopExited && running:
+		w.killTree(st, x.id, x.secret, hdr.root(), b.grace(), -1)
+		return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0], "the command's output ended but the service says it still runs; it was stopped")
+	}
+	return res, w.classify(ctx, st, r, &res, why, code, kill.signal)
+}
+
+// startREST creates the exec (recreating a dead container once) and
+// starts it attached.
+func (w *Workspace) startREST(ctx context.Context, r execRun) (*restExec, error) {
+	b := w.b
+	x := &restExec{id: newID(), secret: newSecret()}
+	var err error
+	for attempt := 0; ; attempt++ {
+		if x.st, err = w.ensure(ctx); err != nil {
+			return nil, err
+		}
+		argv, env := w.command(x.st, x.secret, r)
+		x.execID, err = b.execCreate(ctx, x.st.id, argv, env, r.cwd, r.stdin != nil)
 		if err == nil {
 			break
 		}
 		if attempt == 0 && containerGone(err) && ctx.Err() == nil {
-			w.markDead(st, "its container stopped ("+firstLine(err.Error())+")")
+			w.markDead(x.st, "its container stopped ("+firstLine(err.Error())+")")
 			continue
 		}
-		return res, b.svc.wrap(ctx, r.op, r.shown[0], err)
+		return nil, b.svc.wrap(ctx, r.op, r.shown[0], err)
 	}
 	if err := ctx.Err(); err != nil {
 		// Created but never started: nothing runs.
-		return res, fmt.Errorf("%s: %w", r.op, err)
+		return nil, fmt.Errorf("%s: %w", r.op, err)
 	}
 	var stdin io.Reader
 	if r.stdin != nil {
@@ -108,128 +193,24 @@ func (w *Workspace) run(ctx context.Context, r execRun) (backend.ExecResult, err
 	// The start is not abandoned when the caller gives up halfway: the
 	// service may start the command all the same, and a kill that runs
 	// before it has started finds nothing and leaves it running for good.
-	// Once started, the select below sees the caller's end and kills.
+	// Once started, awaitREST sees the caller's end and the caller kills.
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), handshakeTimeout)
-	att, err := b.svc.startAttached(sctx, execID, stdin)
+	x.att, err = b.svc.startAttached(sctx, x.execID, stdin)
 	scancel()
 	if err != nil {
 		var se *startError
 		if errors.As(err, &se) && containerGone(errors.New(se.msg)) {
-			w.markDead(st, "its container stopped ("+se.msg+")")
-			return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0], "the container stopped as the command started; it is recreated on the next call")
+			w.markDead(x.st, "its container stopped ("+se.msg+")")
+			return nil, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0], "the container stopped as the command started; it is recreated on the next call")
 		}
 		if se == nil {
 			// No answer to the start: the command may run all the same,
 			// with nobody attached to stop it.
-			w.killTree(st, id, secret, execRoot{}, b.grace(), -1)
+			w.killTree(x.st, x.id, x.secret, execRoot{}, b.grace(), -1)
 		}
-		return res, err
+		return nil, err
 	}
-	max := b.limits.MaxOutputBytes
-	stdout, stderr := backend.NewOutputBuffer(max), backend.NewOutputBuffer(max)
-	var ow, ew io.Writer = stdout, stderr
-	if r.discard {
-		ow, ew = io.Discard, io.Discard
-	} else if r.output != nil {
-		ow, ew = liveWriter{ow, backend.Stdout, r.output}, liveWriter{ew, backend.Stderr, r.output}
-	}
-	hdr := newHeaderWriter(ew)
-	done := make(chan error, 1)
-	go func() { done <- att.copyOut(ow, hdr) }()
-
-	timer := time.NewTimer(r.timeout)
-	why, streamErr := stopExited, error(nil)
-	select {
-	case streamErr = <-done:
-		if streamErr != nil {
-			why = stopBroken
-		}
-	case <-timer.C:
-		why = stopTimeout
-	case <-ctx.Done():
-		why = stopCancel
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			why = stopTimeout
-		}
-	case <-w.closing:
-		why = stopClosed
-	}
-	timer.Stop()
-	var kill killReport
-	if why != stopExited {
-		kill = w.killTree(st, id, secret, hdr.waitRoot(done), b.grace(), -1)
-		if why != stopBroken {
-			// With its tree dead the stream ends at once; one that does not
-			// is abandoned.
-			select {
-			case <-done:
-			case <-time.After(streamEndWait):
-				att.close()
-				<-done
-			}
-		}
-	}
-	att.close()
-	hdr.flush()
-	var count <-chan taskCountResult
-	if why == stopExited && !r.quiet && !w.keepBackground() {
-		count = b.startTaskCount(st.id)
-	}
-	code, running, known := b.execExit(ctx, execID)
-	if herr := st.wait(context.WithoutCancel(ctx)); herr != nil {
-		return res, herr
-	}
-	if why == stopExited && !running && !r.quiet && !w.keepBackground() {
-		// What the command left running in the background ends with it,
-		// as on the host backend.
-		kill = w.stopLeftovers(st, id, secret, hdr.root(), count)
-	}
-	res.Duration = time.Since(start)
-	if !r.discard {
-		res.Stdout, res.Stderr = stdout.String(), stderr.String()
-		res.Truncated = stdout.Truncated() || stderr.Truncated()
-	}
-	res.Stderr += kill.note
-	if !known && why == stopExited {
-		return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0], "the command ran, but the Podman service did not say how it ended")
-	}
-	res.ExitCode = code
-	if code > 128 && code <= 128+64 {
-		res.Signal = code - 128
-	}
-	switch why {
-	case stopTimeout:
-		res.TimedOut, res.ExitCode = true, backend.TimeoutExitCode
-		if res.Signal == 0 {
-			res.Signal = kill.signal
-		}
-	case stopCancel, stopClosed:
-		if res.Signal == 0 {
-			res.Signal = kill.signal
-		}
-	case stopBroken:
-		w.log(r, res, ctx)
-		return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0],
-			"lost the connection to the command (%v); it was stopped", streamErr)
-	case stopExited:
-		if running {
-			w.killTree(st, id, secret, hdr.root(), b.grace(), -1)
-			return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0], "the command's output ended but the service says it still runs; it was stopped")
-		}
-		if code == 137 {
-			w.checkOOM(st, &res)
-		}
-	}
-	if !r.quiet {
-		w.log(r, res, ctx)
-	}
-	switch why {
-	case stopCancel:
-		return res, fmt.Errorf("%s: %s stopped: %w", r.op, r.shown[0], ctx.Err())
-	case stopClosed:
-		return res, backend.Errorf(backend.ErrUnavailable, r.op, r.shown[0], "the workspace was closed while the command ran; it was stopped")
-	}
-	return res, nil
+	return x, nil
 }
 
 // keepBackground reports whether what a command leaves running stays: by

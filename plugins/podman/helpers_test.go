@@ -71,6 +71,10 @@ func testConfig(t testing.TB, extra map[string]any) json.RawMessage {
 	for k, v := range extra {
 		m[k] = v
 	}
+	// Commands go through the agent unless the test turns it off.
+	if v, ok := m["agent"]; (!ok || v == true) && m["agent_path"] == nil {
+		m["agent_path"] = agentBinary(t)
+	}
 	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)

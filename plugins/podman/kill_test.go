@@ -27,7 +27,9 @@ func TestForkBombKeptSessionRecovers(t *testing.T) {
 	rec := &recorder{}
 	// workspace_size 0: a kept session's workspace image stays mounted
 	// after the test, and the bomb is not about the workspace.
-	extra := map[string]any{"name_prefix": killTestPrefix, "pids_limit": 64, "workspace_size": "0"}
+	// The Podman exec path's kill (the agent kills without forking, and
+	// falls back to this one): agent = false.
+	extra := map[string]any{"name_prefix": killTestPrefix, "pids_limit": 64, "workspace_size": "0", "agent": false}
 	b := newTestBackend(t, backend.Limits{}, extra)
 	b.log = slog.New(rec)
 	w := openTest(t, b, true)

@@ -74,6 +74,7 @@ type ctrState struct {
 	// pending, as for an adopted container); healthErr says how it went.
 	healthy   chan struct{}
 	healthErr error
+	agent     agentSlot // wai-agent in this container
 }
 
 // wait returns the result of the container's health check.
@@ -334,6 +335,10 @@ func (w *Workspace) Close(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	if keep {
+		// The container stays; its agent ends with this process's hold.
+		if st := w.cur.Load(); st != nil {
+			st.closeAgent()
+		}
 		s, _, err := readState(w.statePath)
 		if err == nil {
 			s.Owner = nil
