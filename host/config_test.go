@@ -95,7 +95,7 @@ func TestKernelConfigIsACopy(t *testing.T) {
 	if c := again.Policies[0].Config["commands"].([]any)[0]; c != "ls" {
 		t.Errorf("the kernel's allowlist changed: %v", c)
 	}
-	if !reflect.DeepEqual(again.DefaultPolicies, []string{"blocklist"}) {
+	if !reflect.DeepEqual(again.DefaultPolicies, DefaultConfig().DefaultPolicies) {
 		t.Errorf("the kernel's default_policies changed: %v", again.DefaultPolicies)
 	}
 }

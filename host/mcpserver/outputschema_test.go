@@ -38,6 +38,7 @@ var representativeCalls = []struct {
 	{"evaluate_python", map[string]any{"code": "1/0"}},
 	{"podman_shell", map[string]any{"action": "exec", "command": "echo hi"}},
 	{"podman_shell", map[string]any{"action": "start"}}, // no container on the host backend
+	{"containers", map[string]any{"operation": "list"}}, // no containers on the host backend: failed, with a value
 	{"job_start", map[string]any{"command": []string{"sh", "-c", "echo started; sleep 30"}}},
 	{"job_status", map[string]any{"id": lastJobID}},
 	{"job_list", map[string]any{}},

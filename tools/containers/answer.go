@@ -38,6 +38,10 @@ type response struct {
 		} `json:"checks"`
 	} `json:"preflight,omitempty"`
 	Notes []string `json:"notes,omitempty"`
+	// Error and Kind say why an operation failed or was denied (the
+	// failed result's value); empty on success.
+	Error string `json:"error,omitempty"`
+	Kind  string `json:"kind,omitempty"`
 }
 
 type info struct {

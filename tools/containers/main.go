@@ -74,7 +74,7 @@ func init() {
 		"API-key variables passed through, optionally your git config), exec commands in it, copy files in and out, list, status, destroy. "+
 		"Use it to try a repository in a clean environment, run a service next to its code, or hand a person a shell (exec_interactive_hint). "+
 		"Containers are hardened (no capabilities, no privilege escalation, memory and process limits) and go away with the session unless persistent.",
-		run, pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Containers"))
+		run, pdk.Returns[response](), pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Containers"))
 }
 
 func run(_ *pdk.Call, p params) (pdk.Result, error) {
@@ -110,6 +110,6 @@ func failed(p params, err error) (pdk.Result, error) {
 	if errors.Is(err, pdk.ErrPermission) {
 		what = "denied"
 	}
-	return pdk.FailWith(fmt.Sprintf("%s %s: %v", p.Operation, what, err), map[string]string{"operation": p.Operation, "error": err.Error(), "kind": string(pdk.KindOf(err))}), nil
+	return pdk.FailWith(fmt.Sprintf("%s %s: %v", p.Operation, what, err), response{Operation: p.Operation, Error: err.Error(), Kind: string(pdk.KindOf(err))}), nil
 }
 func main() {}
