@@ -96,7 +96,10 @@ func TestGCAndList(t *testing.T) {
 		t.Errorf("kept session listed as %+v", c)
 	}
 
-	rep, err := GC(bg, b.cfg, false)
+	// Scoped to this test's configuration: GC itself sweeps every wai
+	// session on the service, and other packages' tests (run in parallel
+	// by go test) keep sessions there between their commands.
+	rep, err := gcIn(bg, b.svc, b.cfg, gcScope{ours: true}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +127,7 @@ func TestGCAndList(t *testing.T) {
 		t.Errorf("the live session broke: %q %q", res.Stdout, res.Stderr)
 	}
 
-	rep, err = GC(bg, b.cfg, true)
+	rep, err = gcIn(bg, b.svc, b.cfg, gcScope{all: true, ours: true}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
