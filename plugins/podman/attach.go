@@ -64,7 +64,7 @@ func (s *service) startAttached(ctx context.Context, id string, stdin io.Reader)
 	// Abandon the handshake when the caller gives up; after it, the
 	// caller owns the connection and closes it.
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	a, err := s.handshake(conn, id)
+	a, err := s.handshake(ctx, conn, id)
 	if !stop() {
 		if a != nil {
 			conn.Close()
@@ -91,7 +91,7 @@ func (s *service) startAttached(ctx context.Context, id string, stdin io.Reader)
 	return a, nil
 }
 
-func (s *service) handshake(conn net.Conn, id string) (*attachment, error) {
+func (s *service) handshake(ctx context.Context, conn net.Conn, id string) (*attachment, error) {
 	_ = conn.SetDeadline(time.Now().Add(handshakeTimeout))
 	body := `{"Detach":false,"Tty":false}`
 	ver := s.apiVersion()
@@ -103,17 +103,17 @@ func (s *service) handshake(conn net.Conn, id string) (*attachment, error) {
 		"Connection: Upgrade\r\nUpgrade: tcp\r\n" +
 		"Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
 	if _, err := io.WriteString(conn, req); err != nil {
-		return nil, s.wrap(context.Background(), "exec", "start", err)
+		return nil, s.wrap(ctx, "exec", "start", err)
 	}
 	r := bufio.NewReaderSize(conn, 32<<10)
 	tp := textproto.NewReader(r)
 	status, err := tp.ReadLine()
 	if err != nil {
-		return nil, s.wrap(context.Background(), "exec", "start", err)
+		return nil, s.wrap(ctx, "exec", "start", err)
 	}
 	hdr, err := tp.ReadMIMEHeader()
 	if err != nil {
-		return nil, s.wrap(context.Background(), "exec", "start", err)
+		return nil, s.wrap(ctx, "exec", "start", err)
 	}
 	code := 0
 	if f := strings.Fields(status); len(f) >= 2 {
