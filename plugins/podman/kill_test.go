@@ -58,8 +58,14 @@ func TestForkBombKeptSessionRecovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.TimedOut || res.ExitCode != backend.TimeoutExitCode || res.Signal != 9 {
-		t.Errorf("fork bomb: timed_out %v exit %d signal %d, want a timeout by SIGKILL", res.TimedOut, res.ExitCode, res.Signal)
+	// Which comes first is a race: the deadline (a timeout by SIGKILL), or
+	// dash giving up when a fork fails at the limit (exit 2) with its
+	// sleeps left behind. Either way what it left holds every pid, and the
+	// container must go.
+	timedOut := res.TimedOut && res.ExitCode == backend.TimeoutExitCode && res.Signal == 9
+	forkFailed := !res.TimedOut && res.ExitCode == 2
+	if !timedOut && !forkFailed {
+		t.Errorf("fork bomb: timed_out %v exit %d signal %d, want a timeout by SIGKILL or dash's exit 2 when fork fails", res.TimedOut, res.ExitCode, res.Signal)
 	}
 	if !strings.Contains(res.Stderr, "could not be confirmed stopped") || !strings.Contains(res.Stderr, "container was removed") {
 		t.Errorf("fork bomb: stderr does not say the kill was unconfirmed and the container removed: %q", elide(lastLines(res.Stderr, 2)))
