@@ -12,7 +12,7 @@ import (
 	"github.com/wai-dev/wai/host/backend"
 )
 
-// Containers operations: the containers tool's operation values, and
+// ContainerOperations are the containers tool's operation values, and
 // the policy actions "containers.<operation>".
 var ContainerOperations = []string{"preflight", "create", "exec", "exec_interactive_hint", "list", "status",
 	"destroy", "destroy_all", "copy_in", "copy_out"}

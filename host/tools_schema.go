@@ -9,7 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// ErrBadOutput: a plugin returned a value its declared output schema
+// ErrBadOutput means a plugin returned a value its declared output schema
 // refuses. It is an internal error (a bug of the plugin), of no
 // backend.Err* kind.
 var ErrBadOutput = errors.New("the result value breaks the tool's output schema")

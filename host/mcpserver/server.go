@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 MCP logging and roots are deprecated as of protocol 2026-07-28 (SEP-2577) but functional for at least twelve months; wai serves clients of 2025-11-25, which use them (RATIONALE.md).
+
 // Package mcpserver exposes a wai kernel as a Model Context Protocol server,
 // over stdio or streamable HTTP, with the official Go SDK.
 //

@@ -95,11 +95,11 @@ func (w *Workspace) stopAgent(st *ctrState, conn *agentConn, why string) {
 // closeAgent ends st's agent, if any, when the container is kept after
 // this process lets go of it: its stdin ends and it exits, killing
 // nothing (nothing of this process's runs any more).
-func (st *ctrState) closeAgent() {
-	st.agent.mu.Lock()
-	conn := st.agent.conn
-	st.agent.conn = nil
-	st.agent.mu.Unlock()
+func (s *ctrState) closeAgent() {
+	s.agent.mu.Lock()
+	conn := s.agent.conn
+	s.agent.conn = nil
+	s.agent.mu.Unlock()
 	if conn != nil {
 		conn.fail(errAgentDead)
 	}
