@@ -21,9 +21,25 @@ const NotAvailable = "the kubernetes backend is not yet available: its pod spec 
 	"what is missing. Use backend \"podman\" meanwhile"
 
 func init() {
-	backend.Register(Name, open)
+	backend.RegisterDriver(Name, driver{})
 }
 
-func open(context.Context, backend.Options) (backend.Backend, error) {
+// driver opens nothing yet, and says so in `wai preflight` too.
+type driver struct{}
+
+// Interface guards
+var (
+	_ backend.Driver      = driver{}
+	_ backend.Preflighter = driver{}
+)
+
+func (driver) Open(context.Context, backend.Options) (backend.Backend, error) {
 	return nil, backend.Errorf(backend.ErrUnavailable, "open", "", NotAvailable)
+}
+
+// Preflight has one check, which fails: the backend is not yet available.
+func (driver) Preflight(context.Context, backend.Options) ([]backend.Check, error) {
+	return []backend.Check{{Name: "backend available", Status: backend.CheckFail,
+		Detail: "not yet available: the pod spec builder exists, no cluster client does",
+		Fix:    "use backend \"podman\" meanwhile; docs/KUBERNETES.md has the design and what is missing"}}, nil
 }

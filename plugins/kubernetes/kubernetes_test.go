@@ -30,3 +30,16 @@ func TestOpenSaysNotYetAvailable(t *testing.T) {
 		}
 	}
 }
+
+// `wai preflight` with backend = "kubernetes" fails its one check, saying
+// the backend is not yet available and where the design is.
+func TestPreflightSaysNotYetAvailable(t *testing.T) {
+	checks, ok, err := backend.Preflight(context.Background(), Name, backend.Options{})
+	if !ok || err != nil || len(checks) != 1 {
+		t.Fatalf("Preflight = %+v, %v, %v", checks, ok, err)
+	}
+	c := checks[0]
+	if c.Status != backend.CheckFail || !strings.Contains(c.Detail, "not yet available") || !strings.Contains(c.Fix, "docs/KUBERNETES.md") {
+		t.Errorf("check %+v", c)
+	}
+}
