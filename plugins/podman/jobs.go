@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -48,6 +49,9 @@ func (w *Workspace) StartJob(ctx context.Context, req backend.JobRequest) (backe
 		return backend.JobInfo{}, err
 	}
 	cwd, err := w.shell.cwd(op, req.Cwd)
+	if be := (*backend.Error)(nil); errors.As(err, &be) && be.Kind == backend.ErrInvalid {
+		return backend.JobInfo{}, backend.Errorf(backend.ErrInvalid, op, req.Cwd, "bad cwd: %s", be.Msg)
+	}
 	if err != nil {
 		return backend.JobInfo{}, err
 	}

@@ -4,6 +4,9 @@ package podman
 
 import (
 	"context"
+	"errors"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,19 +14,20 @@ import (
 	sdktests "github.com/wai-dev/wai/sdk-tests"
 )
 
-// jobsConformance is the default configuration with jobs declared, and
-// Reopen opening a kept session on a Backend instance of its own each
-// time (sharing the state directory, as two wai processes do).
-var jobsConformance = func() sdktests.Backend {
-	b := conformance
-	b.Caps.Jobs = true
-	state := ""
-	b.Caps.Reopen = func(t *testing.T, session string) backend.Workspace {
+// reopener opens a kept session on a Backend instance of its own each
+// call, sharing one state directory per test (as two wai processes do).
+func reopener(extra map[string]any) func(t *testing.T, session string) backend.Workspace {
+	var mu sync.Mutex
+	state := map[*testing.T]string{}
+	return func(t *testing.T, session string) backend.Workspace {
 		needPodman(t)
-		if state == "" {
-			state = t.TempDir()
+		mu.Lock()
+		if state[t] == "" {
+			state[t] = t.TempDir()
 		}
-		pb, err := New(bg, backend.Options{Config: testConfig(t, nil), StateDir: state, Limits: backend.DefaultLimits()})
+		dir := state[t]
+		mu.Unlock()
+		pb, err := New(bg, backend.Options{Config: testConfig(t, extra), StateDir: dir, Limits: backend.DefaultLimits()})
 		if err != nil {
 			t.Fatalf("New: %v", err)
 		}
@@ -39,7 +43,16 @@ var jobsConformance = func() sdktests.Backend {
 		}
 		return ws
 	}
-	return b
-}()
+}
 
-func TestJobsConformance(t *testing.T) { sdktests.RunJobs(t, jobsConformance) }
+func TestJobsConformance(t *testing.T) { sdktests.RunJobs(t, conformance) }
+
+// Without the agent binary jobs are refused, saying what to do.
+func TestJobsNeedTheAgent(t *testing.T) {
+	ws := conformanceNoAgent.Open(t, backend.DefaultLimits())
+	defer ws.Close(bg)
+	_, err := ws.(backend.JobRunner).StartJob(t.Context(), backend.JobRequest{Argv: []string{"true"}})
+	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "wai-agent") {
+		t.Errorf("StartJob without the agent: %v, want ErrUnavailable naming wai-agent", err)
+	}
+}
