@@ -194,3 +194,9 @@ func max64(a, b int64) int64 {
 
 // Interface guards
 var _ backend.JobRunner = (*Workspace)(nil)
+
+// jobsRun reports whether the session's container runs background jobs:
+// the idle reaper leaves such a session alone (a running job is use).
+func (w *Workspace) jobsRun(ctx context.Context, st *ctrState) bool {
+	return w.b.agentBin != "" && !w.managed && runningJobs(ctx, w.b.svc, w.b.cfg.User, st.id) > 0
+}

@@ -11,6 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/containers/podman/v5/pkg/api/handlers"
+	"github.com/containers/podman/v5/pkg/bindings/containers"
+	dockerContainer "github.com/docker/docker/api/types/container"
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/internal/agentproto"
 )
@@ -93,14 +96,26 @@ func (b *Backend) jobStart(ctx context.Context, ctrID string, argv, env []string
 // answer and decodes it into v. Exit 3 is a job the container does not
 // have.
 func (b *Backend) jobQuery(ctx context.Context, ctrID, op, id string, max int, v any, args ...string) error {
-	ctx, cancel := context.WithTimeout(ctx, jobExecWait+b.grace())
+	return queryJobs(ctx, b.svc, b.cfg.User, ctrID, op, id, max, jobExecWait+b.grace(), v, args...)
+}
+
+// queryJobs is jobQuery on a service, for the sweeps of other processes'
+// sessions too.
+func queryJobs(ctx context.Context, svc *service, user, ctrID, op, id string, max int, wait time.Duration, v any, args ...string) error {
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	argv := append([]string{agentMountPath, "job"}, args...)
-	execID, err := b.execCreate(ctx, ctrID, argv, nil, "/", false)
+	cctx, err := svc.ctx(ctx)
 	if err != nil {
-		return b.svc.wrap(ctx, op, "wai-agent", err)
+		return err
 	}
-	att, err := b.svc.startAttached(ctx, execID, nil)
+	cfg := new(handlers.ExecCreateConfig)
+	cfg.ExecOptions = dockerContainer.ExecOptions{Cmd: append([]string{agentMountPath, "job"}, args...),
+		WorkingDir: "/", User: user, AttachStdout: true, AttachStderr: true}
+	execID, err := containers.ExecCreate(cctx, ctrID, cfg)
+	if err != nil {
+		return svc.wrap(ctx, op, "wai-agent", err)
+	}
+	att, err := svc.startAttached(ctx, execID, nil)
 	if err != nil {
 		return err
 	}
@@ -115,7 +130,10 @@ func (b *Backend) jobQuery(ctx context.Context, ctrID, op, id string, max int, v
 	if err != nil {
 		return backend.Errorf(backend.ErrUnavailable, op, id, "lost the connection to wai-agent: %v", err)
 	}
-	code, _, _ := b.execExit(ctx, execID)
+	code := -1
+	if insp, err := containers.ExecInspect(cctx, execID, nil); err == nil {
+		code = insp.ExitCode
+	}
 	body, over := out.bytes()
 	e, _ := errOut.bytes()
 	switch {
@@ -130,6 +148,23 @@ func (b *Backend) jobQuery(ctx context.Context, ctrID, op, id string, max int, v
 		return backend.Errorf(backend.ErrUnavailable, op, id, "wai-agent's answer is not valid: %v", err)
 	}
 	return nil
+}
+
+// runningJobs counts the running jobs of a container, for the idle
+// sweeps: a running job counts as use. A container without the agent, or
+// one that does not answer, has none.
+func runningJobs(ctx context.Context, svc *service, user, ctrID string) int {
+	var infos []agentproto.JobInfo
+	if queryJobs(ctx, svc, user, ctrID, "job.list", "", 4<<20, 15*time.Second, &infos, "list") != nil {
+		return 0
+	}
+	n := 0
+	for _, j := range infos {
+		if j.State == "running" {
+			n++
+		}
+	}
+	return n
 }
 
 var jobStates = map[string]backend.JobState{"running": backend.JobRunning, "exited": backend.JobExited,

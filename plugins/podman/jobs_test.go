@@ -5,6 +5,7 @@ package podman
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -54,5 +55,35 @@ func TestJobsNeedTheAgent(t *testing.T) {
 	_, err := ws.(backend.JobRunner).StartJob(t.Context(), backend.JobRequest{Argv: []string{"true"}})
 	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "wai-agent") {
 		t.Errorf("StartJob without the agent: %v, want ErrUnavailable naming wai-agent", err)
+	}
+}
+
+// TestIdleReaperSparesRunningJobs: a session whose only use is a running
+// background job is not idle-removed (the job counts as use); once the
+// job ends, idle cleanup takes the container as before.
+func TestIdleReaperSparesRunningJobs(t *testing.T) {
+	rec := &recorder{}
+	b := newTestBackend(t, backend.Limits{}, map[string]any{"idle_timeout": "1s"})
+	b.log = slog.New(rec)
+	w := openTest(t, b, false)
+	info, err := w.StartJob(t.Context(), backend.JobRequest{Shell: "while [ ! -e gate ]; do sleep 0.1; done"})
+	if err != nil {
+		t.Fatalf("StartJob: %v", err)
+	}
+	time.Sleep(5 * time.Second) // five idle timeouts
+	if n := rec.count("runtime.podman.idle_cleanup"); n != 0 || !containerExists(t, b, w.ContainerName()) {
+		t.Fatalf("the reaper removed a session with a running job (events %s)", rec)
+	}
+	st, err := w.JobStatus(t.Context(), info.ID, backend.JobOffsets{})
+	if err != nil || !st.Running() {
+		t.Fatalf("the job after five idle timeouts: %+v, %v; want running", st.JobInfo, err)
+	}
+	sh(t, w, "touch gate")
+	deadline := time.Now().Add(20 * time.Second)
+	for rec.count("runtime.podman.idle_cleanup") == 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if rec.count("runtime.podman.idle_cleanup") == 0 {
+		t.Errorf("the idle container was kept after its job ended (events %s)", rec)
 	}
 }
