@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -85,5 +86,41 @@ func TestIdleReaperSparesRunningJobs(t *testing.T) {
 	}
 	if rec.count("runtime.podman.idle_cleanup") == 0 {
 		t.Errorf("the idle container was kept after its job ended (events %s)", rec)
+	}
+}
+
+// TestJobOrphansOutliveCommands: what a job leaves running outside its
+// process tree (reparented to init) is the job's, not swept as the
+// leftovers of a command that started before the job and ends after it;
+// cancelling the job kills it.
+func TestJobOrphansOutliveCommands(t *testing.T) {
+	b := newTestBackend(t, backend.Limits{}, nil)
+	w := openTest(t, b, false)
+	m := "97." + strconv.Itoa(int(time.Now().UnixNano()%1e9))
+	count := func() int {
+		// The sleep itself, not the job's shell whose command line holds m.
+		res := sh(t, w, `for f in /proc/[0-9]*/cmdline; do [ "$(tr '\0' ' ' <$f 2>/dev/null)" = "sleep `+m+` " ] && echo; done | wc -l`)
+		n, _ := strconv.Atoi(strings.TrimSpace(res.Stdout))
+		return n
+	}
+	cmdDone := make(chan backend.ExecResult, 1)
+	go func() { cmdDone <- sh(t, w, "sleep 2") }()
+	time.Sleep(500 * time.Millisecond)
+	info, err := w.StartJob(t.Context(), backend.JobRequest{Shell: "(setsid sleep " + m + " &); sleep 60"})
+	if err != nil {
+		t.Fatalf("StartJob: %v", err)
+	}
+	for count() == 0 {
+		time.Sleep(100 * time.Millisecond)
+	}
+	<-cmdDone // its leftover sweep has run
+	if n := count(); n != 1 {
+		t.Fatalf("the job's orphan after an earlier command ended: %d processes, want 1", n)
+	}
+	if _, err := w.CancelJob(t.Context(), info.ID); err != nil {
+		t.Fatalf("CancelJob: %v", err)
+	}
+	if n := count(); n != 0 {
+		t.Errorf("the job's orphan after cancel: %d processes, want none", n)
 	}
 }
