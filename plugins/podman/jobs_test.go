@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/agentproto"
 	sdktests "github.com/wai-dev/wai/sdk-tests"
 )
 
@@ -122,5 +123,43 @@ func TestJobOrphansOutliveCommands(t *testing.T) {
 	}
 	if n := count(); n != 0 {
 		t.Errorf("the job's orphan after cancel: %d processes, want none", n)
+	}
+}
+
+// TestJobOutputChecksTheWindow: a stream window from the container is
+// taken only when it is the one asked for, within its bounds.
+func TestJobOutputChecksTheWindow(t *testing.T) {
+	ok := agentproto.JobStream{Data: []byte("stuv"), Offset: 18, Skipped: 10, Total: 26}
+	out, err := jobOutput(ok, 8, 4)
+	if err != nil || out.Text != "stuv" || out.Offset != 18 || out.Skipped != 10 || out.Next != 22 || !out.More || out.Total != 26 {
+		t.Errorf("a valid window: %+v, %v", out, err)
+	}
+	for name, s := range map[string]agentproto.JobStream{
+		"over max":         {Data: []byte("stuvw"), Offset: 18, Skipped: 10, Total: 26},
+		"not from since":   {Data: []byte("stuv"), Offset: 18, Skipped: 0, Total: 26},
+		"past the total":   {Data: []byte("stuv"), Offset: 24, Skipped: 16, Total: 26},
+		"negative skipped": {Data: []byte("ab"), Offset: 6, Skipped: -2, Total: 26},
+		"negative total":   {Offset: 0, Total: -1},
+	} {
+		if _, err := jobOutput(s, 8, 4); err == nil {
+			t.Errorf("%s: taken", name)
+		}
+	}
+	bad := agentproto.JobInfo{ID: "j0123456789ab", Command: []string{"x"}, State: "running", StartedNS: 1, MaxRuntimeMS: 1}
+	if _, err := (&Backend{}).jobInfo("job.status", bad); err != nil {
+		t.Errorf("a valid record: %v", err)
+	}
+	for name, mut := range map[string]func(*agentproto.JobInfo){
+		"state":      func(j *agentproto.JobInfo) { j.State = "done" },
+		"id":         func(j *agentproto.JobInfo) { j.ID = "../x" },
+		"no end":     func(j *agentproto.JobInfo) { j.State = "exited" },
+		"no command": func(j *agentproto.JobInfo) { j.Command = nil },
+		"signal":     func(j *agentproto.JobInfo) { j.Signal = 999 },
+	} {
+		j := bad
+		mut(&j)
+		if _, err := (&Backend{}).jobInfo("job.status", j); !errors.Is(err, backend.ErrUnavailable) {
+			t.Errorf("a record with a bad %s: %v, want ErrUnavailable", name, err)
+		}
 	}
 }
