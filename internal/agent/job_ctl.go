@@ -34,11 +34,13 @@ func JobCommand(args []string, out io.Writer) error {
 	case len(args) == 4 && args[0] == "status":
 		v, err = jobStatusCmd(args[1], args[2], args[3])
 	case len(args) == 3 && args[0] == "cancel":
-		v, err = jobCancelCmd(args[1], args[2])
+		v, err = jobCancelCmd(args[1], args[2], "cancelled")
+	case len(args) == 4 && args[0] == "cancel" && args[3] == "timed_out":
+		v, err = jobCancelCmd(args[1], args[2], "timed_out")
 	case len(args) == 1 && args[0] == "list":
 		v, err = jobList()
 	default:
-		return fmt.Errorf("usage: job status ID STDOUT_OFFSET,STDERR_OFFSET MAX | job cancel ID GRACE_MS | job list")
+		return fmt.Errorf("usage: job status ID STDOUT_OFFSET,STDERR_OFFSET MAX | job cancel ID GRACE_MS [timed_out] | job list")
 	}
 	if err != nil {
 		return err
@@ -126,8 +128,9 @@ func maxInt64(a, b int64) int64 {
 
 // jobCancelCmd stops a running job's supervisor, which kills the job's
 // tree, and waits for it to record the end; a supervisor that does not
-// (dead, or stopped) has the tree killed here, by marker and session.
-func jobCancelCmd(id, graceArg string) (agentproto.JobInfo, error) {
+// (dead, or stopped) has the tree killed here, by marker and session, and
+// the job recorded as state (the host's overdue check says timed_out).
+func jobCancelCmd(id, graceArg, state string) (agentproto.JobInfo, error) {
 	graceMS, err := strconv.ParseInt(graceArg, 10, 64)
 	if err != nil || graceMS < 0 {
 		return agentproto.JobInfo{}, fmt.Errorf("bad grace %q", graceArg)
@@ -155,7 +158,10 @@ func jobCancelCmd(id, graceArg string) (agentproto.JobInfo, error) {
 		ts.root = -1 // a reused pid is not the job's
 	}
 	_, sig := killTree(ts, 0)
-	end := jobEnd{State: "cancelled", ExitCode: 128 + int(syscall.SIGKILL), Signal: max(sig, int(syscall.SIGKILL)), EndedNS: time.Now().UnixNano()}
+	end := jobEnd{State: state, ExitCode: 128 + int(syscall.SIGKILL), Signal: max(sig, int(syscall.SIGKILL)), EndedNS: time.Now().UnixNano()}
+	if state == "timed_out" {
+		end.ExitCode = 124
+	}
 	if err := writeJobFile(dir, "status.json", end); err != nil {
 		return info, err
 	}

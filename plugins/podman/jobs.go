@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"time"
 
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/internal/agentproto"
@@ -119,13 +120,22 @@ func (w *Workspace) JobStatus(ctx context.Context, id string, since backend.JobO
 	max := w.b.limits.MaxOutputBytes
 	offsets := fmt.Sprintf("%d,%d", max64(since.Stdout, 0), max64(since.Stderr, 0))
 	var js agentproto.JobStatus
-	// Two streams of at most max bytes each, base64 in JSON, and the rest.
-	if err := w.b.jobQuery(ctx, st.id, op, id, 3*max+64<<10, &js, "status", id, offsets, strconv.Itoa(max)); err != nil {
-		return backend.JobStatus{}, err
-	}
-	info, err := w.b.jobInfo(op, js.Job)
-	if err != nil || info.ID != id {
-		return backend.JobStatus{}, backend.Errorf(backend.ErrUnavailable, op, id, "the job's record in the container is not valid")
+	var info backend.JobInfo
+	for try := 0; ; try++ {
+		// Two streams of at most max bytes each, base64 in JSON, and the rest.
+		if err := w.b.jobQuery(ctx, st.id, op, id, 3*max+64<<10, &js, "status", id, offsets, strconv.Itoa(max)); err != nil {
+			return backend.JobStatus{}, err
+		}
+		info, err = w.b.jobInfo(op, js.Job)
+		if err != nil || info.ID != id {
+			return backend.JobStatus{}, backend.Errorf(backend.ErrUnavailable, op, id, "the job's record in the container is not valid")
+		}
+		if try > 0 || !w.overdue(info) {
+			break
+		}
+		if _, err := w.cancelOverdue(ctx, st, info); err != nil {
+			return backend.JobStatus{}, err
+		}
 	}
 	out := backend.JobStatus{JobInfo: info}
 	if out.Stdout, err = jobOutput(js.Stdout, since.Stdout, max); err == nil {
@@ -170,6 +180,9 @@ func (w *Workspace) ListJobs(ctx context.Context) ([]backend.JobInfo, error) {
 	out := make([]backend.JobInfo, 0, len(infos))
 	for _, ji := range infos {
 		info, err := w.b.jobInfo(op, ji)
+		if err == nil && w.overdue(info) {
+			info, err = w.cancelOverdue(ctx, st, info)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -199,4 +212,26 @@ var _ backend.JobRunner = (*Workspace)(nil)
 // the idle reaper leaves such a session alone (a running job is use).
 func (w *Workspace) jobsRun(ctx context.Context, st *ctrState) bool {
 	return w.b.agentBin != "" && !w.managed && runningJobs(ctx, w.b.svc, w.b.cfg.User, st.id) > 0
+}
+
+// overdueSlack is how long past its max runtime (and the kill's grace) a
+// job may still be reported running before the host stops it itself: the
+// supervisor in the container enforces the runtime, but it is the
+// sandbox's process (a command can stop it with SIGSTOP).
+const overdueSlack = 10 * time.Second
+
+func (w *Workspace) overdue(info backend.JobInfo) bool {
+	return info.Running() && time.Since(info.StartedAt) > info.MaxRuntime+w.b.grace()+overdueSlack
+}
+
+// cancelOverdue stops a job its supervisor left running past its max
+// runtime: the cancel kills a supervisor that does not answer, and the
+// job's tree by its marker and session, and records it timed out.
+func (w *Workspace) cancelOverdue(ctx context.Context, st *ctrState, info backend.JobInfo) (backend.JobInfo, error) {
+	w.b.event(ctx, "runtime.podman.job_overdue", w, "job", info.ID, "max_runtime", info.MaxRuntime)
+	var ji agentproto.JobInfo
+	if err := w.b.jobQuery(ctx, st.id, "job.status", info.ID, 64<<10, &ji, "cancel", info.ID, "0", "timed_out"); err != nil {
+		return backend.JobInfo{}, err
+	}
+	return w.b.jobInfo("job.status", ji)
 }

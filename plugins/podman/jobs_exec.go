@@ -174,6 +174,7 @@ var jobStates = map[string]backend.JobState{"running": backend.JobRunning, "exit
 func (b *Backend) jobInfo(op string, ji agentproto.JobInfo) (backend.JobInfo, error) {
 	state, ok := jobStates[ji.State]
 	bad := !ok || !jobIDPattern.MatchString(ji.ID) || len(ji.Command) == 0 || ji.StartedNS <= 0 ||
+		ji.StartedNS > time.Now().Add(time.Minute).UnixNano() ||
 		ji.MaxRuntimeMS <= 0 || (state != backend.JobRunning && ji.EndedNS <= 0) || ji.Signal < 0 || ji.Signal > 64
 	if bad {
 		return backend.JobInfo{}, backend.Errorf(backend.ErrUnavailable, op, ji.ID, "a job record in the container is not valid")

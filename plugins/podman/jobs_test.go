@@ -163,3 +163,33 @@ func TestJobOutputChecksTheWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestHostStopsAnOverdueJob: a job whose supervisor was stopped from
+// inside the sandbox (so nothing in the container enforces its runtime)
+// is stopped by the host once a poll finds it past its max runtime.
+func TestHostStopsAnOverdueJob(t *testing.T) {
+	b := newTestBackend(t, backend.Limits{}, nil)
+	w := openTest(t, b, false)
+	m := "96." + strconv.Itoa(int(time.Now().UnixNano()%1e9))
+	info, err := w.StartJob(t.Context(), backend.JobRequest{Argv: []string{"sleep", m}, MaxRuntime: time.Second})
+	if err != nil {
+		t.Fatalf("StartJob: %v", err)
+	}
+	res := sh(t, w, `n=0; for f in /proc/[0-9]*/cmdline; do case "$(tr '\0' ' ' <$f 2>/dev/null)" in "`+
+		agentMountPath+` job run "*) p=${f#/proc/}; kill -STOP ${p%/cmdline} && n=$((n+1));; esac; done; echo $n`)
+	if strings.TrimSpace(res.Stdout) != "1" {
+		t.Fatalf("stopping the supervisor: %q %q", res.Stdout, res.Stderr)
+	}
+	var st backend.JobStatus
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		if st, err = w.JobStatus(t.Context(), info.ID, backend.JobOffsets{}); err != nil || !st.Running() {
+			break
+		}
+	}
+	if err != nil || st.State != backend.JobTimedOut || st.ExitCode != backend.TimeoutExitCode {
+		t.Fatalf("the overdue job: %+v, %v; want timed_out, 124", st.JobInfo, err)
+	}
+	if res := sh(t, w, `for f in /proc/[0-9]*/cmdline; do [ "$(tr '\0' ' ' <$f 2>/dev/null)" = "sleep `+m+` " ] && echo; done | wc -l`); strings.TrimSpace(res.Stdout) != "0" {
+		t.Errorf("the overdue job's processes are left: %q", res.Stdout)
+	}
+}
