@@ -238,7 +238,11 @@ func checkJobKilledWithSession(t *T, w *ws) {
 	if _, err := jr.StartJob(t.Context(), backend.JobRequest{Shell: "sleep " + m + " & sleep " + m}); err != nil {
 		t.Fatalf("StartJob: %v", err)
 	}
-	for len(processesWith(t, w, m)) < 2 {
+	seen := func() []string { return processesWith(t, w, m) }
+	if w.b.Caps.Sandboxed { // the other session's processes are not w's to see
+		seen = func() []string { return hostProcessesWith(m) }
+	}
+	for len(seen()) < 2 {
 		select {
 		case <-t.Context().Done():
 			t.Fatalf("the job's sleeps never showed up")
@@ -249,6 +253,12 @@ func checkJobKilledWithSession(t *T, w *ws) {
 	defer cancel()
 	if err := other.Close(ctx); err != nil {
 		t.Errorf("Close: %v", err)
+	}
+	if w.b.Caps.Sandboxed {
+		if procs := seen(); len(procs) > 0 {
+			t.Errorf("closing the session left processes behind:\n%s", strings.Join(procs, "\n"))
+		}
+		return
 	}
 	noProcessesLeft(t, w, m, "closing the session")
 }

@@ -130,9 +130,18 @@ func (t treeSpec) orphanOf(p procInfo) bool {
 		return false
 	}
 	others := t.others()
+	var jobs map[string]bool // read only when needed: most processes have no orphans
 	for _, kv := range environ(p.pid) {
 		if others[string(kv)] {
 			return false
+		}
+		if bytes.HasPrefix(kv, []byte(markerPrefix)) {
+			if jobs == nil {
+				jobs = execMarkers()
+			}
+			if jobs[string(kv)] {
+				return false
+			}
 		}
 	}
 	return true

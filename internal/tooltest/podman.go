@@ -40,7 +40,11 @@ func podmanSetup(t *testing.T, cfg *host.Config) (*mock.Backend, []host.Option) 
 		t.Fatal(err)
 	}
 	cfg.Backend = "podman"
-	cfg.Backends["podman"] = map[string]any{"image": podmanImage(), "name_prefix": "wai-tooltest-" + hex.EncodeToString(b)}
+	pc := map[string]any{"image": podmanImage(), "name_prefix": "wai-tooltest-" + hex.EncodeToString(b)}
+	if PodmanAgent {
+		pc["agent_path"] = agentPath(t)
+	}
+	cfg.Backends["podman"] = pc
 	return nil, nil
 }
 

@@ -4,6 +4,7 @@ package podman
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -130,6 +131,13 @@ func gcIn(ctx context.Context, svc *service, cfg Config, scope gcScope, now time
 		}
 		item := GCItem{Kind: "container", Name: c.Name, Session: c.Session}
 		remove, why := verdict(st, used, all, idle, now)
+		if remove && !all && st != nil && st.Keep && c.State == "running" {
+			// A running background job counts as use of a kept session.
+			if n := runningJobs(ctx, svc, cfg.User, c.ID); n > 0 {
+				remove, why = false, fmt.Sprintf("kept session with %d running background job(s)", n)
+				touchState(stPath, now)
+			}
+		}
 		item.Reason = why
 		if !remove {
 			rep.Kept = append(rep.Kept, item)

@@ -376,6 +376,8 @@ func (b *Backend) reapOnce(ctx context.Context, now time.Time) {
 		switch {
 		case uptime > 0 && now.Sub(st.started) > uptime:
 			err = w.retire(rctx, st, "runtime.podman.removed", fmt.Sprintf("up longer than max_uptime %s", uptime))
+		case idle > 0 && w.busy.Load() == 0 && now.Sub(time.Unix(0, w.lastUsed.Load())) > idle && w.jobsRun(rctx, st):
+			w.touch() // a running background job counts as use
 		case idle > 0 && w.busy.Load() == 0 && now.Sub(time.Unix(0, w.lastUsed.Load())) > idle:
 			err = w.retire(rctx, st, "runtime.podman.idle_cleanup", fmt.Sprintf("idle longer than idle_timeout %s", idle))
 		}

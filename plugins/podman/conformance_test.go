@@ -31,6 +31,10 @@ func conformanceWith(name string, extra map[string]any) sdktests.Backend {
 			Network:       false,
 			HostDir:       func(ws backend.Workspace) string { return ws.(*Workspace).Dir() },
 			Streaming:     true,
+			// Jobs need the agent binary in the container (ErrUnavailable
+			// without it: TestJobsNeedTheAgent).
+			Jobs:   extra["agent"] != false,
+			Reopen: reopener(extra),
 			Containers: func(t *testing.T) (backend.Containers, backend.ContainerOwner) {
 				return newTestBackend(t, backend.Limits{}, extra), backend.ContainerOwner{Session: session("conf")}
 			},

@@ -39,9 +39,6 @@ func call(t *testing.T, e *tooltest.Env, tool, params string) jobValue {
 
 func TestJobTools(t *testing.T) {
 	tooltest.Run(t, []string{"tools/jobs"}, func(cfg *host.Config) { cfg.MaxJobs = 2 }, func(t *testing.T, e *tooltest.Env) {
-		if e.Backend.Name == "podman" {
-			t.Skip("background jobs are not built on the podman backend yet (RATIONALE.md, background jobs)")
-		}
 		t.Run("validation", func(t *testing.T) {
 			for params, want := range map[string]string{
 				`{"command":[]}`: "command is empty",

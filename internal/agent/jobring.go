@@ -1,0 +1,115 @@
+//go:build linux
+
+package agent
+
+import (
+	"encoding/binary"
+	"io"
+	"os"
+	"syscall"
+)
+
+// A job's output stream on disk: an 8-byte count of the bytes the job has
+// written (little-endian), then a head region of the first half of the
+// budget, then a ring of the last half. The supervisor writes it and the
+// readers (`wai-agent job status`) take flock(2) locks, so a reader sees a
+// count and bytes that agree. The file never grows past the budget.
+
+const ringHeader = 8
+
+type ringWriter struct {
+	f          *os.File
+	head, tail int64
+	total      int64
+}
+
+func createRing(path string, budget int) (*ringWriter, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	h := int64(budget / 2)
+	w := &ringWriter{f: f, head: h, tail: int64(budget) - h}
+	if err := w.header(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *ringWriter) header() error {
+	var b [ringHeader]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(w.total))
+	_, err := w.f.WriteAt(b[:], 0)
+	return err
+}
+
+// Write stores p, keeping the head and the newest tail bytes.
+func (w *ringWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if err := syscall.Flock(int(w.f.Fd()), syscall.LOCK_EX); err != nil {
+		return 0, err
+	}
+	defer syscall.Flock(int(w.f.Fd()), syscall.LOCK_UN)
+	if w.total < w.head {
+		k := min(int64(len(p)), w.head-w.total)
+		if _, err := w.f.WriteAt(p[:k], ringHeader+w.total); err != nil {
+			return 0, err
+		}
+		w.total += k
+		p = p[k:]
+	}
+	if int64(len(p)) > w.tail {
+		w.total += int64(len(p)) - w.tail
+		p = p[int64(len(p))-w.tail:]
+	}
+	for len(p) > 0 {
+		pos := (w.total - w.head) % w.tail
+		k := min(int64(len(p)), w.tail-pos)
+		if _, err := w.f.WriteAt(p[:k], ringHeader+w.head+pos); err != nil {
+			return 0, err
+		}
+		w.total += k
+		p = p[k:]
+	}
+	return n, w.header()
+}
+
+func (w *ringWriter) Close() error { return w.f.Close() }
+
+// readRing returns a stream's head, tail (in order) and total; a missing
+// or unreadable file is an empty stream.
+func readRing(path string, budget int) (head, tail []byte, total int64) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, 0
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		return nil, nil, 0
+	}
+	b, err := io.ReadAll(io.LimitReader(f, int64(ringHeader+budget)))
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	if err != nil || len(b) < ringHeader {
+		return nil, nil, 0
+	}
+	total = int64(binary.LittleEndian.Uint64(b))
+	data := b[ringHeader:]
+	h := int64(budget / 2)
+	t := int64(budget) - h
+	head = data[:min(total, h, int64(len(data)))]
+	if total <= h {
+		return head, nil, int64(len(head))
+	}
+	ring := data[min(h, int64(len(data))):]
+	n := min(total-h, t, int64(len(ring)))
+	if total-h <= t {
+		return head, append([]byte{}, ring[:n]...), total
+	}
+	pos := (total - h) % t
+	tail = append(append(make([]byte, 0, n), ring[pos:]...), ring[:pos]...)
+	return head, tail, total
+}
+
+// Interface guards
+var _ io.WriteCloser = (*ringWriter)(nil)

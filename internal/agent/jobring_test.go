@@ -1,0 +1,65 @@
+//go:build linux
+
+package agent
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The ring file keeps the first and last halves of its budget, and a
+// window reads from any offset, skipping what was dropped.
+func TestRingWindow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "stdout")
+	w, err := createRing(path, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, s := range []string{"abc", "defghij", "klmnopqrstu", "vwxyz"} {
+		if _, err := w.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head, tail, total := readRing(path, 16)
+	if string(head) != "abcdefgh" || string(tail) != "stuvwxyz" || total != 26 {
+		t.Fatalf("ring: head %q tail %q total %d", head, tail, total)
+	}
+	for _, c := range []struct {
+		since        int64
+		max          int
+		data         string
+		offset, skip int64
+	}{
+		{0, 100, "abcdefgh", 0, 0},
+		{5, 2, "fg", 5, 0},
+		{8, 100, "stuvwxyz", 18, 10},
+		{20, 3, "uvw", 20, 0},
+		{99, 100, "", 26, 0},
+		{-4, 3, "abc", 0, 0},
+	} {
+		s := window(path, 16, c.since, c.max)
+		if string(s.Data) != c.data || s.Offset != c.offset || s.Skipped != c.skip || s.Total != 26 {
+			t.Errorf("window(%d, %d): %q at %d skipped %d total %d; want %q at %d skipped %d",
+				c.since, c.max, s.Data, s.Offset, s.Skipped, s.Total, c.data, c.offset, c.skip)
+		}
+	}
+	// A stream within its head is one run, read across any split.
+	short := filepath.Join(t.TempDir(), "stderr")
+	sw, _ := createRing(short, 16)
+	defer sw.Close()
+	_, _ = sw.Write([]byte("hello"))
+	if s := window(short, 16, 1, 100); string(s.Data) != "ello" || s.Total != 5 {
+		t.Errorf("short stream: %q total %d", s.Data, s.Total)
+	}
+	// Far more than the budget in one write keeps its last bytes.
+	big := filepath.Join(t.TempDir(), "big")
+	bw, _ := createRing(big, 16)
+	defer bw.Close()
+	_, _ = bw.Write(append(bytes.Repeat([]byte("x"), 1000), "TAILTAIL"...))
+	if _, tail, total := readRing(big, 16); !strings.HasSuffix(string(tail), "TAILTAIL") || total != 1008 {
+		t.Errorf("big write: tail %q total %d", tail, total)
+	}
+}
