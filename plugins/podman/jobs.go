@@ -73,6 +73,7 @@ func (w *Workspace) StartJob(ctx context.Context, req backend.JobRequest) (backe
 	// The supervisor carries the marker too: it is a ppid-0 process, whose
 	// marker protects the job's processes from the leftover sweeps of the
 	// session's commands.
+	started := time.Now()
 	out, err := w.b.jobStart(ctx, st.id, argv, []string{spec.Marker})
 	if err != nil {
 		return backend.JobInfo{}, err
@@ -80,6 +81,10 @@ func (w *Workspace) StartJob(ctx context.Context, req backend.JobRequest) (backe
 	var info agentproto.JobInfo
 	if err := json.Unmarshal(out, &info); err != nil || info.ID != spec.ID {
 		return backend.JobInfo{}, backend.Errorf(backend.ErrUnavailable, op, spec.ID, "the job's supervisor gave no valid answer (%v)", err)
+	}
+	// The host's own clock from before the start, not the record's.
+	if err := w.recordJobDeadline(spec.ID, started.Add(req.MaxRuntime)); err != nil {
+		return backend.JobInfo{}, backend.Errorf(backend.ErrUnavailable, op, spec.ID, "cannot record the job's deadline on the host: %v", err)
 	}
 	return w.b.jobInfo(op, info)
 }
@@ -220,8 +225,17 @@ func (w *Workspace) jobsRun(ctx context.Context, st *ctrState) bool {
 // sandbox's process (a command can stop it with SIGSTOP).
 const overdueSlack = 10 * time.Second
 
+// overdue judges by the host's record of the job's deadline when there is
+// one (jobs_deadline.go), else by the container's record.
 func (w *Workspace) overdue(info backend.JobInfo) bool {
-	return info.Running() && time.Since(info.StartedAt) > info.MaxRuntime+w.b.grace()+overdueSlack
+	if !info.Running() {
+		return false
+	}
+	deadline, ok := w.jobDeadline(info.ID)
+	if !ok {
+		deadline = info.StartedAt.Add(info.MaxRuntime)
+	}
+	return time.Now().After(deadline.Add(w.b.grace() + overdueSlack))
 }
 
 // cancelOverdue stops a job its supervisor left running past its max

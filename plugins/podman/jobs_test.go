@@ -193,3 +193,31 @@ func TestHostStopsAnOverdueJob(t *testing.T) {
 		t.Errorf("the overdue job's processes are left: %q", res.Stdout)
 	}
 }
+
+// A command that stops the supervisor and rewrites its job's record in the
+// container (a max runtime of a day) does not keep the job alive: the host
+// judges by the deadline it recorded itself when the job started.
+func TestHostDeadlineOutlivesARewrittenRecord(t *testing.T) {
+	b := newTestBackend(t, backend.Limits{}, nil)
+	w := openTest(t, b, false)
+	m := "97." + strconv.Itoa(int(time.Now().UnixNano()%1e9))
+	info, err := w.StartJob(t.Context(), backend.JobRequest{Argv: []string{"sleep", m}, MaxRuntime: time.Second})
+	if err != nil {
+		t.Fatalf("StartJob: %v", err)
+	}
+	res := sh(t, w, `for f in /proc/[0-9]*/cmdline; do case "$(tr '\0' ' ' <$f 2>/dev/null)" in "`+
+		agentMountPath+` job run "*) p=${f#/proc/}; kill -STOP ${p%/cmdline};; esac; done; `+
+		`sed -i 's/"max_runtime_ms":[0-9]*/"max_runtime_ms":86400000/' /tmp/.wai-jobs/`+info.ID+`/job.json && grep -c 86400000 /tmp/.wai-jobs/`+info.ID+`/job.json`)
+	if strings.TrimSpace(res.Stdout) != "1" {
+		t.Fatalf("rewriting the record: %q %q", res.Stdout, res.Stderr)
+	}
+	var st backend.JobStatus
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		if st, err = w.JobStatus(t.Context(), info.ID, backend.JobOffsets{}); err != nil || !st.Running() {
+			break
+		}
+	}
+	if err != nil || st.State != backend.JobTimedOut {
+		t.Fatalf("the job with a rewritten record: %+v, %v; want timed_out", st.JobInfo, err)
+	}
+}

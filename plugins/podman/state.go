@@ -116,6 +116,7 @@ func removeWorkspace(dir, session, stPath string, reason ...string) error {
 		}
 	}
 	if validState {
+		removeJobDeadlines(stPath)
 		if err := os.Remove(stPath); err != nil && !os.IsNotExist(err) {
 			errs = append(errs, err)
 		}

@@ -365,5 +365,6 @@ func (w *Workspace) Close(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	_ = os.Remove(tombstonePath(w.statePath))
+	removeJobDeadlines(w.statePath)
 	return errors.Join(errs...)
 }
