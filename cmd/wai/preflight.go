@@ -21,7 +21,8 @@ func init() {
 		summary: "check that this machine can run the backends (Podman), and say how to fix what is missing",
 		text: `
 Runs the checks of the backends the configuration uses (backend,
-fallback, and any with a [backends.NAME] table), each with its table. Podman's check what it needs, in order: the podman program, a
+fallback, and any with a [backends.NAME] table) and of the default
+backend (podman), each with its table. Podman's check what it needs, in order: the podman program, a
 service answering on the configured URL, its API version, an OCI runtime
 that works with this host's cgroups, the image, disk space, and finally a
 hardened container starting and running a command. Every check that does

@@ -17,8 +17,6 @@ import (
 // word, which a command can rewrite to keep its job alive. The host stops
 // a job past this deadline whatever the container's record says.
 
-func jobDeadlinesDir(statePath string) string { return statePath + ".jobs" }
-
 // recordJobDeadline writes a job's deadline (start + max runtime).
 func (w *Workspace) recordJobDeadline(id string, deadline time.Time) error {
 	dir := jobDeadlinesDir(w.statePath)
@@ -40,11 +38,4 @@ func (w *Workspace) jobDeadline(id string) (deadline time.Time, ok bool) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(b)))
 	return t, err == nil
-}
-
-// removeJobDeadlines forgets the deadlines of a session that ends.
-func removeJobDeadlines(statePath string) {
-	if statePath != "" {
-		_ = os.RemoveAll(jobDeadlinesDir(statePath))
-	}
 }

@@ -160,3 +160,14 @@ func validSession(s string) bool {
 }
 
 // Interface guards
+
+// jobDeadlinesDir holds the host's record of a session's job deadlines
+// (jobs_deadline.go), beside its state file.
+func jobDeadlinesDir(statePath string) string { return statePath + ".jobs" }
+
+// removeJobDeadlines forgets the deadlines of a session that ends.
+func removeJobDeadlines(statePath string) {
+	if statePath != "" {
+		_ = os.RemoveAll(jobDeadlinesDir(statePath))
+	}
+}
