@@ -89,16 +89,21 @@ func bundledPolicy(_ context.Context, name string, raw json.RawMessage) (Policy,
 			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
 		}
 		isContainers := func(a string) bool { return strings.HasPrefix(a, ActionContainersPrefix) }
-		return funcPolicy{name: name, only: isContainers, check: func(r CheckRequest) (bool, string) {
+		return decidingPolicy{name: name, only: isContainers, decide: func(r CheckRequest) Decision {
 			if !isContainers(r.Action) {
-				return true, ""
+				return Decision{Allow: true}
 			}
 			if r.Container == nil {
-				return false, "a containers action without its description"
+				return Decision{Reason: "a containers action without its description"}
 			}
 			ch := r.Container
-			return c.Check(containergates.Request{Operation: ch.Operation, Network: ch.Network, MountPaths: ch.MountPaths,
+			v := c.Check(containergates.Request{Operation: ch.Operation, Network: ch.Network, MountPaths: ch.MountPaths,
 				EnvPassthrough: ch.EnvPassthrough, ForwardSSH: ch.ForwardSSH, GPU: ch.GPU, Count: ch.Count})
+			d := Decision{Allow: v.Allow, Ask: v.Ask, Reason: v.Reason}
+			if !v.Allow {
+				d.ConfigKey = v.ConfigKey
+			}
+			return d
 		}}, nil
 	}
 	return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%q is not a bundled policy (%v)", name, BundledPolicies())
@@ -127,7 +132,12 @@ func (p funcPolicy) Check(_ context.Context, req CheckRequest) (Decision, error)
 type decidingPolicy struct {
 	name   string
 	decide func(CheckRequest) Decision
+	// only, when not nil, is the action prefix the policy judges.
+	only func(action string) bool
 }
+
+// judges reports whether the policy is asked about action.
+func (p decidingPolicy) judges(action string) bool { return p.only == nil || p.only(action) }
 
 func (p decidingPolicy) Name() string { return p.name }
 

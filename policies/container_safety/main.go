@@ -5,7 +5,8 @@
 //
 // Config keys (all optional): allow_gpu, allow_host_network,
 // allow_sensitive_mounts, allow_ssh_forwarding, allow_env_passthrough_all,
-// allow_destroy_all, sensitive_mounts, max_containers_per_session. A
+// allow_destroy_all, sensitive_mounts, max_containers_per_session, ask (default true:
+// ask a person for what needs approval; false denies it). A
 // config it cannot read denies every containers action, with the reason.
 package main
 
@@ -33,12 +34,15 @@ func check(req pdk.CheckRequest) pdk.Decision {
 	if c == nil {
 		return pdk.Deny("a containers action without its description: denied")
 	}
-	ok, reason := cfg.Check(gates.Request{Operation: c.Operation, Network: c.Network, MountPaths: c.MountPaths,
+	v := cfg.Check(gates.Request{Operation: c.Operation, Network: c.Network, MountPaths: c.MountPaths,
 		EnvPassthrough: c.EnvPassthrough, ForwardSSH: c.ForwardSSH, GPU: c.GPU, Count: c.Count})
-	if ok {
+	switch {
+	case v.Allow:
 		return pdk.Allow()
+	case v.Ask:
+		return pdk.Ask(v.ConfigKey, "%s", v.Reason)
 	}
-	return pdk.Deny("%s", reason)
+	return pdk.Deny("%s", v.Reason)
 }
 
 func init() {

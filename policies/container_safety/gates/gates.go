@@ -2,11 +2,14 @@
 // Go so the Wasm plugin (policies/container_safety) and the host's in-process
 // copy share it.
 //
-// What needs a person's approval — a GPU, the host network, a sensitive
-// mount, ssh keys forwarded, every host variable passed through, and
-// destroy_all — is denied until there is a channel to ask on, with the
-// reason and the config key that allows it. Creates past
-// max_containers_per_session are denied too.
+// What needs a person's approval — a GPU, a sensitive mount, ssh keys
+// forwarded, every host variable passed through, and destroy_all — is an
+// ask (the kernel asks a person, or denies with the reason and the config
+// key that allows it when nobody can be asked); with ask = false it is
+// denied outright. The host network is denied, never asked: the podman
+// backend refuses it whatever a policy says, so approving it would be a
+// lie. Creates past max_containers_per_session are denied: a limit, not an
+// approval.
 package gates
 
 import (
@@ -26,11 +29,14 @@ type Config struct {
 	AllowDestroyAll        bool     `json:"allow_destroy_all"`
 	SensitiveMounts        []string `json:"sensitive_mounts"` // added to DefaultSensitiveMounts
 	MaxContainers          int      `json:"max_containers_per_session"`
+	// Ask, when true (the default), asks a person to approve what needs
+	// approval; false denies it outright.
+	Ask *bool `json:"ask"`
 }
 
 // Keys are the config keys, for the Wasm plugin's config reader.
 var Keys = []string{"allow_gpu", "allow_host_network", "allow_sensitive_mounts", "allow_ssh_forwarding",
-	"allow_env_passthrough_all", "allow_destroy_all", "sensitive_mounts", "max_containers_per_session"}
+	"allow_env_passthrough_all", "allow_destroy_all", "sensitive_mounts", "max_containers_per_session", "ask"}
 
 // DefaultSensitiveMounts are host paths a mount of needs approval. "/**"
 // marks a whole subtree; other entries match that exact directory, so
@@ -72,28 +78,43 @@ type Request struct {
 	Count          int      `json:"count"`
 }
 
+// Verdict is the policy's answer: allow, deny, or (Ask) ask a person.
+// ConfigKey names the key that allows the action without asking.
+type Verdict struct {
+	Allow     bool
+	Ask       bool
+	Reason    string
+	ConfigKey string
+}
+
+var allowed = Verdict{Allow: true}
+
 // Check decides one containers.* action.
-func (c Config) Check(r Request) (bool, string) {
-	ask := func(what, key string) (bool, string) {
-		return false, fmt.Sprintf("%s needs a person's approval, and there is no channel to ask on: denied. "+
-			"To allow it, set %s = true in the container_safety policy's config: take \"container_safety\" out of default_policies and add "+
-			"[[policies]] name = \"container_safety\" with config = { %s = true }", what, key, key)
+func (c Config) Check(r Request) Verdict {
+	ask := func(what, key string) Verdict {
+		if c.Ask == nil || *c.Ask {
+			return Verdict{Ask: true, ConfigKey: key, Reason: fmt.Sprintf("%s needs a person's approval", what)}
+		}
+		return Verdict{ConfigKey: key, Reason: fmt.Sprintf("%s needs a person's approval, and the container_safety policy's config "+
+			"has ask = false: denied. To allow it, set %s = true in the container_safety policy's config: take \"container_safety\" "+
+			"out of default_policies and add [[policies]] name = \"container_safety\" with config = { %s = true }", what, key, key)}
 	}
 	switch r.Operation {
 	case "destroy_all":
 		if !c.AllowDestroyAll {
 			return ask("destroy_all (it removes every container of the session)", "allow_destroy_all")
 		}
-		return true, ""
+		return allowed
 	case "create":
 	default:
-		return true, ""
+		return allowed
 	}
 	switch {
 	case r.GPU && !c.AllowGPU:
 		return ask("a GPU", "allow_gpu")
 	case r.Network == "host" && !c.AllowHostNetwork:
-		return ask("the host network", "allow_host_network")
+		return Verdict{ConfigKey: "allow_host_network", Reason: "the host network is denied: the podman backend refuses it " +
+			"whatever a policy says (allow_host_network = true only lets a backend that accepts it be asked)"}
 	case r.ForwardSSH && !c.AllowSSHForwarding:
 		return ask("forwarding ~/.ssh (private keys)", "allow_ssh_forwarding")
 	case r.EnvPassthrough == "all" && !c.AllowEnvPassthroughAll:
@@ -107,10 +128,10 @@ func (c Config) Check(r Request) (bool, string) {
 		}
 	}
 	if r.Count >= c.MaxContainers {
-		return false, fmt.Sprintf("the session has %d containers, the most max_containers_per_session (%d) allows: destroy one first, "+
-			"or raise max_containers_per_session in the container_safety policy's config", r.Count, c.MaxContainers)
+		return Verdict{ConfigKey: "max_containers_per_session", Reason: fmt.Sprintf("the session has %d containers, the most max_containers_per_session (%d) allows: destroy one first, "+
+			"or raise max_containers_per_session in the container_safety policy's config", r.Count, c.MaxContainers)}
 	}
-	return true, ""
+	return allowed
 }
 
 // sensitive returns the entry p matches, or "".
