@@ -21,7 +21,7 @@ import (
 // session far below it.
 const maxListedJobs = 1000
 
-// ErrNoJob: the job does not exist (wai-agent exits 3, which the host
+// ErrNoJob means the job does not exist (wai-agent exits 3, which the host
 // reads as not found).
 var ErrNoJob = errors.New("no such job")
 

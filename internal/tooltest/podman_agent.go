@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// PodmanAgent, set by a test package (before its tests run), mounts a
+// PodmanAgent is set by a test package (before its tests run) to mount a
 // wai-agent built from this repository into the podman runs' containers,
 // as bin/wai does with the one it embeds; a plain test binary embeds
 // none, so without it commands take Podman execs and background jobs are
