@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/internal/agentproto"
+	"github.com/wai-dev/wai/internal/jobring"
 )
 
 // maxListedJobs bounds `job list`: the host caps running jobs per
@@ -98,7 +99,7 @@ func jobStatusCmd(id, offsets, maxArg string) (agentproto.JobStatus, error) {
 // window reads at most max bytes of a stream from since on: from the
 // head, or from the tail (skipping what was dropped before it).
 func window(path string, budget int, since int64, max int) agentproto.JobStream {
-	head, tail, total := readRing(path, budget)
+	head, tail, total := jobring.Read(path, budget)
 	since = min(total, since)
 	since = maxInt64(since, 0)
 	tailStart := total - int64(len(tail))

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/internal/agentproto"
+	"github.com/wai-dev/wai/internal/jobring"
 )
 
 // A job's directory (agentproto.JobDir/ID) holds job.json (jobRecord,
@@ -66,9 +67,9 @@ func RunJob(specArg string, out io.Writer) error {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return err
 	}
-	var outs [2]*ringWriter
+	var outs [2]*jobring.Writer
 	for i, name := range []string{"stdout", "stderr"} {
-		if outs[i], err = createRing(filepath.Join(dir, name), spec.Budget); err != nil {
+		if outs[i], err = jobring.Create(filepath.Join(dir, name), spec.Budget); err != nil {
 			return err
 		}
 		defer outs[i].Close()

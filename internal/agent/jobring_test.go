@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wai-dev/wai/internal/jobring"
 )
 
 // The ring file keeps the first and last halves of its budget, and a
 // window reads from any offset, skipping what was dropped.
 func TestRingWindow(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "stdout")
-	w, err := createRing(path, 16)
+	w, err := jobring.Create(path, 16)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +25,7 @@ func TestRingWindow(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	head, tail, total := readRing(path, 16)
+	head, tail, total := jobring.Read(path, 16)
 	if string(head) != "abcdefgh" || string(tail) != "stuvwxyz" || total != 26 {
 		t.Fatalf("ring: head %q tail %q total %d", head, tail, total)
 	}
@@ -48,7 +50,7 @@ func TestRingWindow(t *testing.T) {
 	}
 	// A stream within its head is one run, read across any split.
 	short := filepath.Join(t.TempDir(), "stderr")
-	sw, _ := createRing(short, 16)
+	sw, _ := jobring.Create(short, 16)
 	defer sw.Close()
 	_, _ = sw.Write([]byte("hello"))
 	if s := window(short, 16, 1, 100); string(s.Data) != "ello" || s.Total != 5 {
@@ -56,10 +58,10 @@ func TestRingWindow(t *testing.T) {
 	}
 	// Far more than the budget in one write keeps its last bytes.
 	big := filepath.Join(t.TempDir(), "big")
-	bw, _ := createRing(big, 16)
+	bw, _ := jobring.Create(big, 16)
 	defer bw.Close()
 	_, _ = bw.Write(append(bytes.Repeat([]byte("x"), 1000), "TAILTAIL"...))
-	if _, tail, total := readRing(big, 16); !strings.HasSuffix(string(tail), "TAILTAIL") || total != 1008 {
+	if _, tail, total := jobring.Read(big, 16); !strings.HasSuffix(string(tail), "TAILTAIL") || total != 1008 {
 		t.Errorf("big write: tail %q total %d", tail, total)
 	}
 }

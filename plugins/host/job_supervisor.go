@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/jobring"
 )
 
 // A job runs under a supervisor: this same program, started again with
@@ -66,9 +67,9 @@ func supervise(dir string) int {
 		fmt.Fprintf(ready, "error reading the job spec: %v\n", err)
 		return 1
 	}
-	var outs [2]*ringWriter
+	var outs [2]*jobring.Writer
 	for i, name := range []string{"stdout", "stderr"} {
-		if outs[i], err = createRing(filepath.Join(dir, name), spec.Budget); err != nil {
+		if outs[i], err = jobring.Create(filepath.Join(dir, name), spec.Budget); err != nil {
 			fmt.Fprintf(ready, "error creating %s: %v\n", name, err)
 			return 1
 		}

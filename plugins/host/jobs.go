@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/jobring"
 )
 
 // Jobs live under the state directory, in @jobs/SESSION/ID, outside every
@@ -152,7 +153,7 @@ func (w *Workspace) notStarted(rec jobRecord, jdir string, err error) (backend.J
 		code, msg = 126, "cannot execute: "+err.Error()
 	}
 	rec.Started = time.Now().UTC()
-	if rw, rerr := createRing(filepath.Join(jdir, "stderr"), rec.Budget); rerr == nil {
+	if rw, rerr := jobring.Create(filepath.Join(jdir, "stderr"), rec.Budget); rerr == nil {
 		fmt.Fprintf(rw, "wai: %s: %s\n", rec.Command[0], msg)
 		rw.Close()
 	}

@@ -1,6 +1,13 @@
 //go:build linux
 
-package agent
+// Package jobring is the on-disk format of a background job's output
+// stream, shared by the host backend's job supervisor and wai-agent's: an
+// 8-byte count of the bytes the job has written (little-endian), then a
+// head region of the first half of the budget, then a ring of the last
+// half. The writer and the readers take flock(2) locks, so a reader sees a
+// count and bytes that agree. The file never grows past the budget,
+// however much the job prints. Standard library only.
+package jobring
 
 import (
 	"encoding/binary"
@@ -9,27 +16,23 @@ import (
 	"syscall"
 )
 
-// A job's output stream on disk: an 8-byte count of the bytes the job has
-// written (little-endian), then a head region of the first half of the
-// budget, then a ring of the last half. The supervisor writes it and the
-// readers (`wai-agent job status`) take flock(2) locks, so a reader sees a
-// count and bytes that agree. The file never grows past the budget.
-
 const ringHeader = 8
 
-type ringWriter struct {
+// Writer appends a stream's output to its ring file.
+type Writer struct {
 	f          *os.File
 	head, tail int64
 	total      int64
 }
 
-func createRing(path string, budget int) (*ringWriter, error) {
+// Create makes a new ring file of budget bytes at path (it must not exist).
+func Create(path string, budget int) (*Writer, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	h := int64(budget / 2)
-	w := &ringWriter{f: f, head: h, tail: int64(budget) - h}
+	w := &Writer{f: f, head: h, tail: int64(budget) - h}
 	if err := w.header(); err != nil {
 		f.Close()
 		return nil, err
@@ -37,7 +40,7 @@ func createRing(path string, budget int) (*ringWriter, error) {
 	return w, nil
 }
 
-func (w *ringWriter) header() error {
+func (w *Writer) header() error {
 	var b [ringHeader]byte
 	binary.LittleEndian.PutUint64(b[:], uint64(w.total))
 	_, err := w.f.WriteAt(b[:], 0)
@@ -45,7 +48,7 @@ func (w *ringWriter) header() error {
 }
 
 // Write stores p, keeping the head and the newest tail bytes.
-func (w *ringWriter) Write(p []byte) (int, error) {
+func (w *Writer) Write(p []byte) (int, error) {
 	n := len(p)
 	if err := syscall.Flock(int(w.f.Fd()), syscall.LOCK_EX); err != nil {
 		return 0, err
@@ -75,11 +78,13 @@ func (w *ringWriter) Write(p []byte) (int, error) {
 	return n, w.header()
 }
 
-func (w *ringWriter) Close() error { return w.f.Close() }
+// Close closes the file.
+func (w *Writer) Close() error { return w.f.Close() }
 
-// readRing returns a stream's head, tail (in order) and total; a missing
-// or unreadable file is an empty stream.
-func readRing(path string, budget int) (head, tail []byte, total int64) {
+// Read returns a stream's head, tail (oldest byte first) and the total the
+// job wrote; a missing or unreadable file is an empty stream. It reads at
+// most the header and budget bytes, whatever the file holds.
+func Read(path string, budget int) (head, tail []byte, total int64) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, 0
@@ -112,4 +117,4 @@ func readRing(path string, budget int) (head, tail []byte, total int64) {
 }
 
 // Interface guards
-var _ io.WriteCloser = (*ringWriter)(nil)
+var _ io.WriteCloser = (*Writer)(nil)
