@@ -43,7 +43,10 @@ var registerChecked sync.Once
 // configuration and the kernel's state directory, without opening it, and
 // reports a table the driver cannot check with the file and line.
 func TestKernelPreflight(t *testing.T) {
-	registerChecked.Do(func() { backend.RegisterDriver("zz-checked", checkedDriver{}) })
+	registerChecked.Do(func() {
+		backend.RegisterDriver("zz-checked", checkedDriver{})
+		backend.RegisterDriver("zz-unused", checkedDriver{})
+	})
 	ctx := context.Background()
 	cfg := testConfig(t)
 	cfg.Backends = map[string]map[string]any{"zz-checked": {"image": "img:1"}}
@@ -57,6 +60,9 @@ func TestKernelPreflight(t *testing.T) {
 	for _, c := range checks {
 		if c.Backend == "zz-checked" {
 			mine = append(mine, c)
+		}
+		if c.Backend == "zz-unused" {
+			t.Errorf("a linked-in backend the config does not use was checked: %+v", c)
 		}
 	}
 	if len(errs) != 0 || len(mine) != 2 || mine[0].Detail != cfg.StateDir || mine[1].Detail != "img:1" || mine[1].Status != backend.CheckFail {
