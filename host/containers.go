@@ -15,7 +15,7 @@ import (
 // ContainerOperations are the containers tool's operation values, and
 // the policy actions "containers.<operation>".
 var ContainerOperations = []string{"preflight", "create", "exec", "exec_interactive_hint", "list", "status",
-	"destroy", "destroy_all", "copy_in", "copy_out"}
+	"destroy", "destroy_all", "copy_in", "copy_out", "exec_background", "exec_poll", "exec_cancel"}
 
 // ActionContainersPrefix starts the policy action of every containers
 // operation ("containers.create", …).
@@ -55,6 +55,11 @@ type ContainerRequest struct {
 	// AllSessions: list every container of the session's user, not only
 	// the session's own (wai containers ls). Not part of the tool's input.
 	AllSessions bool `json:"-"`
+	// JobID is the job of exec_poll and exec_cancel; the offsets are
+	// exec_poll's, the previous answer's next ones.
+	JobID        string `json:"job_id,omitempty"`
+	StdoutOffset int64  `json:"stdout_offset,omitempty"`
+	StderrOffset int64  `json:"stderr_offset,omitempty"`
 }
 
 // ContainerResponse is what an operation did; only its own fields are set.
@@ -70,6 +75,8 @@ type ContainerResponse struct {
 	// Notes tell the caller what was skipped and how to fix it
 	// (forward_gh without a logged-in gh, say).
 	Notes []string `json:"notes,omitempty"`
+	// Job: exec_background, exec_poll and exec_cancel.
+	Job *ContainerJob `json:"job,omitempty"`
 }
 
 // ContainerExecResult is an exec's outcome on the wire: the session
@@ -306,6 +313,8 @@ func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner b
 			res, err = c.CopyFromContainer(ctx, ref, cp)
 		}
 		resp.Copy = &res
+	case "exec_background", "exec_poll", "exec_cancel":
+		resp.Job, err = s.containerJob(ctx, c, ref, req)
 	}
 	return resp, err
 }

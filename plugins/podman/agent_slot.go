@@ -32,10 +32,12 @@ const (
 )
 
 // agentFor returns st's running agent, starting one when there is none;
-// nil when the command must take the Podman exec path.
+// nil when the command must take the Podman exec path. A managed
+// container's commands always do: its workspace lives for one call, and
+// an agent started for it would outlive the call unowned.
 func (w *Workspace) agentFor(ctx context.Context, st *ctrState) *agentConn {
 	b := w.b
-	if b.agentBin == "" {
+	if b.agentBin == "" || w.managed {
 		return nil
 	}
 	s := &st.agent

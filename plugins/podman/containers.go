@@ -149,6 +149,11 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 	if s.Mounts, info.Mounts, err = b.containerMounts(req); err != nil {
 		return nil, info, err
 	}
+	agent, err := b.containerAgentMount(s.Mounts)
+	if err != nil {
+		return nil, info, err
+	}
+	s.Mounts = append(s.Mounts, agent...)
 	s.WorkDir = req.Workdir
 	if s.WorkDir == "" && req.MountWorkspace {
 		s.WorkDir = ContainerWorkspace

@@ -49,7 +49,7 @@ func (w *Workspace) StartJob(ctx context.Context, req backend.JobRequest) (backe
 	if err := checkReserved(op, req.Env); err != nil {
 		return backend.JobInfo{}, err
 	}
-	cwd, err := w.shell.cwd(op, req.Cwd)
+	cwd, err := w.jobCwd(op, req.Cwd)
 	if be := (*backend.Error)(nil); errors.As(err, &be) && be.Kind == backend.ErrInvalid {
 		return backend.JobInfo{}, backend.Errorf(backend.ErrInvalid, op, req.Cwd, "bad cwd: %s", be.Msg)
 	}
@@ -90,9 +90,10 @@ func (w *Workspace) StartJob(ctx context.Context, req backend.JobRequest) (backe
 }
 
 // jobsReady enters the workspace and returns its running container; jobs
-// need the agent binary in it.
+// need the agent binary in it (ContainerJobs checks a managed container
+// has it).
 func (w *Workspace) jobsReady(ctx context.Context, op string) (*ctrState, func(), error) {
-	if w.b.agentBin == "" || w.managed {
+	if w.b.agentBin == "" {
 		return nil, nil, backend.Errorf(backend.ErrUnavailable, op, "",
 			"background jobs need wai-agent in the container: build wai with `make build` (which embeds it) and do not set agent = false in [backends.podman]")
 	}

@@ -19,7 +19,7 @@ import (
 
 // recordJobDeadline writes a job's deadline (start + max runtime).
 func (w *Workspace) recordJobDeadline(id string, deadline time.Time) error {
-	dir := jobDeadlinesDir(w.statePath)
+	dir := w.deadlinesDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func (w *Workspace) jobDeadline(id string) (deadline time.Time, ok bool) {
 	if !jobIDPattern.MatchString(id) {
 		return time.Time{}, false
 	}
-	b, err := os.ReadFile(filepath.Join(jobDeadlinesDir(w.statePath), id))
+	b, err := os.ReadFile(filepath.Join(w.deadlinesDir(), id))
 	if err != nil || len(b) > 64 {
 		return time.Time{}, false
 	}

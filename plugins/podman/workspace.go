@@ -35,6 +35,9 @@ type Workspace struct {
 	// session's: its container is never created, recreated nor given a
 	// directory check, and what a command leaves running stays.
 	managed bool
+	// workdir: a managed container's working directory, where its jobs
+	// run by default (ContainerJobs).
+	workdir string
 
 	fs *rootfs.FS
 

@@ -42,6 +42,7 @@ type response struct {
 	// failed result's value); empty on success.
 	Error string `json:"error,omitempty"`
 	Kind  string `json:"kind,omitempty"`
+	Job   *job   `json:"job,omitempty"`
 }
 
 type info struct {
@@ -89,6 +90,8 @@ func answer(p params, r response) pdk.Result {
 	switch {
 	case r.Exec != nil:
 		return execAnswer(r, notes)
+	case r.Job != nil:
+		return jobAnswer(p, r)
 	case r.Preflight != nil:
 		var b strings.Builder
 		b.WriteString(r.Preflight.Summary)

@@ -21,7 +21,7 @@ import (
 
 // operations the tool offers (the kernel knows the same list).
 var operations = []string{"preflight", "create", "exec", "exec_interactive_hint", "list", "status",
-	"destroy", "destroy_all", "copy_in", "copy_out"}
+	"destroy", "destroy_all", "copy_in", "copy_out", "exec_background", "exec_poll", "exec_cancel"}
 
 // outputBytes is the per-stream budget of an exec's output in the message;
 // the structured value carries what the host returned.
@@ -40,14 +40,14 @@ type port struct {
 }
 
 type params struct {
-	Operation      string            `json:"operation" enum:"preflight,create,exec,exec_interactive_hint,list,status,destroy,destroy_all,copy_in,copy_out" jsonschema:"what to do"`
-	Container      string            `json:"container,omitempty" jsonschema:"the container (exec, status, destroy, copy_in, copy_out, exec_interactive_hint): the name create returned"`
+	Operation      string            `json:"operation" enum:"preflight,create,exec,exec_interactive_hint,list,status,destroy,destroy_all,copy_in,copy_out,exec_background,exec_poll,exec_cancel" jsonschema:"what to do"`
+	Container      string            `json:"container,omitempty" jsonschema:"the container (exec, exec_background, exec_poll, exec_cancel, status, destroy, copy_in, copy_out, exec_interactive_hint): the name create returned"`
 	Name           string            `json:"name,omitempty" jsonschema:"create: the container's name (generated from purpose when empty)"`
 	Image          string            `json:"image,omitempty" jsonschema:"create: the image (default: the configured one)"`
 	Purpose        string            `json:"purpose,omitempty" jsonschema:"create: what the container is for (python, node, try-repo...); recorded, and used in generated names"`
-	Command        string            `json:"command,omitempty" jsonschema:"exec: the shell command to run with /bin/sh -c"`
-	Timeout        int               `json:"timeout,omitempty" jsonschema:"exec and setup_commands: seconds before the command is killed" default:"300"`
-	Workdir        string            `json:"workdir,omitempty" jsonschema:"create: the working directory; exec: the directory to run in"`
+	Command        string            `json:"command,omitempty" jsonschema:"exec, exec_background: the shell command to run with /bin/sh -c"`
+	Timeout        int               `json:"timeout,omitempty" jsonschema:"exec and setup_commands: seconds before the command is killed (default 300); exec_background: the job's max runtime in seconds (default and maximum the host's, 1 hour unless configured)"`
+	Workdir        string            `json:"workdir,omitempty" jsonschema:"create: the working directory; exec, exec_background: the directory to run in"`
 	Mounts         []mount           `json:"mounts,omitempty" jsonschema:"create: host directories to mount (only under allowed_host_roots; read-only unless allowed)"`
 	MountCwd       *bool             `json:"mount_cwd,omitempty" jsonschema:"create: mount the session workspace at /workspace" default:"true"`
 	Ports          []port            `json:"ports,omitempty" jsonschema:"create: ports to publish, on 127.0.0.1 only"`
@@ -66,12 +66,16 @@ type params struct {
 	HostPath       string            `json:"host_path,omitempty" jsonschema:"copy_in, copy_out: a path in the session workspace, or absolute under allowed_host_roots"`
 	ContainerPath  string            `json:"container_path,omitempty" jsonschema:"copy_in, copy_out: an absolute path in the container"`
 	GPU            bool              `json:"gpu,omitempty" jsonschema:"create: a GPU (needs approval)"`
+	JobID          string            `json:"job_id,omitempty" jsonschema:"exec_poll, exec_cancel: the job id exec_background returned"`
+	StdoutOffset   int64             `json:"stdout_offset,omitempty" jsonschema:"exec_poll: byte offset to read stdout from: the previous answer's stdout next, to get only new output (default 0)"`
+	StderrOffset   int64             `json:"stderr_offset,omitempty" jsonschema:"exec_poll: byte offset to read stderr from: the previous answer's stderr next (default 0)"`
 }
 
 func init() {
 	pdk.Declare("containers", "1.0.0", pdk.CapContainers)
 	pdk.Tool("containers", "Manage isolated containers beside your session: preflight, then create one (from an image, with the workspace mounted at /workspace, "+
-		"API-key variables passed through, optionally your git config), exec commands in it, copy files in and out, list, status, destroy. "+
+		"API-key variables passed through, optionally your git config), exec commands in it (or exec_background a long one and exec_poll it until it ends), "+
+		"copy files in and out, list, status, destroy. "+
 		"Use it to try a repository in a clean environment, run a service next to its code, or hand a person a shell (exec_interactive_hint). "+
 		"Containers are hardened (no capabilities, no privilege escalation, memory and process limits) and go away with the session unless persistent.",
 		run, pdk.Returns[response](), pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Containers"))
