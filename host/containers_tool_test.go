@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/internal/plugbuild"
@@ -27,8 +28,10 @@ func TestContainersToolPlugin(t *testing.T) {
 		t.Fatalf("a third-party containers plugin without the grant: %v, want a refusal naming the grant", err)
 	}
 	cfg.Plugins[0].Grants = []string{"containers"}
-	fc := newFakeContainers()
-	k, err := New(context.Background(), cfg, WithBackend(fc))
+	cfg.MaxJobs, cfg.JobMaxRuntime = 1, time.Minute // for backgroundExecCases
+	jc := newJobContainers()
+	fc := jc.fakeContainers
+	k, err := New(context.Background(), cfg, WithBackend(jc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,4 +69,5 @@ func TestContainersToolPlugin(t *testing.T) {
 	if len(fc.created) != 1 {
 		t.Errorf("created %d containers, want 1 (the denied one never reaches the backend)", len(fc.created))
 	}
+	backgroundExecCases(t, k, jc)
 }
