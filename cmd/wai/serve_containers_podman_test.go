@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,14 @@ func TestServeContainersPodman(t *testing.T) {
 	if out, err := exec.CommandContext(ctx, "go", "build", "-tags", podmanBuildTags, "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("building wai with the Podman backend: %v\n%s", err, out)
 	}
+	// wai-agent runs the background jobs, given by agent_path as bin/wai
+	// carries it.
+	agent := filepath.Join(t.TempDir(), "wai-agent")
+	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", agent, "../wai-agent")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building wai-agent: %v\n%s", err, out)
+	}
 	plugins, state, home, roots := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(plugins, "containers.wasm"), plugbuild.Build(t, "tools/containers"), 0o644); err != nil {
 		t.Fatal(err)
@@ -47,7 +56,7 @@ func TestServeContainersPodman(t *testing.T) {
 	writeFile(t, home, ".gitconfig", "[user]\n\tname = Ada Container\n\temail = ada@example.com\n")
 	writeFile(t, roots, "from-host.txt", "hello from the host\n")
 	id := marker(t)[len("wai-test-"):][:8]
-	podmanTable := fmt.Sprintf("image = %q\nname_prefix = %q\nallowed_host_roots = [%q]\n", podmanImage(), "wai-mcp-"+id, roots)
+	podmanTable := fmt.Sprintf("image = %q\nname_prefix = %q\nallowed_host_roots = [%q]\nagent_path = %q\n", podmanImage(), "wai-mcp-"+id, roots, agent)
 	config := filepath.Join(t.TempDir(), "wai.toml")
 	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\nplugin_dir = %q\nbundled_tools = [\"containers\"]\npolicy_timeout = \"30s\"\n\n[backends.podman]\n%s",
 		state, plugins, podmanTable))
@@ -127,7 +136,11 @@ func TestServeContainersPodman(t *testing.T) {
 	if _, ok := call(map[string]any{"operation": "create", "name": "wai-x-" + id, "persistent": true, "mount_cwd": true}); ok {
 		t.Errorf("a persistent container mounting the session's workspace was created")
 	}
+	jobID := backgroundJobToCompletion(t, mustOK, name)
 	mustOK(map[string]any{"operation": "destroy", "container": name})
+	if out, ok := call(map[string]any{"operation": "exec_poll", "container": name, "job_id": jobID}); ok || !strings.Contains(out, "no such managed container") {
+		t.Errorf("polling a job of a destroyed container: ok=%v %s", ok, out)
+	}
 	if out := mustOK(map[string]any{"operation": "list"}); strings.Contains(out, name) {
 		t.Errorf("list after destroy: %s", out)
 	}
@@ -170,4 +183,33 @@ func managedBackend(t *testing.T, state, table string) *podman.Backend {
 	}
 	t.Cleanup(func() { _ = b.Close(context.Background()) })
 	return b
+}
+
+// backgroundJobToCompletion starts a background job in the container and
+// polls it over MCP until it ends, as an agent does; it returns the job's
+// id.
+func backgroundJobToCompletion(t *testing.T, mustOK func(map[string]any) string, container string) string {
+	t.Helper()
+	out := mustOK(map[string]any{"operation": "exec_background", "container": container,
+		"command": "echo begin; sleep 1; echo finished; echo warn >&2; exit 4"})
+	id := regexp.MustCompile(`j[0-9a-f]{12}`).FindString(out)
+	if id == "" || !strings.Contains(out, "exec_poll") {
+		t.Fatalf("exec_background: %s", out)
+	}
+	sawRunning := false
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		out = mustOK(map[string]any{"operation": "exec_poll", "container": container, "job_id": id})
+		if !strings.Contains(out, "still running") {
+			break
+		}
+		sawRunning = true
+		if !strings.Contains(out, "Poll again later") || time.Now().After(deadline) {
+			t.Fatalf("exec_poll: %s", out)
+		}
+	}
+	if !strings.Contains(out, "ended with exit code 4") || !strings.Contains(out, "begin\nfinished") || !strings.Contains(out, "warn") {
+		t.Errorf("exec_poll after completion: %s", out)
+	}
+	t.Logf("background job %s polled to completion (seen running: %v)", id, sawRunning)
+	return id
 }
