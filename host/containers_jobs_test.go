@@ -131,3 +131,57 @@ func TestContainerJobsUnsupported(t *testing.T) {
 		t.Errorf("exec_background without ContainerJobs: %v, want ErrUnavailable pointing to exec", err)
 	}
 }
+
+// The policy chain judges each background operation as its own action,
+// with the description containers.exec gets; a denied start never reaches
+// the backend.
+func TestContainerJobsPassThePolicyChain(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	deny := &scriptedPolicy{name: "no-bg", check: func(_ context.Context, req CheckRequest) (Decision, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if req.Container != nil && strings.HasPrefix(req.Action, "containers.exec_") {
+			seen = append(seen, req.Action+" "+req.Container.Container)
+		}
+		if req.Action == "containers.exec_background" && req.Container.Container == "locked" {
+			return Decision{Reason: "no background jobs in locked"}, nil
+		}
+		return Decision{Allow: true}, nil
+	}}
+	jc := newJobContainers()
+	k, err := New(context.Background(), testConfig(t), WithBackend(jc), WithPolicy(deny))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k.Close(context.Background()) })
+	s, err := k.Session(t.Context(), "policy", SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	for _, name := range []string{"locked", "open"} {
+		if _, err := s.Containers(ctx, ContainerRequest{Operation: "create", Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = s.Containers(ctx, ContainerRequest{Operation: "exec_background", Container: "locked", Command: "make"})
+	if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "no background jobs in locked") {
+		t.Errorf("a denied exec_background: %v, want ErrPermission with the policy's reason", err)
+	}
+	if _, ok := jc.jobs["locked"]; ok {
+		t.Errorf("a denied exec_background reached the backend")
+	}
+	resp, err := s.Containers(ctx, ContainerRequest{Operation: "exec_background", Container: "open", Command: "make"})
+	if err != nil || resp.Job == nil {
+		t.Fatalf("exec_background: %+v, %v", resp, err)
+	}
+	if _, err := s.Containers(ctx, ContainerRequest{Operation: "exec_poll", Container: "open", JobID: resp.Job.ID}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(seen, ", "); got != "containers.exec_background locked, containers.exec_background open, containers.exec_poll open" {
+		t.Errorf("the policy saw %s", got)
+	}
+}
