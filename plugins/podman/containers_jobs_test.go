@@ -91,6 +91,17 @@ func TestContainerJobs(t *testing.T) {
 	if again, err := jr.CancelJob(ctx, j.ID); err != nil || again.State != backend.JobExited {
 		t.Errorf("cancelling an ended job: %+v, %v; want it left exited", again, err)
 	}
+	// The max runtime kills a job like a command at its timeout.
+	slow, err := jr.StartJob(ctx, backend.JobRequest{Shell: "sleep 303", MaxRuntime: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := pollJob(t, jr, slow.ID, backend.JobOffsets{}, func(s backend.JobStatus) bool { return !s.Running() }); st.State != backend.JobTimedOut || st.ExitCode != backend.TimeoutExitCode {
+		t.Errorf("a job past its max runtime: %+v, want timed_out with exit %d", st.JobInfo, backend.TimeoutExitCode)
+	}
+	if out := ps(); strings.Contains(out, "sleep 303") {
+		t.Errorf("the timed-out job's process is left:\n%s", out)
+	}
 	// Destroyed: its jobs and the host's records of them are gone.
 	records := (&Workspace{b: b, name: info.Name, managed: true}).deadlinesDir()
 	if _, err := os.Stat(records); err != nil {
