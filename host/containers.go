@@ -52,6 +52,9 @@ type ContainerRequest struct {
 	ContainerPath  string                   `json:"container_path,omitempty"`
 	GPU            bool                     `json:"gpu,omitempty"`
 	Privileged     bool                     `json:"privileged,omitempty"`
+	// Dotfiles of create: a repository to clone and install, inline
+	// files; nil takes [dotfiles] from the configuration.
+	Dotfiles *DotfilesRequest `json:"dotfiles,omitempty"`
 	// AllSessions: list every container of the session's user, not only
 	// the session's own (wai containers ls). Not part of the tool's input.
 	AllSessions bool `json:"-"`
@@ -70,6 +73,8 @@ type ContainerResponse struct {
 	// Notes tell the caller what was skipped and how to fix it
 	// (forward_gh without a logged-in gh, say).
 	Notes []string `json:"notes,omitempty"`
+	// Dotfiles is what create applied of the user's dotfiles.
+	Dotfiles *DotfilesResult `json:"dotfiles,omitempty"`
 }
 
 // ContainerExecResult is an exec's outcome on the wire: the session
@@ -107,6 +112,9 @@ type ContainerCheck struct {
 	Persistent     bool     `json:"persistent,omitempty"`
 	// Count is how many managed containers the session has now.
 	Count int `json:"count"`
+	// DotfilesRepo is the dotfiles repository a create clones (requested
+	// or configured), any secret in it masked.
+	DotfilesRepo string `json:"dotfiles_repo,omitempty"`
 }
 
 // DecodeContainerRequest decodes a containers request strictly.
@@ -214,6 +222,9 @@ func (s *Session) containerCheck(ctx context.Context, c backend.Containers, owne
 		return chk, err
 	}
 	chk.Count = len(ls)
+	if d := effectiveDotfiles(req.Dotfiles, s.k.cfg.Dotfiles, true); d != nil && !d.Skip && d.Repo != "" {
+		chk.DotfilesRepo = maskRepo(d.Repo)
+	}
 	return chk, nil
 }
 

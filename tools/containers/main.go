@@ -66,6 +66,17 @@ type params struct {
 	HostPath       string            `json:"host_path,omitempty" jsonschema:"copy_in, copy_out: a path in the session workspace, or absolute under allowed_host_roots"`
 	ContainerPath  string            `json:"container_path,omitempty" jsonschema:"copy_in, copy_out: an absolute path in the container"`
 	GPU            bool              `json:"gpu,omitempty" jsonschema:"create: a GPU (needs approval)"`
+	Dotfiles       *dotfiles         `json:"dotfiles,omitempty" jsonschema:"create: the user's dotfiles (default: the configured [dotfiles] repo, if any)"`
+}
+
+// dotfiles is create's dotfiles parameter (host.DotfilesRequest).
+type dotfiles struct {
+	Repo   string            `json:"repo,omitempty" jsonschema:"git URL (https, ssh, file) or a path in the session workspace; cloned inside the container after credential forwarding"`
+	Branch string            `json:"branch,omitempty" jsonschema:"branch to clone (default: the repository's)"`
+	Script string            `json:"script,omitempty" jsonschema:"install script relative to the repository (default: install.sh, setup.sh, bootstrap.sh, script/setup, Makefile, else link the common dotfiles)"`
+	Target string            `json:"target,omitempty" jsonschema:"where to clone it" default:"~/.dotfiles"`
+	Inline map[string]string `json:"inline,omitempty" jsonschema:"files to write, by path relative to the home directory"`
+	Skip   bool              `json:"skip,omitempty" jsonschema:"apply no dotfiles, not even the configured ones"`
 }
 
 func init() {
