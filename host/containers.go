@@ -342,8 +342,12 @@ func (s *Session) destroyContainers(ctx context.Context) {
 	if !s.containersUsed.Load() {
 		return
 	}
-	r, err := s.k.resolve(ctx)
-	if err != nil {
+	// Not resolve: a closing kernel refuses it, and closes its sessions
+	// before the backends, so the chosen backend still serves here.
+	s.k.mu.Lock()
+	r := s.k.chosen
+	s.k.mu.Unlock()
+	if r == nil {
 		return
 	}
 	c, ok := r.b.(backend.Containers)
