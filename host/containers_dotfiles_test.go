@@ -118,7 +118,9 @@ func TestDotfilesScriptResolution(t *testing.T) {
 	all := []string{"Makefile", "script/setup", "bootstrap.sh", "setup.sh", "install.sh", ".bashrc"}
 	for i, want := range []string{"install.sh", "setup.sh", "bootstrap.sh", "script/setup", "Makefile"} {
 		// Each candidate wins once those before it are gone.
-		present := slices.DeleteFunc(slices.Clone(all), func(f string) bool { return slices.Index(dotfilesScripts, f) < i && slices.Contains(dotfilesScripts, f) })
+		present := slices.DeleteFunc(slices.Clone(all), func(f string) bool {
+			return slices.Index(dotfilesScripts, f) < i && slices.Contains(dotfilesScripts, f)
+		})
 		if s, link, err := resolveDotfiles("", present, nil); s != want || link != nil || err != nil {
 			t.Errorf("with %v: %q %v %v, want %s", present, s, link, err, want)
 		}
