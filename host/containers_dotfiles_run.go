@@ -31,11 +31,17 @@ const (
 	dotfilesLink    = dotfilesPrelude + `for f in "$@"; do ln -sfn -- "$t/$f" "$HOME/$f" || exit 1; done`
 )
 
+// ghCredential lets the clone of a private GitHub repository over https
+// use the token forward_gh passes (GH_TOKEN), for github.com only, as
+// `gh auth setup-git` would; without the variable it answers nothing.
+const ghCredential = `credential.https://github.com.helper=!f() { test "$1" = get && test -n "$GH_TOKEN" && ` +
+	`printf 'username=x-access-token\npassword=%s\n' "$GH_TOKEN"; }; f`
+
 // dotfilesCloneArgv is the clone: shallow, only the known transports
 // (git's remote helpers such as ext:: stay off whatever the container's
 // git configuration says), never asking for a password.
 func dotfilesCloneArgv(p *dotfilesPlan) []string {
-	argv := []string{"git", "-c", "protocol.allow=never"}
+	argv := []string{"git", "-c", "protocol.allow=never", "-c", ghCredential}
 	for _, proto := range []string{"https", "http", "ssh", "git", "file"} {
 		argv = append(argv, "-c", "protocol."+proto+".allow=always")
 	}

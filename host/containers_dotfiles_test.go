@@ -175,7 +175,7 @@ func TestDotfilesApply(t *testing.T) {
 	f := &fakeDotExec{files: []string{"setup.sh", ".bashrc"}}
 	res, note := applyDotfiles(ctx, f.run, plan(DotfilesRequest{Repo: "dots", Branch: "dev"}))
 	clone := strings.Join(f.argvs[0], " ")
-	if !strings.Contains(clone, "-c protocol.allow=never") || !strings.HasSuffix(clone, "clone --depth 1 --branch dev -- file:///workspace/dots") ||
+	if !strings.Contains(clone, "-c protocol.allow=never") || !strings.Contains(clone, "credential.https://github.com.helper=!f()") || !strings.HasSuffix(clone, "clone --depth 1 --branch dev -- file:///workspace/dots") ||
 		f.argvs[0][4] != ".dotfiles" {
 		t.Errorf("clone argv %q", f.argvs[0])
 	}
