@@ -269,6 +269,11 @@ func relativeInside(what, p string) (string, error) {
 // the home directory, "/x" is absolute.
 func dotfilesTarget(t string) (string, error) {
 	rel := strings.TrimPrefix(t, "~/")
+	if strings.HasPrefix(rel, "~") {
+		// Not the home directory itself (a clone needs an empty
+		// directory), nor another user's (~user).
+		return "", invalidDotfiles("dotfiles.target %q: give a directory under the home directory, such as ~/.dotfiles", t)
+	}
 	if strings.HasPrefix(rel, "/") && rel == t {
 		if err := dotfilesArg("target", t); err != nil {
 			return "", err

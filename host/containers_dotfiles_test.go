@@ -62,6 +62,8 @@ func TestDotfilesPlanValidation(t *testing.T) {
 		{Repo: "dots", Branch: "--upload-pack=x"},
 		{Repo: "dots", Target: "~/../../etc"},
 		{Repo: "dots", Target: "/"},
+		{Repo: "dots", Target: "~"},
+		{Repo: "dots", Target: "~root/x"},
 		{Inline: map[string]string{"../.bashrc": "x"}},
 		{Inline: map[string]string{"/etc/passwd": "x"}},
 		{Inline: map[string]string{".big": strings.Repeat("x", maxDotfilesInlineBytes+1)}},
