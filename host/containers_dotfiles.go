@@ -102,6 +102,9 @@ type dotfilesPlan struct {
 type dotfilesWhere struct {
 	workspace bool // the session workspace is mounted at /workspace
 	mounts    []backend.ContainerMount
+	// unknown: the mounts are not known yet (the configuration is
+	// checked before any create), so any absolute path may be visible.
+	unknown bool
 }
 
 // effectiveDotfiles merges a request with the configuration: nil when
@@ -228,6 +231,9 @@ func repoPath(p, given string, where dotfilesWhere) (string, error) {
 		return "", invalidDotfiles("dotfiles.repo %q: give a clean absolute path", given)
 	}
 	p = path.Clean(p)
+	if where.unknown {
+		return "file://" + p, nil
+	}
 	under := func(root string) (string, bool) {
 		root = path.Clean(root)
 		if p == root || strings.HasPrefix(p, root+"/") {
@@ -324,8 +330,8 @@ func maskRepo(repo string) string {
 	return u.String()
 }
 
-// checkDotfiles validates [dotfiles] as a create mounting the workspace
-// would: a path in the workspace is allowed.
+// checkDotfiles validates [dotfiles] as far as it can before a create: a
+// path is judged against the create's mounts when it comes.
 func checkDotfiles(c Config) []error {
 	d := c.Dotfiles
 	if d.Repo == "" {
@@ -334,7 +340,7 @@ func checkDotfiles(c Config) []error {
 		}
 		return nil
 	}
-	if _, err := planDotfiles(effectiveDotfiles(nil, d, true), dotfilesWhere{workspace: true}); err != nil {
+	if _, err := planDotfiles(effectiveDotfiles(nil, d, true), dotfilesWhere{workspace: true, unknown: true}); err != nil {
 		return []error{c.invalid("[dotfiles]: %v", err)}
 	}
 	return nil

@@ -26,9 +26,19 @@ type execIn func(ctx context.Context, req backend.ExecRequest) (backend.ExecResu
 const (
 	dotfilesPrelude = `t=$1; shift; case $t in /*) ;; *) t=$HOME/$t ;; esac; `
 	dotfilesClone   = dotfilesPrelude + `mkdir -p -- "${t%/*}" && exec "$@" "$t"`
-	dotfilesProbe   = dotfilesPrelude + `cd -- "$t" || exit 1; for f in "$@"; do if [ -f "$f" ]; then printf '%s\n' "$f"; fi; done`
-	dotfilesRun     = dotfilesPrelude + `cd -- "$t" || exit 1; if [ "$1" = Makefile ]; then exec make; elif [ -x "$1" ]; then exec "./$1"; else exec sh "$1"; fi`
-	dotfilesLink    = dotfilesPrelude + `for f in "$@"; do ln -sfn -- "$t/$f" "$HOME/$f" || exit 1; done`
+	// A repository in the container's file system (a mount) is often
+	// owned by another user than the container's, which git refuses as
+	// "dubious ownership" unless safe.directory says otherwise in the
+	// global configuration (git drops -c for the local upload-pack). The
+	// clone gets a global configuration of its own that includes the
+	// user's and trusts the repository: its scripts are about to run as
+	// this user anyway, in the same container.
+	dotfilesCloneLocal = dotfilesPrelude + `mkdir -p -- "${t%/*}" && g=$(mktemp) || exit 1; ` +
+		`printf '[include]\n\tpath = %s/.gitconfig\n\tpath = %s/.config/git/config\n[safe]\n\tdirectory = *\n' "$HOME" "$HOME" > "$g" && ` +
+		`GIT_CONFIG_GLOBAL=$g "$@" "$t"; rc=$?; rm -f -- "$g"; exit $rc`
+	dotfilesProbe = dotfilesPrelude + `cd -- "$t" || exit 1; for f in "$@"; do if [ -f "$f" ]; then printf '%s\n' "$f"; fi; done`
+	dotfilesRun   = dotfilesPrelude + `cd -- "$t" || exit 1; if [ "$1" = Makefile ]; then exec make; elif [ -x "$1" ]; then exec "./$1"; else exec sh "$1"; fi`
+	dotfilesLink  = dotfilesPrelude + `for f in "$@"; do ln -sfn -- "$t/$f" "$HOME/$f" || exit 1; done`
 )
 
 // ghCredential lets the clone of a private GitHub repository over https
@@ -72,7 +82,11 @@ func applyDotfiles(ctx context.Context, run execIn, p *dotfilesPlan) (*DotfilesR
 		argv := append([]string{"sh", "-c", script, "wai-dotfiles", p.target}, args...)
 		return backend.ExecRequest{Argv: argv, Env: map[string]string{"GIT_TERMINAL_PROMPT": "0"}, Timeout: dotfilesTimeout}
 	}
-	if r, err := run(ctx, sh(dotfilesClone, dotfilesCloneArgv(p)...)); failedStep(res, r, err) {
+	clone := dotfilesClone
+	if strings.HasPrefix(p.repo, "file://") {
+		clone = dotfilesCloneLocal
+	}
+	if r, err := run(ctx, sh(clone, dotfilesCloneArgv(p)...)); failedStep(res, r, err) {
 		return dotfilesFailed(res, "clone", fmt.Sprintf("cloning %s failed", p.shown), r, err)
 	}
 	candidates := append([]string{}, dotfilesScripts...)
@@ -158,12 +172,8 @@ func dotfilesFailed(res *DotfilesResult, step, what string, r backend.ExecResult
 	if res.TimedOut {
 		why = fmt.Sprintf("timed out after %s", dotfilesTimeout)
 	}
-	last := res.Output
-	if i := strings.LastIndexByte(strings.TrimSpace(last), '\n'); i >= 0 {
-		last = strings.TrimSpace(last[i+1:])
-	}
-	if last != "" {
-		why += ": " + last
+	if line := errorLine(res.Output); line != "" {
+		why += ": " + line
 	}
 	return res, fmt.Sprintf("dotfiles: %s (%s); the container is kept: dotfiles.output has the output, fix it with exec", what, why)
 }
@@ -197,4 +207,17 @@ func (s *Session) provisionDotfiles(ctx context.Context, c backend.Containers, r
 		return c.ExecContainer(ctx, ref, r)
 	}, p)
 	return res, note
+}
+
+// errorLine picks the line of a step's output that says what went wrong:
+// git's first "fatal:" or "error:" line (the cause; later ones are
+// consequences), else the last line.
+func errorLine(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "fatal:") || strings.HasPrefix(l, "error:") {
+			return l
+		}
+	}
+	return strings.TrimSpace(lines[len(lines)-1])
 }

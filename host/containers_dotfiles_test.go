@@ -149,7 +149,7 @@ type fakeDotExec struct {
 
 func (f *fakeDotExec) run(_ context.Context, req backend.ExecRequest) (backend.ExecResult, error) {
 	f.argvs = append(f.argvs, req.Argv)
-	step := map[string]string{dotfilesClone: "clone", dotfilesProbe: "probe", dotfilesRun: "script", dotfilesLink: "link"}[req.Argv[2]]
+	step := map[string]string{dotfilesClone: "clone", dotfilesCloneLocal: "clone", dotfilesProbe: "probe", dotfilesRun: "script", dotfilesLink: "link"}[req.Argv[2]]
 	if code := f.fail[step]; code != 0 {
 		return backend.ExecResult{ExitCode: code, Stderr: "fatal: " + step + " went wrong\n"}, nil
 	}
