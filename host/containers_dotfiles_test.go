@@ -260,3 +260,24 @@ func TestDotfilesConfigChecked(t *testing.T) {
 		t.Errorf("a good [dotfiles]: %v", err)
 	}
 }
+
+// container_safety's dotfiles_repos restricts where dotfiles come from,
+// the configured repository included.
+func TestDotfilesReposPolicy(t *testing.T) {
+	k, fc := containersKernel(t, map[string]any{"dotfiles_repos": []any{"https://github.com/my-org/"}})
+	s := session(t, k, "restricted")
+	ctx := context.Background()
+	if _, err := s.Containers(ctx, ContainerRequest{Operation: "create", Name: "a", Dotfiles: &DotfilesRequest{Repo: "https://github.com/my-org/dots"}}); err != nil {
+		t.Errorf("an allowed repository: %v", err)
+	}
+	k.cfg.Dotfiles = DotfilesConfig{Repo: "https://example.com/dots"}
+	if _, err := s.Containers(ctx, ContainerRequest{Operation: "create", Name: "b"}); !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "dotfiles_repos") {
+		t.Errorf("a configured repository outside dotfiles_repos: %v", err)
+	}
+	if _, err := s.Containers(ctx, ContainerRequest{Operation: "create", Name: "c", Dotfiles: &DotfilesRequest{Skip: true}}); err != nil {
+		t.Errorf("skip under dotfiles_repos: %v", err)
+	}
+	if len(fc.created) != 2 {
+		t.Errorf("created %d containers, want 2 (the denied one never reaches the backend)", len(fc.created))
+	}
+}
