@@ -3,12 +3,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wai-dev/wai/host/backend"
 )
 
 // wai containers create applies [dotfiles] of the config, from a
@@ -35,9 +38,9 @@ func TestContainersCLIDotfilesPodman(t *testing.T) {
 	}
 	id := marker(t)[len("wai-test-"):][:8]
 	config := filepath.Join(t.TempDir(), "wai.toml")
-	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf(
-		"backend = \"podman\"\nstate_dir = %q\n\n[dotfiles]\nrepo = %q\n\n[backends.podman]\nimage = %q\nname_prefix = %q\nallowed_host_roots = [%q]\n",
-		state, repo, podmanImage(), "wai-cli-"+id, roots))
+	table := fmt.Sprintf("image = %q\nname_prefix = %q\nallowed_host_roots = [%q]\n", podmanImage(), "wai-cli-"+id, roots)
+	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\n\n[dotfiles]\nrepo = %q\n\n[backends.podman]\n%s",
+		state, repo, table))
 	if r := inProcess(t, config, "exec", "--", "true"); r.code == exitError && strings.Contains(r.stderr, "hint: the backend cannot serve") {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("Podman is required on CI: %v", r)
@@ -49,7 +52,14 @@ func TestContainersCLIDotfilesPodman(t *testing.T) {
 		t.Helper()
 		return inProcess(t, config, append([]string{"containers", args[0], "--config", config}, args[1:]...)...)
 	}
-	t.Cleanup(func() { wai("rm", "--force", name, name+"-n") })
+	// The test's context is gone by cleanup time: the backend itself
+	// removes what the test made.
+	b := managedBackend(t, state, table)
+	t.Cleanup(func() {
+		for _, n := range []string{name, name + "-n"} {
+			_, _ = b.DestroyContainer(context.Background(), backend.ContainerRef{Name: n}, true)
+		}
+	})
 	r := wai("create", "--name", name, "--network", "none", "--mount", roots+":/src")
 	if r.code != 0 || !strings.Contains(r.stdout, "dotfiles: ran install.sh from "+repo) {
 		t.Fatalf("create with [dotfiles]: %+v", r)
