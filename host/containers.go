@@ -222,7 +222,7 @@ func (s *Session) containerCheck(ctx context.Context, c backend.Containers, owne
 		return chk, err
 	}
 	chk.Count = len(ls)
-	if d := effectiveDotfiles(req.Dotfiles, s.k.cfg.Dotfiles, true); d != nil && !d.Skip && d.Repo != "" {
+	if d := s.requestDotfiles(req); d != nil && !d.Skip && d.Repo != "" {
 		chk.DotfilesRepo = maskRepo(d.Repo)
 	}
 	return chk, nil

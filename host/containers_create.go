@@ -61,7 +61,7 @@ func (s *Session) createContainer(ctx context.Context, c backend.Containers, own
 	for k, v := range req.Env {
 		spec.Env[k] = v
 	}
-	dotfiles, err := s.dotfilesPlanFor(req, mountCwd, true)
+	dotfiles, err := s.dotfilesPlanFor(req, mountCwd)
 	if err != nil {
 		return resp, err
 	}

@@ -187,12 +187,20 @@ func outputTail(r backend.ExecResult) string {
 	return out
 }
 
-// dotfilesPlanFor is the create's dotfiles: the request's, over the
-// configured ones (unless the purpose turns them off: useConfig), checked
-// against what the container will see of the host.
-func (s *Session) dotfilesPlanFor(req ContainerRequest, mountCwd, useConfig bool) (*dotfilesPlan, error) {
-	eff := effectiveDotfiles(req.Dotfiles, s.k.cfg.Dotfiles, useConfig)
-	return planDotfiles(eff, dotfilesWhere{workspace: mountCwd, mounts: req.Mounts})
+// requestDotfiles is a create's dotfiles: the request's over the
+// configured ones. The policies and the create both use it, so they
+// judge and apply the same repository. A purpose whose profile turns
+// dotfiles off is where useConfig becomes false: the configured
+// repository is then left out, an explicit request still applies.
+func (s *Session) requestDotfiles(req ContainerRequest) *DotfilesRequest {
+	const useConfig = true
+	return effectiveDotfiles(req.Dotfiles, s.k.cfg.Dotfiles, useConfig)
+}
+
+// dotfilesPlanFor checks the create's dotfiles against what the
+// container will see of the host.
+func (s *Session) dotfilesPlanFor(req ContainerRequest, mountCwd bool) (*dotfilesPlan, error) {
+	return planDotfiles(s.requestDotfiles(req), dotfilesWhere{workspace: mountCwd, mounts: req.Mounts})
 }
 
 // provisionDotfiles applies a plan to the created container; createContainer
