@@ -82,6 +82,9 @@ type Config struct {
 	BundledTools []string
 	// DefaultPolicies are bundled policies that run before Policies.
 	DefaultPolicies []string
+	// Dotfiles are applied to every managed container a create makes
+	// ([dotfiles]; docs/containers.md "Dotfiles").
+	Dotfiles DotfilesConfig
 
 	// Source names where the configuration came from (a file), for
 	// errors; empty for a Config built in Go.
@@ -220,6 +223,7 @@ var configChecks = []func(Config) []error{
 	checkPolicies,
 	checkDefaultPolicies,
 	checkBundledTools,
+	checkDotfiles,
 }
 
 // invalid is one configuration error, naming the file when there is one.

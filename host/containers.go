@@ -52,6 +52,9 @@ type ContainerRequest struct {
 	ContainerPath  string                   `json:"container_path,omitempty"`
 	GPU            bool                     `json:"gpu,omitempty"`
 	Privileged     bool                     `json:"privileged,omitempty"`
+	// Dotfiles of create: a repository to clone and install, inline
+	// files; nil takes [dotfiles] from the configuration.
+	Dotfiles *DotfilesRequest `json:"dotfiles,omitempty"`
 	// AllSessions: list every container of the session's user, not only
 	// the session's own (wai containers ls). Not part of the tool's input.
 	AllSessions bool `json:"-"`
@@ -77,6 +80,8 @@ type ContainerResponse struct {
 	Notes []string `json:"notes,omitempty"`
 	// Job: exec_background, exec_poll and exec_cancel.
 	Job *ContainerJob `json:"job,omitempty"`
+	// Dotfiles is what create applied of the user's dotfiles.
+	Dotfiles *DotfilesResult `json:"dotfiles,omitempty"`
 }
 
 // ContainerExecResult is an exec's outcome on the wire: the session
@@ -114,6 +119,9 @@ type ContainerCheck struct {
 	Persistent     bool     `json:"persistent,omitempty"`
 	// Count is how many managed containers the session has now.
 	Count int `json:"count"`
+	// DotfilesRepo is the dotfiles repository a create clones (requested
+	// or configured), any secret in it masked.
+	DotfilesRepo string `json:"dotfiles_repo,omitempty"`
 }
 
 // DecodeContainerRequest decodes a containers request strictly.
@@ -221,6 +229,9 @@ func (s *Session) containerCheck(ctx context.Context, c backend.Containers, owne
 		return chk, err
 	}
 	chk.Count = len(ls)
+	if d := s.requestDotfiles(req); d != nil && !d.Skip && d.Repo != "" {
+		chk.DotfilesRepo = maskRepo(d.Repo)
+	}
 	return chk, nil
 }
 
@@ -340,8 +351,12 @@ func (s *Session) destroyContainers(ctx context.Context) {
 	if !s.containersUsed.Load() {
 		return
 	}
-	r, err := s.k.resolve(ctx)
-	if err != nil {
+	// Not resolve: a closing kernel refuses it, and closes its sessions
+	// before the backends, so the chosen backend still serves here.
+	s.k.mu.Lock()
+	r := s.k.chosen
+	s.k.mu.Unlock()
+	if r == nil {
 		return
 	}
 	c, ok := r.b.(backend.Containers)

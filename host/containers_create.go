@@ -61,6 +61,10 @@ func (s *Session) createContainer(ctx context.Context, c backend.Containers, own
 	for k, v := range req.Env {
 		spec.Env[k] = v
 	}
+	dotfiles, err := s.dotfilesPlanFor(req, mountCwd)
+	if err != nil {
+		return resp, err
+	}
 	home, _ := os.UserHomeDir()
 	if req.ForwardGit {
 		files, note := gitFiles(home)
@@ -83,12 +87,20 @@ func (s *Session) createContainer(ctx context.Context, c backend.Containers, own
 		spec.Files = append(spec.Files, files...)
 		resp.Notes = appendNote(resp.Notes, note)
 	}
+	if dotfiles != nil {
+		// After the forwarded files: an inline .gitconfig wins.
+		spec.Files = append(spec.Files, dotfiles.inline...)
+		spec.Provisioning["dotfiles"] = dotfiles.skipped == ""
+	}
 	info, err := c.CreateContainer(ctx, spec)
 	if err != nil {
 		return resp, err
 	}
 	s.containersUsed.Store(true)
 	resp.Container = &info
+	var note string
+	resp.Dotfiles, note = s.provisionDotfiles(ctx, c, backend.ContainerRef{Owner: owner, Name: info.Name}, dotfiles)
+	resp.Notes = appendNote(resp.Notes, note)
 	for _, cmd := range req.SetupCommands {
 		res, err := s.containerExec(ctx, c, backend.ContainerRef{Owner: owner, Name: info.Name}, cmd, "", req.Timeout)
 		resp.Setup = append(resp.Setup, toContainerExec(res))

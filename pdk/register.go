@@ -206,6 +206,9 @@ type ContainerCheck struct {
 	GPU            bool     `json:"gpu,omitempty"`
 	Persistent     bool     `json:"persistent,omitempty"`
 	Count          int      `json:"count"` // the session's containers now
+	// DotfilesRepo is the dotfiles repository a create clones, any
+	// secret in it masked.
+	DotfilesRepo string `json:"dotfiles_repo,omitempty"`
 }
 
 // Decision is a policy's answer: allow, deny, or ask a person.

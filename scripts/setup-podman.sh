@@ -53,11 +53,13 @@ die() {
 # (health check of the API socket), crun (not used by wai here, but `wai
 # preflight` and its test check the advice given when podman picks crun on a
 # cgroup v1/hybrid host, so the test needs the real binary), e2fsprogs,
-# util-linux and mount (mkfs.ext4, losetup, mount: size-limited workspaces).
+# util-linux and mount (mkfs.ext4, losetup, mount: size-limited workspaces),
+# git (the dotfiles test builds a repository on the host for a container to
+# clone through a mount).
 # Not needed:
 # slirp4netns and fuse-overlayfs — wai runs rootful with --network none on
 # native overlayfs.
-PACKAGES=(podman runc crun catatonit mmdebstrap debian-archive-keyring uidmap curl e2fsprogs util-linux mount)
+PACKAGES=(podman runc crun catatonit mmdebstrap debian-archive-keyring uidmap curl e2fsprogs util-linux mount git)
 
 pkg_installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
@@ -67,7 +69,7 @@ missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
 	for p in "${PACKAGES[@]}"; do pkg_installed "$p" || missing+=("$p"); done
 else
-	for b in podman runc crun catatonit mmdebstrap curl mkfs.ext4 losetup mount; do
+	for b in podman runc crun catatonit mmdebstrap curl mkfs.ext4 losetup mount git; do
 		command -v "$b" >/dev/null 2>&1 || missing+=("$b")
 	done
 fi

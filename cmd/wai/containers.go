@@ -36,6 +36,7 @@ the backend's hardening), from the command line.
   wai containers create [--name N] [--image I] [--env K=V]… [--passthrough auto|all|none|NAME,…]
                         [--forward-git] [--forward-gh] [--mount HOST:CTR[:rw]]… [--port [HOST:]CTR]…
                         [--network bridge|none] [--memory 4g] [--purpose P]
+                        [--dotfiles REPO | --no-dotfiles]
   wai containers exec NAME [--timeout SEC] -- COMMAND…
   wai containers ls [--json]
   wai containers rm [--force] NAME…
@@ -183,6 +184,9 @@ func printContainers(stdout, stderr io.Writer, sub string, asJSON bool, r host.C
 	case r.Container != nil:
 		verb := map[string]string{"create": "created", "rm": "removed"}[sub]
 		fmt.Fprintf(stdout, "%s %s\n", verb, r.Container.Name)
+		if line := dotfilesLine(r.Dotfiles); line != "" {
+			fmt.Fprintln(stdout, line)
+		}
 	}
 	return exitOK
 }

@@ -32,9 +32,14 @@ func createFlags(fs *flag.FlagSet) func([]string) (host.ContainerRequest, error)
 	fs.Var(&envs, "env", "`K=V` to set (repeatable)")
 	fs.Var(&mounts, "mount", "`HOST:CTR[:rw]` to mount, read-only unless :rw (repeatable; under allowed_host_roots)")
 	fs.Var(&ports, "port", "`[HOST:]CTR` to publish on 127.0.0.1 (repeatable)")
+	dotRepo := fs.String("dotfiles", "", "dotfiles `repo` to clone and install (default: [dotfiles] of the config)")
+	noDot := fs.Bool("no-dotfiles", false, "apply no dotfiles, not even the configured ones")
 	return func(a []string) (host.ContainerRequest, error) {
 		if len(a) > 0 {
 			return r, fmt.Errorf("takes no arguments, got %q (use --name)", a)
+		}
+		if *dotRepo != "" || *noDot {
+			r.Dotfiles = &host.DotfilesRequest{Repo: *dotRepo, Skip: *noDot}
 		}
 		off := false
 		r.MountCwd = &off
@@ -73,4 +78,20 @@ func createFlags(fs *flag.FlagSet) func([]string) (host.ContainerRequest, error)
 		}
 		return r, nil
 	}
+}
+
+// dotfilesLine says what a create applied of the dotfiles; a failure is
+// in the notes, on stderr.
+func dotfilesLine(d *host.DotfilesResult) string {
+	switch {
+	case d == nil || d.Failed != "" || d.Skipped != "":
+		return ""
+	case d.Script != "":
+		return "dotfiles: ran " + d.Script + " from " + d.Source
+	case len(d.Linked) > 0:
+		return "dotfiles: linked " + strings.Join(d.Linked, " ") + " from " + d.Source
+	case len(d.Inline) > 0:
+		return "dotfiles: wrote " + strings.Join(d.Inline, " ")
+	}
+	return ""
 }

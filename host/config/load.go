@@ -38,6 +38,15 @@ type fileConfig struct {
 	BundledTools       []string                   `toml:"bundled_tools"`
 	DefaultPolicies    []string                   `toml:"default_policies"`
 	MCP                fileMCP                    `toml:"mcp"`
+	Dotfiles           fileDotfiles               `toml:"dotfiles"`
+}
+
+// fileDotfiles is [dotfiles] (host.DotfilesConfig).
+type fileDotfiles struct {
+	Repo   string `toml:"repo"`
+	Branch string `toml:"branch"`
+	Script string `toml:"script"`
+	Target string `toml:"target"`
 }
 
 type fileLimits struct {
@@ -349,6 +358,7 @@ func fromFile(f File) fileConfig {
 		BundledTools:    append([]string{}, c.BundledTools...),
 		DefaultPolicies: append([]string{}, c.DefaultPolicies...),
 		MCP:             fileMCP{HTTPAddr: f.MCP.HTTPAddr, TokenEnv: f.MCP.TokenEnv, MaxSessions: f.MCP.MaxSessions, ClientRoots: f.MCP.ClientRoots},
+		Dotfiles:        fileDotfiles(c.Dotfiles),
 	}
 	for k, v := range c.ToolTimeouts {
 		fc.ToolTimeouts[k] = v
@@ -395,6 +405,7 @@ func (fc fileConfig) toFile() File {
 		Policies:        []host.PolicyConfig{},
 		BundledTools:    nonNil(fc.BundledTools),
 		DefaultPolicies: nonNil(fc.DefaultPolicies),
+		Dotfiles:        host.DotfilesConfig(fc.Dotfiles),
 	}
 	for k, v := range fc.SoftTimeouts {
 		if c.SoftTimeouts == nil {

@@ -37,12 +37,52 @@ type response struct {
 			Guidance string `json:"guidance,omitempty"`
 		} `json:"checks"`
 	} `json:"preflight,omitempty"`
-	Notes []string `json:"notes,omitempty"`
+	Notes    []string        `json:"notes,omitempty"`
+	Dotfiles *dotfilesResult `json:"dotfiles,omitempty"`
 	// Error and Kind say why an operation failed or was denied (the
 	// failed result's value); empty on success.
 	Error string `json:"error,omitempty"`
 	Kind  string `json:"kind,omitempty"`
 	Job   *job   `json:"job,omitempty"`
+}
+
+// dotfilesResult is host.DotfilesResult on the wire.
+type dotfilesResult struct {
+	Source   string   `json:"source,omitempty"`
+	Branch   string   `json:"branch,omitempty"`
+	Target   string   `json:"target,omitempty"`
+	Script   string   `json:"script,omitempty"`
+	ExitCode int      `json:"exit_code"`
+	TimedOut bool     `json:"timed_out,omitempty"`
+	Output   string   `json:"output,omitempty"`
+	Linked   []string `json:"linked,omitempty"`
+	Inline   []string `json:"inline,omitempty"`
+	Skipped  string   `json:"skipped,omitempty"`
+	Failed   string   `json:"failed,omitempty"`
+}
+
+// line says what dotfiles did, for the create's message; failures are
+// in the notes.
+func (d *dotfilesResult) line() string {
+	var parts []string
+	switch {
+	case d.Skipped != "":
+		return "\nDotfiles: skipped (" + d.Skipped + ")."
+	case d.Failed != "":
+		parts = append(parts, fmt.Sprintf("%s failed (exit %d)", d.Failed, d.ExitCode))
+	case d.Script != "":
+		parts = append(parts, "ran "+d.Script)
+	case len(d.Linked) > 0:
+		parts = append(parts, "linked "+strings.Join(d.Linked, " "))
+	}
+	if len(d.Inline) > 0 {
+		parts = append(parts, "wrote "+strings.Join(d.Inline, " "))
+	}
+	where := ""
+	if d.Source != "" && d.Source != "inline" {
+		where = " from " + d.Source + " in " + d.Target
+	}
+	return "\nDotfiles" + where + ": " + strings.Join(parts, ", ") + "."
 }
 
 type info struct {
@@ -118,6 +158,9 @@ func answer(p params, r response) pdk.Result {
 	switch p.Operation {
 	case "create":
 		msg := "Created " + r.Container.line() + "."
+		if r.Dotfiles != nil {
+			msg += r.Dotfiles.line()
+		}
 		for i, s := range r.Setup {
 			msg += fmt.Sprintf("\nSetup %d: exit %d", i+1, s.ExitCode)
 		}

@@ -69,6 +69,17 @@ type params struct {
 	JobID          string            `json:"job_id,omitempty" jsonschema:"exec_poll, exec_cancel: the job id exec_background returned"`
 	StdoutOffset   int64             `json:"stdout_offset,omitempty" jsonschema:"exec_poll: byte offset to read stdout from: the previous answer's stdout next, to get only new output (default 0)"`
 	StderrOffset   int64             `json:"stderr_offset,omitempty" jsonschema:"exec_poll: byte offset to read stderr from: the previous answer's stderr next (default 0)"`
+	Dotfiles       *dotfiles         `json:"dotfiles,omitempty" jsonschema:"create: the user's dotfiles (default: the configured [dotfiles] repo, if any)"`
+}
+
+// dotfiles is create's dotfiles parameter (host.DotfilesRequest).
+type dotfiles struct {
+	Repo   string            `json:"repo,omitempty" jsonschema:"git URL (https, ssh, file) or a path in the session workspace; cloned inside the container after credential forwarding"`
+	Branch string            `json:"branch,omitempty" jsonschema:"branch to clone (default: the repository's)"`
+	Script string            `json:"script,omitempty" jsonschema:"install script relative to the repository (default: install.sh, setup.sh, bootstrap.sh, script/setup, Makefile, else link the common dotfiles)"`
+	Target string            `json:"target,omitempty" jsonschema:"where to clone it" default:"~/.dotfiles"`
+	Inline map[string]string `json:"inline,omitempty" jsonschema:"files to write, by path relative to the home directory"`
+	Skip   bool              `json:"skip,omitempty" jsonschema:"apply no dotfiles, not even the configured ones"`
 }
 
 func init() {

@@ -32,11 +32,14 @@ type Config struct {
 	// Ask, when true (the default), asks a person to approve what needs
 	// approval; false denies it outright.
 	Ask *bool `json:"ask"`
+	// DotfilesRepos, when set, are the only dotfiles repositories a
+	// create may clone (prefixes; see dotfiles.go). Unset: any.
+	DotfilesRepos []string `json:"dotfiles_repos"`
 }
 
 // Keys are the config keys, for the Wasm plugin's config reader.
 var Keys = []string{"allow_gpu", "allow_host_network", "allow_sensitive_mounts", "allow_ssh_forwarding",
-	"allow_env_passthrough_all", "allow_destroy_all", "sensitive_mounts", "max_containers_per_session", "ask"}
+	"allow_env_passthrough_all", "allow_destroy_all", "sensitive_mounts", "max_containers_per_session", "ask", "dotfiles_repos"}
 
 // DefaultSensitiveMounts are host paths a mount of needs approval. "/**"
 // marks a whole subtree; other entries match that exact directory, so
@@ -64,6 +67,11 @@ func ParseConfig(raw []byte) (Config, error) {
 			return c, fmt.Errorf("container_safety policy config: sensitive_mounts entry %q must be an absolute path", m)
 		}
 	}
+	for _, p := range c.DotfilesRepos {
+		if p == "" {
+			return c, fmt.Errorf("container_safety policy config: dotfiles_repos has an empty entry (it would allow every repository)")
+		}
+	}
 	return c, nil
 }
 
@@ -76,6 +84,7 @@ type Request struct {
 	ForwardSSH     bool     `json:"forward_ssh"`
 	GPU            bool     `json:"gpu"`
 	Count          int      `json:"count"`
+	DotfilesRepo   string   `json:"dotfiles_repo"`
 }
 
 // Verdict is the policy's answer: allow, deny, or (Ask) ask a person.
@@ -126,6 +135,9 @@ func (c Config) Check(r Request) Verdict {
 				return ask(fmt.Sprintf("mounting %s (sensitive: %s)", p, s), "allow_sensitive_mounts")
 			}
 		}
+	}
+	if v, denied := c.dotfiles(r.DotfilesRepo); denied {
+		return v
 	}
 	if r.Count >= c.MaxContainers {
 		return Verdict{ConfigKey: "max_containers_per_session", Reason: fmt.Sprintf("the session has %d containers, the most max_containers_per_session (%d) allows: destroy one first, "+
