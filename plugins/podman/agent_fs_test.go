@@ -25,6 +25,7 @@ func openAgentFS(t *testing.T, l backend.Limits, extra map[string]any) agentFSWo
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
+	t.Cleanup(func() { _ = ws.Close(bg) }) // a second Close (the suite's) does nothing
 	return agentFSWorkspace{ws.(*Workspace)}
 }
 
