@@ -51,9 +51,14 @@ func TestErrorsKeepTheirKind(t *testing.T) {
 func TestDecodeRefusesBadAnswers(t *testing.T) {
 	l := backend.DefaultLimits()
 	l.MaxResults, l.MaxReadBytes = 2, 10
-	info := func(p string) agentproto.FSInfo { return agentproto.FSInfo{Path: agentproto.Text(p), Name: "n", Kind: "file"} }
+	info := func(p string) agentproto.FSInfo {
+		return agentproto.FSInfo{Path: agentproto.Text(p), Name: "n", Kind: "file"}
+	}
 	checks := map[string]func() error{
-		"escaping path": func() error { _, err := DecodeStat(&agentproto.FSResponse{Info: ptr(info("../etc/passwd"))}); return err },
+		"escaping path": func() error {
+			_, err := DecodeStat(&agentproto.FSResponse{Info: ptr(info("../etc/passwd"))})
+			return err
+		},
 		"absolute path": func() error { _, err := DecodeStat(&agentproto.FSResponse{Info: ptr(info("/etc"))}); return err },
 		"unclean path":  func() error { _, err := DecodeStat(&agentproto.FSResponse{Info: ptr(info("a//b"))}); return err },
 		"unknown kind": func() error {
