@@ -31,8 +31,8 @@ const (
 // Type is a frame's kind.
 type Type uint8
 
-// Frame types. Host to agent: Hello, Exec, Cancel. Agent to host: Hello,
-// Started, Stdout, Stderr, Exit, Error. New types get new numbers; an end
+// Frame types. Host to agent: Hello, Exec, Cancel, FS. Agent to host:
+// Hello, Started, Stdout, Stderr, Exit, Error, FSPart, FSEnd. New types get new numbers; an end
 // that receives a type it does not know treats the peer as broken, so
 // adding one needs a new protocol version.
 const (
