@@ -5,6 +5,8 @@ package podman
 import (
 	"context"
 	"errors"
+	"io"
+	"io/fs"
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -34,6 +36,7 @@ var (
 	_ backend.Filesystem   = (*agentFS)(nil)
 	_ backend.PathResolver = (*agentFS)(nil)
 	_ backend.BlobReader   = (*agentFS)(nil)
+	_ backend.CopyInFS     = (*agentFS)(nil)
 )
 
 // fsStopped is the error of a call whose context ended, worded as
@@ -81,40 +84,65 @@ func (f *agentFS) conn(ctx context.Context, op, p string) (*agentConn, func(), e
 // a call that got none: the context ended, the workspace closed, the
 // agent died or answered past the limits.
 func (f *agentFS) do(ctx context.Context, req agentproto.FSRequest) (*agentproto.FSResponse, error) {
+	resp, _, err := f.exchange(ctx, req, nil)
+	return resp, err
+}
+
+// exchange is do with content: body, when set, is streamed to the agent
+// after the request (copy_in); sent is how many bytes of it went.
+func (f *agentFS) exchange(ctx context.Context, req agentproto.FSRequest, body io.Reader) (_ *agentproto.FSResponse, sent int64, _ error) {
 	op, p := "fs."+req.Op, string(req.Path)
 	if err := ctx.Err(); err != nil {
-		return nil, fsStopped(op, p, err)
+		return nil, 0, fsStopped(op, p, err)
 	}
 	conn, release, err := f.conn(ctx, op, p)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer release()
 	if dl, ok := ctx.Deadline(); ok {
 		left := time.Until(dl).Milliseconds()
 		if left < 1 {
-			return nil, fsStopped(op, p, context.DeadlineExceeded)
+			return nil, 0, fsStopped(op, p, context.DeadlineExceeded)
 		}
 		req.TimeoutMS = left
 	}
 	call, err := conn.fsStart(req)
 	if errors.Is(err, errAgentDead) {
-		return nil, backend.Errorf(backend.ErrUnavailable, op, p,
+		return nil, 0, backend.Errorf(backend.ErrUnavailable, op, p,
 			"the in-container agent's connection ended before the call was sent (%v): run it again, a new agent is started", err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	var sendErr chan error
+	if body != nil {
+		sendErr = make(chan error, 1)
+		go func() {
+			var err error
+			sent, err = conn.fsSend(ctx, call, body)
+			sendErr <- err
+		}()
+	}
+	var resp *agentproto.FSResponse
 	select {
 	case <-call.done:
+		resp, err = call.response(op, p)
 	case <-ctx.Done():
 		conn.fsCancel(call)
-		return nil, fsStopped(op, p, ctx.Err())
+		err = fsStopped(op, p, ctx.Err())
 	case <-f.w.closing:
 		conn.fsCancel(call)
-		return nil, backend.Errorf(backend.ErrUnavailable, op, p, "the workspace of session %s closed during the call", f.w.session)
+		err = backend.Errorf(backend.ErrUnavailable, op, p, "the workspace of session %s closed during the call", f.w.session)
 	}
-	return call.response(op, p)
+	if sendErr != nil {
+		// The sender stops at the call's end or the context's (each
+		// frame's write is bounded): sent is final after it.
+		if serr := <-sendErr; serr != nil && err == nil {
+			err = backend.Errorf(backend.ErrUnavailable, op, p, "reading the content to copy in failed: %v", serr)
+		}
+	}
+	return resp, sent, err
 }
 
 func (f *agentFS) request(op, p string) agentproto.FSRequest {
@@ -239,4 +267,19 @@ func (f *agentFS) ReadBytes(ctx context.Context, p string, max int64) ([]byte, i
 		return nil, 0, err
 	}
 	return agentfs.DecodeReadBytes(resp, max)
+}
+
+// CopyIn implements backend.CopyInFS: the new file is made in the
+// container by rootfs's CopyIn, and r streamed to it in FSData frames.
+func (f *agentFS) CopyIn(ctx context.Context, p string, r io.Reader, perm fs.FileMode) (int64, error) {
+	if perm&^fs.ModePerm != 0 {
+		return 0, backend.Errorf(backend.ErrInvalid, "fs.copyin", p, "perm may only hold permission bits, got %v", perm)
+	}
+	req := f.request(agentproto.FSCopyIn, p)
+	req.Perm = uint32(perm)
+	resp, sent, err := f.exchange(ctx, req, r)
+	if err != nil {
+		return 0, err
+	}
+	return agentfs.DecodeCopyIn(resp, sent)
 }

@@ -3,7 +3,10 @@
 package podman
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -206,5 +209,30 @@ func TestAgentFSUnavailable(t *testing.T) {
 	conn.version = 1 // as an agent bind-mounted by an older wai answers
 	if _, err := w.FS().Stat(t.Context(), "."); !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "older wai") {
 		t.Errorf("Stat through a version-1 agent: %v, want ErrUnavailable naming the old agent", err)
+	}
+}
+
+// TestAgentFSCopyIn: a file streamed in through the agent arrives whole,
+// with its mode, owned as the sandbox's own files; an existing one is
+// ErrExist.
+func TestAgentFSCopyIn(t *testing.T) {
+	w := openAgentFS(t, backend.DefaultLimits(), nil)
+	data := make([]byte, 3<<20+17)
+	for i := range data {
+		data[i] = byte(i*7 + i/4096)
+	}
+	sum := sha256.Sum256(data)
+	cfs := w.FS().(backend.CopyInFS)
+	n, err := cfs.CopyIn(t.Context(), "in/data.bin", bytes.NewReader(data), 0o755)
+	if err != nil || n != int64(len(data)) {
+		t.Fatalf("CopyIn: %d bytes, %v", n, err)
+	}
+	res := sh(t, w.Workspace, "sha256sum /workspace/in/data.bin | cut -d' ' -f1; stat -c '%a %u' /workspace/in/data.bin; id -u")
+	f := strings.Fields(res.Stdout)
+	if len(f) != 4 || f[0] != hex.EncodeToString(sum[:]) || f[1] != "755" || f[2] != f[3] {
+		t.Errorf("the copied file: %q, want sha256 %x, mode 755, the sandbox user's", res.Stdout, sum)
+	}
+	if _, err := cfs.CopyIn(t.Context(), "in/data.bin", strings.NewReader("x"), 0o644); !errors.Is(err, backend.ErrExist) {
+		t.Errorf("CopyIn over an existing file: %v, want ErrExist", err)
 	}
 }
