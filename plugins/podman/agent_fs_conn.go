@@ -5,8 +5,8 @@ package podman
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/wai-dev/wai/host/backend"
