@@ -52,32 +52,32 @@ func fsStopped(op, p string, err error) error {
 
 // conn returns the container's agent, starting the container and the
 // agent when needed, with the release of the workspace's hold.
-func (f *agentFS) conn(ctx context.Context, op, p string) (*agentConn, func(), error) {
+func (f *agentFS) conn(ctx context.Context, op, p string) (*ctrState, *agentConn, func(), error) {
 	w := f.w
 	release, err := w.enter(op)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	st, err := w.ensure(ctx)
 	if err != nil {
 		release()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	conn := w.agentFor(ctx, st)
 	if conn == nil {
 		release()
-		return nil, nil, backend.Errorf(backend.ErrUnavailable, op, p,
+		return nil, nil, nil, backend.Errorf(backend.ErrUnavailable, op, p,
 			"this workspace's files are served by wai-agent in the container, which is not running "+
 				"(agent = false in [backends.podman], or it failed to start: see the runtime.podman.agent_failed event); "+
 				"turn the agent on, or keep the workspace in a host directory")
 	}
 	if conn.version < agentproto.FSVersion {
 		release()
-		return nil, nil, backend.Errorf(backend.ErrUnavailable, op, p,
+		return nil, nil, nil, backend.Errorf(backend.ErrUnavailable, op, p,
 			"the container %s runs wai-agent protocol version %d, from an older wai, which serves no files (version %d does): "+
 				"stop the session's container so that the next call creates it with this wai's agent", w.name, conn.version, agentproto.FSVersion)
 	}
-	return conn, release, nil
+	return st, conn, release, nil
 }
 
 // do runs req through the agent and returns its answer, or the error of
@@ -95,11 +95,18 @@ func (f *agentFS) exchange(ctx context.Context, req agentproto.FSRequest, body i
 	if err := ctx.Err(); err != nil {
 		return nil, 0, fsStopped(op, p, err)
 	}
-	conn, release, err := f.conn(ctx, op, p)
+	st, conn, release, err := f.conn(ctx, op, p)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer release()
+	if _, ok := ctx.Deadline(); !ok {
+		// No operation runs unbounded: without a deadline of the
+		// caller's, the longest a command may run.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.w.b.limits.MaxTimeout)
+		defer cancel()
+	}
 	if dl, ok := ctx.Deadline(); ok {
 		left := time.Until(dl).Milliseconds()
 		if left < 1 {
@@ -129,10 +136,10 @@ func (f *agentFS) exchange(ctx context.Context, req agentproto.FSRequest, body i
 	case <-call.done:
 		resp, err = call.response(op, p)
 	case <-ctx.Done():
-		conn.fsCancel(call)
+		f.abandon(st, conn, call)
 		err = fsStopped(op, p, ctx.Err())
 	case <-f.w.closing:
-		conn.fsCancel(call)
+		f.abandon(st, conn, call)
 		err = backend.Errorf(backend.ErrUnavailable, op, p, "the workspace of session %s closed during the call", f.w.session)
 	}
 	if sendErr != nil {
@@ -143,6 +150,24 @@ func (f *agentFS) exchange(ctx context.Context, req agentproto.FSRequest, body i
 		}
 	}
 	return resp, sent, err
+}
+
+// abandon cancels call, which the caller no longer waits for. An agent
+// that does not answer the cancel within agentCancelWait is wedged (the
+// operations run on a local file system and check their context every
+// 64 KiB): it is dropped and killed, as for a command, so the next call
+// gets a new one instead of waiting on it too.
+func (f *agentFS) abandon(st *ctrState, conn *agentConn, call *fsCall) {
+	conn.fsCancel(call)
+	go func() {
+		t := time.NewTimer(agentCancelWait)
+		defer t.Stop()
+		select {
+		case <-call.done:
+		case <-t.C:
+			f.w.dropAgent(st, conn, "it did not answer a cancelled file operation")
+		}
+	}()
 }
 
 func (f *agentFS) request(op, p string) agentproto.FSRequest {
