@@ -146,6 +146,11 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 	}
 	info.Ports = req.Ports
 	b.harden(s, mem)
+	if req.GPU {
+		if err := b.addGPU(s, name); err != nil {
+			return nil, info, err
+		}
+	}
 	if s.Mounts, info.Mounts, err = b.containerMounts(req); err != nil {
 		return nil, info, err
 	}
@@ -200,8 +205,6 @@ func refusePrivileges(req backend.ContainerSpec) error {
 		return deny("host devices")
 	case req.Network == "host":
 		return deny("the host network")
-	case req.GPU:
-		return backend.Errorf(backend.ErrInvalid, op, req.Name, "gpu containers are not supported yet by the podman backend")
 	}
 	return nil
 }

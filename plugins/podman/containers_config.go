@@ -33,6 +33,10 @@ type ContainersConfig struct {
 	// (fnmatch globs). Default: backend.DefaultEnvPatterns (API keys,
 	// tokens, model providers' settings, proxies), also when empty.
 	EnvPatterns []string `json:"env_patterns"`
+	// CDISpecDirs are where a gpu create and preflight look for the
+	// NVIDIA CDI spec, on the machine of a unix:// service. Default
+	// DefaultCDISpecDirs (/etc/cdi, /var/run/cdi), as Podman.
+	CDISpecDirs []string `json:"cdi_spec_dirs"`
 
 	memoryBytes int64
 	copyBytes   int64
@@ -87,6 +91,14 @@ func (c *ContainersConfig) resolve() error {
 	} else {
 		if err := backend.ValidEnvPatterns(c.EnvPatterns); err != nil {
 			return bad("env_patterns: %v", err)
+		}
+	}
+	if len(c.CDISpecDirs) == 0 {
+		c.CDISpecDirs = DefaultCDISpecDirs
+	}
+	for _, d := range c.CDISpecDirs {
+		if !filepath.IsAbs(d) {
+			return bad("cdi_spec_dirs %q: give absolute directories", d)
 		}
 	}
 	if strings.ContainsAny(c.Image, " \t\n") {
