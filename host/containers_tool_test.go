@@ -28,7 +28,7 @@ func TestContainersToolPlugin(t *testing.T) {
 	}
 	cfg.Plugins[0].Grants = []string{"containers"}
 	fc := newFakeContainers()
-	k, err := New(context.Background(), cfg, WithBackend(fc))
+	k, err := New(context.Background(), cfg, WithBackend(&fakeSnapshots{fakeContainers: fc, snaps: map[string]backend.SnapshotInfo{}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,4 +66,5 @@ func TestContainersToolPlugin(t *testing.T) {
 	if len(fc.created) != 1 {
 		t.Errorf("created %d containers, want 1 (the denied one never reaches the backend)", len(fc.created))
 	}
+	toolSnapshots(t, call)
 }
