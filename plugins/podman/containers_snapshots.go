@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -83,7 +84,7 @@ func (b *Backend) SnapshotContainer(ctx context.Context, ref backend.ContainerRe
 	lb := data.Config.Labels
 	info := backend.SnapshotInfo{Name: name, Image: image, Container: ref.Name, SourceImage: data.ImageName, Purpose: lb[labelPurpose],
 		Session: ref.Owner.Session, User: ref.Owner.User, Created: time.Now().UTC()}
-	changes, stripped := snapshotChanges(info, lb[labelEnvKeys], b.cfg.fixedDir())
+	changes, stripped := snapshotChanges(info, lb[labelEnvKeys], b.imageEnv(cctx, data.Image), b.cfg.fixedDir())
 	info.StrippedEnv = stripped
 	commitCtx, cancel := context.WithTimeout(cctx, snapshotCommitLimit)
 	defer cancel()
@@ -106,16 +107,17 @@ func (b *Backend) SnapshotContainer(ctx context.Context, ref backend.ContainerRe
 }
 
 // snapshotChanges are the commit's Dockerfile-style changes: the labels
-// that make the image a snapshot of its user, and an empty value for each
-// variable the kernel passed in (API keys, tokens): a commit would copy
-// their values into the image's configuration otherwise.
-func snapshotChanges(info backend.SnapshotInfo, envKeys, home string) ([]string, []string) {
+// that make the image a snapshot of its user, and for each variable the
+// kernel passed in (API keys, tokens) the value of the container's image
+// (baseEnv: PATH stays usable), else an empty one: a commit would copy
+// the container's values into the image's configuration otherwise.
+func snapshotChanges(info backend.SnapshotInfo, envKeys string, baseEnv map[string]string, home string) ([]string, []string) {
 	var stripped []string
 	changes := []string{}
 	for _, k := range strings.Split(envKeys, ",") {
 		if envNameRE.MatchString(k) && k != "HOME" {
 			stripped = append(stripped, k)
-			changes = append(changes, "ENV "+k+"=")
+			changes = append(changes, "ENV "+k+"="+strconv.Quote(baseEnv[k]))
 		}
 	}
 	sort.Strings(stripped)
@@ -132,6 +134,16 @@ func snapshotChanges(info backend.SnapshotInfo, envKeys, home string) ([]string,
 		changes = append(changes, fmt.Sprintf("LABEL %s=%q", k, labels[k]))
 	}
 	return changes, stripped
+}
+
+// imageEnv is the environment of image (an ID), empty when it cannot be
+// read (the variables are then emptied, which is safe).
+func (b *Backend) imageEnv(cctx context.Context, image string) map[string]string {
+	img, err := images.GetImage(cctx, image, nil)
+	if err != nil || img.ImageData == nil || img.Config == nil {
+		return nil
+	}
+	return backend.EnvMap(img.Config.Env)
 }
 
 // refuseKeys refuses a snapshot of a container with private keys in the

@@ -33,7 +33,7 @@ func TestContainerSnapshots(t *testing.T) {
 		}
 	})
 	orig := create(t, b, backend.ContainerSpec{Owner: owner, Purpose: "snap", Network: "none",
-		Env:          map[string]string{"FOO_API_KEY": "s3cret-snap-value"},
+		Env:          map[string]string{"FOO_API_KEY": "s3cret-snap-value", "PATH": "/tmp/nowhere:/usr/bin:/bin"},
 		Files:        []backend.ContainerFile{{Path: ".ssh/id_test", Data: []byte("-----BEGIN OPENSSH PRIVATE KEY-----\nxx\n"), Mode: 0o600}},
 		Provisioning: map[string]bool{"forward_ssh": true}})
 	ref := backend.ContainerRef{Owner: owner, Name: orig.Name}
@@ -51,7 +51,7 @@ func TestContainerSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("snapshot took %v", time.Since(start))
-	if info.Name != snap || info.Container != orig.Name || !strings.HasPrefix(info.Image, snapshotRepoPrefix) || len(info.StrippedEnv) != 1 || info.StrippedEnv[0] != "FOO_API_KEY" {
+	if info.Name != snap || info.Container != orig.Name || !strings.HasPrefix(info.Image, snapshotRepoPrefix) || strings.Join(info.StrippedEnv, ",") != "FOO_API_KEY,PATH" {
 		t.Errorf("snapshot info %+v", info)
 	}
 	cctx, _ := b.svc.ctx(bg)
@@ -59,8 +59,9 @@ func TestContainerSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if env := strings.Join(img.Config.Env, " "); strings.Contains(env, "s3cret") || !strings.Contains(env, "FOO_API_KEY=") {
-		t.Errorf("the snapshot image's env %q: the key's value must be reset", env)
+	if env := strings.Join(img.Config.Env, " "); strings.Contains(env, "s3cret") || !strings.Contains(env, "FOO_API_KEY= ") && !strings.HasSuffix(env, "FOO_API_KEY=") ||
+		strings.Contains(env, "/tmp/nowhere") || !strings.Contains(env, "PATH=/usr/local/sbin:") {
+		t.Errorf("the snapshot image's env %q: the key's value must be reset, PATH the base image's", env)
 	}
 	if img.Labels[labelKind] != kindSnapshot || img.Labels[labelSnapshot] != snap || img.Labels[labelEnvKeys] != "" {
 		t.Errorf("snapshot labels %v", img.Labels)
@@ -93,8 +94,8 @@ func TestContainerSnapshots(t *testing.T) {
 	}
 	restored := create(t, b, backend.ContainerSpec{Owner: owner, Name: "restored-" + newID()[:6], Image: image, Network: "none"})
 	rref := backend.ContainerRef{Owner: owner, Name: restored.Name}
-	if r := cexec(t, b, rref, `cat ~/state.txt; echo "key=[$FOO_API_KEY]"; id -un`); !strings.Contains(r.Stdout, "kept-by-snapshot") ||
-		!strings.Contains(r.Stdout, "key=[]") {
+	if r := cexec(t, b, rref, `cat ~/state.txt; echo "key=[$FOO_API_KEY]"; echo "path=$PATH"`); !strings.Contains(r.Stdout, "kept-by-snapshot") ||
+		!strings.Contains(r.Stdout, "key=[]") || !strings.Contains(r.Stdout, "path=/usr/local/sbin:") {
 		t.Errorf("in the restored container: %+v", r)
 	}
 	if st, err := b.ContainerStatus(bg, rref, false); err != nil || st.Image != image {
