@@ -107,6 +107,9 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 	if strings.ContainsAny(image, " \t\n") || strings.HasPrefix(image, "-") {
 		return nil, info, backend.Errorf(backend.ErrInvalid, op, image, "not an image name")
 	}
+	if err := b.checkSnapshotImage(req.Owner, image); err != nil {
+		return nil, info, err
+	}
 	mem := cc.memoryBytes
 	if req.Memory != "" {
 		if mem, err = parseBytes(req.Memory); err != nil || mem < 16<<20 {

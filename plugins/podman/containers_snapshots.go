@@ -53,6 +53,16 @@ func (b *Backend) snapshotRef(op string, owner backend.ContainerOwner, name stri
 	return b.snapshotRepo(owner.User) + ":" + name, nil
 }
 
+// checkSnapshotImage keeps a create from naming another user's snapshot
+// image directly (the repository's hash is no secret): a snapshot is
+// restored by its owner only, as lookups answer.
+func (b *Backend) checkSnapshotImage(owner backend.ContainerOwner, image string) error {
+	if !strings.HasPrefix(image, snapshotRepoPrefix) || strings.HasPrefix(image, b.snapshotRepo(owner.User)+":") {
+		return nil
+	}
+	return backend.Errorf(backend.ErrNotFound, "containers.create", image, "no such snapshot of yours: restore one list_snapshots shows")
+}
+
 // SnapshotContainer commits a managed container as the user's snapshot
 // name, with the values of forwarded variables reset.
 func (b *Backend) SnapshotContainer(ctx context.Context, ref backend.ContainerRef, name string) (backend.SnapshotInfo, error) {

@@ -92,6 +92,13 @@ func TestContainerSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Naming the owner's snapshot image in a create does not get another
+	// user past the labels.
+	for _, stolen := range []string{image, b.snapshotRepo(owner.User) + "@sha256:" + strings.Repeat("0", 64)} {
+		if _, err := b.CreateContainer(bg, backend.ContainerSpec{Owner: other, Image: stolen}); !errors.Is(err, backend.ErrNotFound) || !strings.Contains(err.Error(), "no such snapshot") {
+			t.Errorf("mallory creating from the owner's snapshot image %s: %v; want ErrNotFound", stolen, err)
+		}
+	}
 	restored := create(t, b, backend.ContainerSpec{Owner: owner, Name: "restored-" + newID()[:6], Image: image, Network: "none"})
 	rref := backend.ContainerRef{Owner: owner, Name: restored.Name}
 	if r := cexec(t, b, rref, `cat ~/state.txt; echo "key=[$FOO_API_KEY]"; echo "path=$PATH"`); !strings.Contains(r.Stdout, "kept-by-snapshot") ||
