@@ -55,9 +55,12 @@ func (b *Backend) snapshotRef(op string, owner backend.ContainerOwner, name stri
 
 // checkSnapshotImage keeps a create from naming another user's snapshot
 // image directly (the repository's hash is no secret): a snapshot is
-// restored by its owner only, as lookups answer.
+// restored by its owner only, as lookups answer. A short name counts:
+// Podman finds a local image by it under localhost/.
 func (b *Backend) checkSnapshotImage(owner backend.ContainerOwner, image string) error {
-	if !strings.HasPrefix(image, snapshotRepoPrefix) || strings.HasPrefix(image, b.snapshotRepo(owner.User)+":") {
+	short := strings.TrimPrefix(snapshotRepoPrefix, "localhost/")
+	own := strings.TrimPrefix(b.snapshotRepo(owner.User), "localhost/") + ":"
+	if name := strings.TrimPrefix(image, "localhost/"); !strings.HasPrefix(name, short) || strings.HasPrefix(name, own) {
 		return nil
 	}
 	return backend.Errorf(backend.ErrNotFound, "containers.create", image, "no such snapshot of yours: restore one list_snapshots shows")
