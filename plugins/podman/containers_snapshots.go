@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/containers/podman/v5/pkg/bindings/containers"
@@ -36,6 +37,11 @@ const (
 )
 
 var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// snapshotLocks holds a mutex per snapshot image being taken: between the
+// check that the name is free and the commit, a second snapshot of the
+// same name would move the tag and orphan the first silently.
+var snapshotLocks sync.Map // image -> *sync.Mutex
 
 // snapshotRepo is the image repository of a user's snapshots: one per
 // user and configuration, so a tag (the snapshot's name) is the user's
@@ -85,6 +91,9 @@ func (b *Backend) SnapshotContainer(ctx context.Context, ref backend.ContainerRe
 	if err != nil {
 		return backend.SnapshotInfo{}, err
 	}
+	mu, _ := snapshotLocks.LoadOrStore(image, new(sync.Mutex))
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
 	if ok, err := images.Exists(cctx, image, nil); err != nil {
 		return backend.SnapshotInfo{}, b.svc.wrap(ctx, op, name, err)
 	} else if ok {

@@ -72,6 +72,17 @@ func TestContainerSnapshots(t *testing.T) {
 	if _, err := b.SnapshotContainer(bg, ref, snap); !errors.Is(err, backend.ErrExist) {
 		t.Errorf("the same name again: %v; want ErrExist", err)
 	}
+	// Two snapshots of one name at once: one is taken, the other told.
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { _, err := b.SnapshotContainer(bg, ref, snap+"-twice"); errs <- err }()
+	}
+	if e1, e2 := <-errs, <-errs; (e1 == nil) == (e2 == nil) || !errors.Is(errors.Join(e1, e2), backend.ErrExist) {
+		t.Errorf("two snapshots of one name at once: %v, %v; want one taken and ErrExist", e1, e2)
+	}
+	if _, err := b.DeleteSnapshot(bg, owner, snap+"-twice"); err != nil {
+		t.Error(err)
+	}
 	other := backend.ContainerOwner{User: "mallory", Session: owner.Session}
 	if _, err := b.SnapshotImage(bg, other, snap); !errors.Is(err, backend.ErrNotFound) {
 		t.Errorf("another user's restore: %v; want ErrNotFound", err)
