@@ -35,7 +35,7 @@ func TestContainersCLISnapshotsPodman(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		wai("rm", "--force", name, restored)
-		wai("rmsnapshot", snap)
+		wai("rmsnapshot", snap, snap+"-2")
 	})
 	if r := wai("create", "--name", name, "--network", "none"); r.code != 0 {
 		t.Fatalf("create: %+v", r)
@@ -56,8 +56,24 @@ func TestContainersCLISnapshotsPodman(t *testing.T) {
 	if r := wai("exec", restored, "--", "cat ~/note.txt"); r.code != 0 || r.stdout != "from-the-cli\n" {
 		t.Errorf("the file in the restored container: %+v", r)
 	}
+	if r := wai("snapshot", restored, snap+"-2"); r.code != 0 {
+		t.Fatalf("snapshot of the restored container: %+v", r)
+	}
 	if r := wai("rm", "--force", restored); r.code != 0 {
 		t.Fatalf("rm: %+v", r)
+	}
+	// wai ps lists snapshots, wai gc --all keeps them, wai rm removes one.
+	if r := inProcess(t, config, "ps", "--config", config); r.code != 0 || !strings.Contains(r.stdout, "snapshot/"+snap) || !strings.Contains(r.stdout, "snapshot/"+snap+"-2") {
+		t.Errorf("wai ps: %+v", r)
+	}
+	if r := inProcess(t, config, "gc", "--all", "--config", config); r.code != 0 {
+		t.Errorf("wai gc --all: %+v", r)
+	}
+	if r := inProcess(t, config, "rm", "--config", config, "snapshot/"+snap+"-2"); r.code != 0 {
+		t.Errorf("wai rm snapshot/%s-2: %+v", snap, r)
+	}
+	if r := wai("snapshots"); r.code != 0 || !strings.Contains(r.stdout, snap) || strings.Contains(r.stdout, snap+"-2") {
+		t.Errorf("snapshots after gc --all and rm of the second: %+v", r)
 	}
 	if r := wai("rmsnapshot", snap); r.code != 0 || !strings.Contains(r.stdout, "removed snapshot "+snap) {
 		t.Errorf("rmsnapshot: %+v", r)

@@ -52,3 +52,10 @@ type SnapshotInfo struct {
 	// image: a restore passes them again as a create does.
 	StrippedEnv []string `json:"stripped_env,omitempty"`
 }
+
+// ManagedSnapshotLister is implemented by backends with
+// ContainerSnapshots, for wai ps: every user's snapshots (the kernel
+// filters by user).
+type ManagedSnapshotLister interface {
+	ListManagedSnapshots(ctx context.Context) ([]SnapshotInfo, error)
+}

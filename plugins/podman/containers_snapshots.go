@@ -200,6 +200,15 @@ func (b *Backend) refuseKeys(ctx context.Context, op, name, id string, running b
 // ListSnapshots lists the user's snapshots of this configuration, found
 // by label.
 func (b *Backend) ListSnapshots(ctx context.Context, owner backend.ContainerOwner) ([]backend.SnapshotInfo, error) {
+	return b.listSnapshots(ctx, owner.User, false)
+}
+
+// ListManagedSnapshots lists every user's snapshots (wai ps).
+func (b *Backend) ListManagedSnapshots(ctx context.Context) ([]backend.SnapshotInfo, error) {
+	return b.listSnapshots(ctx, "", true)
+}
+
+func (b *Backend) listSnapshots(ctx context.Context, user string, all bool) ([]backend.SnapshotInfo, error) {
 	cctx, err := b.svc.ctx(ctx)
 	if err != nil {
 		return nil, err
@@ -210,12 +219,12 @@ func (b *Backend) ListSnapshots(ctx context.Context, owner backend.ContainerOwne
 	if err != nil {
 		return nil, b.svc.wrap(ctx, "containers.list_snapshots", "", err)
 	}
-	repo := b.snapshotRepo(owner.User)
 	out := []backend.SnapshotInfo{}
 	for _, s := range l {
-		if s.Labels[labelUser] != owner.User || s.Labels[labelManaged] != "true" || s.Labels[labelHome] != b.cfg.fixedDir() {
+		if !all && s.Labels[labelUser] != user || s.Labels[labelManaged] != "true" || s.Labels[labelHome] != b.cfg.fixedDir() {
 			continue
 		}
+		repo := b.snapshotRepo(s.Labels[labelUser])
 		for _, t := range s.RepoTags {
 			if r, tag, _ := strings.Cut(t, ":"); r == repo && tag == s.Labels[labelSnapshot] {
 				info := snapshotFromLabels(t, s.ID, s.Labels)
@@ -297,4 +306,7 @@ func (b *Backend) DeleteSnapshot(ctx context.Context, owner backend.ContainerOwn
 }
 
 // Interface guards
-var _ backend.ContainerSnapshots = (*Backend)(nil)
+var (
+	_ backend.ContainerSnapshots    = (*Backend)(nil)
+	_ backend.ManagedSnapshotLister = (*Backend)(nil)
+)
