@@ -223,6 +223,7 @@ func (s *Session) containerCheck(ctx context.Context, c backend.Containers, owne
 		return chk, err
 	}
 	chk.Count = len(ls)
+	restoreImage(ctx, c, owner, req, &chk)
 	return chk, nil
 }
 

@@ -10,6 +10,20 @@ import (
 // snapshotOps are the operations snapshotOp runs.
 var snapshotOps = map[string]bool{"snapshot": true, "restore": true, "list_snapshots": true, "delete_snapshot": true}
 
+// restoreImage shows a policy the image a restore creates from, as a
+// create's image: a policy judging images must not see "" (the default)
+// for it. A snapshot that cannot be resolved leaves it empty; the
+// restore then fails on it after the policy.
+func restoreImage(ctx context.Context, c backend.Containers, owner backend.ContainerOwner, req ContainerRequest, chk *ContainerCheck) {
+	sn, ok := c.(backend.ContainerSnapshots)
+	if req.Operation != "restore" || !ok || req.Snapshot == "" || req.Image != "" {
+		return
+	}
+	if image, err := sn.SnapshotImage(ctx, owner, req.Snapshot); err == nil {
+		chk.Image = image
+	}
+}
+
 // snapshotOp runs the snapshot operations on a backend with
 // backend.ContainerSnapshots. restore is a create from the snapshot's
 // image: it passed the policy chain as one (containers.restore is gated

@@ -72,13 +72,13 @@ func (f *fakeSnapshots) DeleteSnapshot(_ context.Context, o backend.ContainerOwn
 // Interface guards
 var _ backend.ContainerSnapshots = (*fakeSnapshots)(nil)
 
-func snapshotsKernel(t *testing.T, policyConfig map[string]any) (*Kernel, *fakeSnapshots) {
+func snapshotsKernel(t *testing.T, policyConfig map[string]any, opts ...Option) (*Kernel, *fakeSnapshots) {
 	t.Helper()
 	cfg := testConfig(t)
 	cfg.DefaultPolicies = []string{"blocklist"}
 	cfg.Policies = []PolicyConfig{{Name: "container_safety", Config: policyConfig}}
 	fs := &fakeSnapshots{fakeContainers: newFakeContainers(), snaps: map[string]backend.SnapshotInfo{}}
-	k, err := New(context.Background(), cfg, WithBackend(fs))
+	k, err := New(context.Background(), cfg, append(opts, WithBackend(fs))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,14 @@ func snapshotsKernel(t *testing.T, policyConfig map[string]any) (*Kernel, *fakeS
 // as one (GPU, the container count), delete and list reach the backend.
 func TestContainersSnapshotsKernel(t *testing.T) {
 	ctx := context.Background()
-	k, fs := snapshotsKernel(t, map[string]any{"max_containers_per_session": 2})
+	var seen []string // what a policy sees of restores
+	spy := funcPolicy{name: "spy", check: func(r CheckRequest) (bool, string) {
+		if r.Action == "containers.restore" {
+			seen = append(seen, r.Container.Image+"|"+r.Container.Snapshot)
+		}
+		return true, ""
+	}}
+	k, fs := snapshotsKernel(t, map[string]any{"max_containers_per_session": 2}, WithPolicy(spy))
 	s := session(t, k, "snap")
 	do := func(req ContainerRequest) (ContainerResponse, error) { return s.Containers(ctx, req) }
 	if _, err := do(ContainerRequest{Operation: "create", Name: "box", Env: map[string]string{"FOO_API_KEY": "k"}}); err != nil {
@@ -122,7 +129,11 @@ func TestContainersSnapshotsKernel(t *testing.T) {
 			t.Errorf("%+v: %v; want %v naming %q", bad.req, err, bad.kind, bad.want)
 		}
 	}
+	seen = nil
 	resp, err = do(ContainerRequest{Operation: "restore", Snapshot: "s1", Name: "box2", Purpose: "again"})
+	if strings.Join(seen, ",") != "localhost/fake-snapshot:s1|s1" {
+		t.Errorf("a policy saw restore as %v; want the snapshot's image and name", seen)
+	}
 	if err != nil || resp.Container == nil || resp.Container.Name != "box2" {
 		t.Fatalf("restore: %+v, %v", resp, err)
 	}
