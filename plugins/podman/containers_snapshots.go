@@ -99,6 +99,12 @@ func (b *Backend) SnapshotContainer(ctx context.Context, ref backend.ContainerRe
 	} else if ok {
 		return backend.SnapshotInfo{}, backend.Errorf(backend.ErrExist, op, name, "you have a snapshot of that name: choose another, or delete_snapshot it first")
 	}
+	if ls, err := b.ListSnapshots(ctx, ref.Owner); err != nil {
+		return backend.SnapshotInfo{}, err
+	} else if max := b.cfg.Containers.MaxSnapshots; len(ls) >= max {
+		return backend.SnapshotInfo{}, backend.Errorf(backend.ErrPermission, op, name,
+			"you have %d snapshots, the most containers.max_snapshots (%d) allows: delete_snapshot one first (list_snapshots shows them)", len(ls), max)
+	}
 	running := data.State != nil && data.State.Running
 	if err := b.refuseKeys(ctx, op, ref.Name, data.ID, running); err != nil {
 		return backend.SnapshotInfo{}, err

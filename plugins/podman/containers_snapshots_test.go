@@ -20,7 +20,7 @@ import (
 // Private keys refuse a snapshot until removed; another user sees
 // nothing; a snapshot a container runs from is not deleted under it.
 func TestContainerSnapshots(t *testing.T) {
-	b, _, owner := containerTest(t, nil)
+	b, _, owner := containerTest(t, map[string]any{"containers": map[string]any{"max_snapshots": 2}})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(bg, 2*time.Minute)
 		defer cancel()
@@ -82,6 +82,15 @@ func TestContainerSnapshots(t *testing.T) {
 	}
 	if _, err := b.DeleteSnapshot(bg, owner, snap+"-twice"); err != nil {
 		t.Error(err)
+	}
+	if _, err := b.SnapshotContainer(bg, ref, snap+"-2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.SnapshotContainer(bg, ref, snap+"-3"); !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "max_snapshots (2)") {
+		t.Errorf("a snapshot past max_snapshots: %v; want ErrPermission naming it", err)
+	}
+	if _, err := b.DeleteSnapshot(bg, owner, snap+"-2"); err != nil {
+		t.Fatal(err)
 	}
 	other := backend.ContainerOwner{User: "mallory", Session: owner.Session}
 	if _, err := b.SnapshotImage(bg, other, snap); !errors.Is(err, backend.ErrNotFound) {
