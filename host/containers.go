@@ -15,7 +15,8 @@ import (
 // ContainerOperations are the containers tool's operation values, and
 // the policy actions "containers.<operation>".
 var ContainerOperations = []string{"preflight", "create", "exec", "exec_interactive_hint", "list", "status",
-	"destroy", "destroy_all", "copy_in", "copy_out", "exec_background", "exec_poll", "exec_cancel"}
+	"destroy", "destroy_all", "copy_in", "copy_out", "exec_background", "exec_poll", "exec_cancel",
+	"snapshot", "restore", "list_snapshots", "delete_snapshot"}
 
 // ActionContainersPrefix starts the policy action of every containers
 // operation ("containers.create", …).
@@ -55,6 +56,9 @@ type ContainerRequest struct {
 	// Dotfiles of create: a repository to clone and install, inline
 	// files; nil takes [dotfiles] from the configuration.
 	Dotfiles *DotfilesRequest `json:"dotfiles,omitempty"`
+	// Snapshot names a snapshot: the one to take (snapshot; "" makes a
+	// name), to create from (restore), or to delete (delete_snapshot).
+	Snapshot string `json:"snapshot,omitempty"`
 	// AllSessions: list every container of the session's user, not only
 	// the session's own (wai containers ls). Not part of the tool's input.
 	AllSessions bool `json:"-"`
@@ -82,6 +86,10 @@ type ContainerResponse struct {
 	Job *ContainerJob `json:"job,omitempty"`
 	// Dotfiles is what create applied of the user's dotfiles.
 	Dotfiles *DotfilesResult `json:"dotfiles,omitempty"`
+	// Snapshot is what snapshot took or delete_snapshot removed;
+	// Snapshots what list_snapshots found.
+	Snapshot  *backend.SnapshotInfo  `json:"snapshot,omitempty"`
+	Snapshots []backend.SnapshotInfo `json:"snapshots,omitempty"`
 }
 
 // ContainerExecResult is an exec's outcome on the wire: the session
@@ -122,6 +130,8 @@ type ContainerCheck struct {
 	// DotfilesRepo is the dotfiles repository a create clones (requested
 	// or configured), any secret in it masked.
 	DotfilesRepo string `json:"dotfiles_repo,omitempty"`
+	// Snapshot is the snapshot of snapshot, restore and delete_snapshot.
+	Snapshot string `json:"snapshot,omitempty"`
 }
 
 // DecodeContainerRequest decodes a containers request strictly.
@@ -156,7 +166,7 @@ func (s *Session) Containers(ctx context.Context, req ContainerRequest) (Contain
 		return resp, err
 	}
 	owner := backend.ContainerOwner{User: s.spec.User, Session: s.spec.Session}
-	if req.Operation == "create" {
+	if req.Operation == "create" || req.Operation == "restore" {
 		s.createMu.Lock()
 		defer s.createMu.Unlock()
 	}
@@ -209,11 +219,11 @@ func (s *Session) containersBackend(ctx context.Context) (backend.Containers, er
 func (s *Session) containerCheck(ctx context.Context, c backend.Containers, owner backend.ContainerOwner, req ContainerRequest) (ContainerCheck, error) {
 	chk := ContainerCheck{Operation: req.Operation, Container: firstNonEmpty(req.Container, req.Name), Image: req.Image,
 		Network: req.Network, ForwardGit: req.ForwardGit, ForwardGh: req.ForwardGh, ForwardSSH: req.ForwardSSH,
-		GPU: req.GPU, Persistent: req.Persistent}
+		GPU: req.GPU, Persistent: req.Persistent, Snapshot: req.Snapshot}
 	for _, m := range req.Mounts {
 		chk.MountPaths = append(chk.MountPaths, m.HostPath)
 	}
-	if req.Operation != "create" {
+	if req.Operation != "create" && req.Operation != "restore" {
 		return chk, nil
 	}
 	pass, err := parsePassthrough(req.EnvPassthrough)
@@ -232,6 +242,7 @@ func (s *Session) containerCheck(ctx context.Context, c backend.Containers, owne
 	if d := s.requestDotfiles(req); d != nil && !d.Skip && d.Repo != "" {
 		chk.DotfilesRepo = maskRepo(d.Repo)
 	}
+	restoreImage(ctx, c, owner, req, &chk)
 	return chk, nil
 }
 
@@ -264,6 +275,9 @@ func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner b
 			return backend.Errorf(backend.ErrInvalid, "containers."+req.Operation, "", "give container: the name create returned (list shows them)")
 		}
 		return nil
+	}
+	if snapshotOps[req.Operation] {
+		return s.snapshotOp(ctx, c, owner, req)
 	}
 	switch req.Operation {
 	case "preflight":

@@ -31,7 +31,13 @@ func TestContainersToolPlugin(t *testing.T) {
 	cfg.MaxJobs, cfg.JobMaxRuntime = 1, time.Minute // for backgroundExecCases
 	jc := newJobContainers()
 	fc := jc.fakeContainers
-	k, err := New(context.Background(), cfg, WithBackend(jc))
+	// One backend with every optional ability the tool drives: jobs and
+	// snapshots over the same fake containers.
+	both := struct {
+		*jobContainers
+		backend.ContainerSnapshots
+	}{jc, &fakeSnapshots{fakeContainers: fc, snaps: map[string]backend.SnapshotInfo{}}}
+	k, err := New(context.Background(), cfg, WithBackend(both))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,4 +76,5 @@ func TestContainersToolPlugin(t *testing.T) {
 		t.Errorf("created %d containers, want 1 (the denied one never reaches the backend)", len(fc.created))
 	}
 	backgroundExecCases(t, k, jc)
+	toolSnapshots(t, call)
 }

@@ -42,6 +42,9 @@ const (
 	// The containers operations: "containers." and the operation.
 	ActionContainersCreate     = "containers.create"
 	ActionContainersDestroyAll = "containers.destroy_all"
+	// ActionContainersRestore creates a container from a snapshot: a
+	// policy gating creates gates it too.
+	ActionContainersRestore = "containers.restore"
 )
 
 // Call is the context of one tool call.
@@ -205,7 +208,8 @@ type ContainerCheck struct {
 	ForwardSSH     bool     `json:"forward_ssh,omitempty"`
 	GPU            bool     `json:"gpu,omitempty"`
 	Persistent     bool     `json:"persistent,omitempty"`
-	Count          int      `json:"count"` // the session's containers now
+	Count          int      `json:"count"`              // the session's containers now
+	Snapshot       string   `json:"snapshot,omitempty"` // snapshot, restore, delete_snapshot
 	// DotfilesRepo is the dotfiles repository a create clones, any
 	// secret in it masked.
 	DotfilesRepo string `json:"dotfiles_repo,omitempty"`

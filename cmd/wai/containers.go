@@ -17,7 +17,7 @@ import (
 func init() {
 	register(&command{
 		name:    "containers",
-		args:    "create|exec|ls|rm|cp [flags] …",
+		args:    "create|exec|ls|rm|cp|snapshot|snapshots|restore|rmsnapshot [flags] …",
 		summary: "manage your own containers beside wai's sessions (create, exec, ls, rm, cp)",
 		text:    containersHelp,
 		flags: func(*flag.FlagSet) func(context.Context, stdio, []string) int {
@@ -41,9 +41,14 @@ the backend's hardening), from the command line.
   wai containers ls [--json]
   wai containers rm [--force] NAME…
   wai containers cp NAME:PATH HOSTPATH | HOSTPATH NAME:PATH
+  wai containers snapshot NAME [SNAPSHOT]
+  wai containers snapshots [--json]
+  wai containers restore SNAPSHOT [create's flags]
+  wai containers rmsnapshot SNAPSHOT…
 
 Containers made here are persistent (a command-line session ends with the
-command): wai containers rm, or wai gc --all, removes them. Every
+command): wai containers rm, or wai gc --all, removes them. Snapshots are
+images of your own: they stay until rmsnapshot. Every
 subcommand takes --config, --backend, --user and -v as wai exec does.`
 
 // containersMain runs `wai containers SUB …`.
@@ -59,7 +64,7 @@ func containersMain(ctx context.Context, args []string, stdout, stderr io.Writer
 	kf.register(fs)
 	build, asJSON := subcommand(sub, fs)
 	if build == nil {
-		fmt.Fprintf(stderr, "wai containers: no subcommand %q: use create, exec, ls, rm or cp\n", sub)
+		fmt.Fprintf(stderr, "wai containers: no subcommand %q: use create, exec, ls, rm, cp, snapshot, snapshots, restore or rmsnapshot\n", sub)
 		return exitError
 	}
 	if err := fs.Parse(interleave(rest)); err != nil {
@@ -68,7 +73,7 @@ func containersMain(ctx context.Context, args []string, stdout, stderr io.Writer
 	targets := fs.Args()
 	// rm takes several names: one request each.
 	batches := [][]string{targets}
-	if sub == "rm" && len(targets) > 1 {
+	if (sub == "rm" || sub == "rmsnapshot") && len(targets) > 1 {
 		batches = nil
 		for _, n := range targets {
 			batches = append(batches, []string{n})
@@ -134,7 +139,7 @@ func interleave(args []string) []string {
 
 func isBoolFlag(a string) bool {
 	switch strings.TrimLeft(a, "-") {
-	case "v", "json", "force", "forward-git", "forward-gh":
+	case "v", "json", "force", "forward-git", "forward-gh", "gpu":
 		return true
 	}
 	return false
@@ -156,6 +161,9 @@ func cpRequest(a []string) (host.ContainerRequest, error) {
 func printContainers(stdout, stderr io.Writer, sub string, asJSON bool, r host.ContainerResponse) int {
 	for _, n := range r.Notes {
 		fmt.Fprintf(stderr, "wai containers: %s\n", n)
+	}
+	if printSnapshots(stdout, sub, asJSON, r) {
+		return exitOK
 	}
 	switch {
 	case asJSON:
@@ -222,5 +230,5 @@ func subcommand(sub string, fs *flag.FlagSet) (func([]string) (host.ContainerReq
 	case "cp":
 		return cpRequest, asJSON
 	}
-	return nil, asJSON
+	return snapshotSubcommand(sub, fs, asJSON), asJSON
 }

@@ -60,12 +60,13 @@ func TestServeContainersPodman(t *testing.T) {
 	config := filepath.Join(t.TempDir(), "wai.toml")
 	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\nplugin_dir = %q\nbundled_tools = [\"containers\"]\npolicy_timeout = \"30s\"\n\n[backends.podman]\n%s",
 		state, plugins, podmanTable))
-	name, kept, temp := "wai-c-"+id, "wai-keep-"+id, "wai-temp-"+id
+	name, kept, temp, restored, snap := "wai-c-"+id, "wai-keep-"+id, "wai-temp-"+id, "wai-r-"+id, "snap-"+id
 	b := managedBackend(t, state, podmanTable)
 	t.Cleanup(func() {
-		for _, n := range []string{name, kept, temp} {
+		for _, n := range []string{name, kept, temp, restored} {
 			_, _ = b.DestroyContainer(context.Background(), backend.ContainerRef{Name: n}, true)
 		}
+		_, _ = b.DeleteSnapshot(context.Background(), backend.ContainerOwner{}, snap)
 	})
 
 	cmd := exec.CommandContext(ctx, bin, "serve", "--config", config)
@@ -137,6 +138,12 @@ func TestServeContainersPodman(t *testing.T) {
 		t.Errorf("a persistent container mounting the session's workspace was created")
 	}
 	jobID := backgroundJobToCompletion(t, mustOK, name)
+	// Snapshot, destroy, restore under a new name: the file is there, and
+	// the API key comes from the host again, not from the snapshot.
+	mustOK(map[string]any{"operation": "exec", "container": name, "command": "echo kept-in-snapshot > ~/state.txt"})
+	if out := mustOK(map[string]any{"operation": "snapshot", "container": name, "snapshot": snap}); !strings.Contains(out, "FOO_API_KEY were not saved") {
+		t.Errorf("snapshot: %s; want a note that FOO_API_KEY's value was left out", out)
+	}
 	mustOK(map[string]any{"operation": "destroy", "container": name})
 	if out, ok := call(map[string]any{"operation": "exec_poll", "container": name, "job_id": jobID}); ok || !strings.Contains(out, "no such managed container") {
 		t.Errorf("polling a job of a destroyed container: ok=%v %s", ok, out)
@@ -144,6 +151,18 @@ func TestServeContainersPodman(t *testing.T) {
 	if out := mustOK(map[string]any{"operation": "list"}); strings.Contains(out, name) {
 		t.Errorf("list after destroy: %s", out)
 	}
+	if out := mustOK(map[string]any{"operation": "list_snapshots"}); !strings.Contains(out, snap) || !strings.Contains(out, name) {
+		t.Errorf("list_snapshots: %s", out)
+	}
+	mustOK(map[string]any{"operation": "restore", "snapshot": snap, "name": restored, "network": "none"})
+	if out := mustOK(map[string]any{"operation": "exec", "container": restored, "command": "cat ~/state.txt; echo key=$FOO_API_KEY"}); !strings.Contains(out, "kept-in-snapshot") || !strings.Contains(out, "key=sk-test-4242") {
+		t.Errorf("in the restored container: %s", out)
+	}
+	if out, ok := call(map[string]any{"operation": "delete_snapshot", "snapshot": snap}); ok || !strings.Contains(out, "destroy it first") {
+		t.Errorf("deleting a snapshot a container runs from: ok=%v %s", ok, out)
+	}
+	mustOK(map[string]any{"operation": "destroy", "container": restored})
+	mustOK(map[string]any{"operation": "delete_snapshot", "snapshot": snap})
 	mustOK(map[string]any{"operation": "create", "name": temp, "image": podmanImage(), "network": "none"})
 	mustOK(map[string]any{"operation": "create", "name": kept, "image": podmanImage(), "network": "none", "persistent": true})
 	if err := cs.Close(); err != nil {

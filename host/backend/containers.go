@@ -106,7 +106,10 @@ type ContainerSpec struct {
 	HostPID    bool
 	HostIPC    bool
 	Devices    []string
-	GPU        bool
+	// GPU asks for the host's NVIDIA GPUs: a backend without a way to
+	// give them refuses it (ErrUnavailable saying what to install), never
+	// creates the container without.
+	GPU bool
 }
 
 // ContainerMount binds a host path into a container.
@@ -189,4 +192,7 @@ type PreflightCheck struct {
 	Passed   bool   `json:"passed"`
 	Detail   string `json:"detail"`
 	Guidance string `json:"guidance,omitempty"`
+	// Optional marks a check for a feature few containers use (a GPU):
+	// failing it does not make containers not ready.
+	Optional bool `json:"optional,omitempty"`
 }

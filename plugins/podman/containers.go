@@ -107,6 +107,9 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 	if strings.ContainsAny(image, " \t\n") || strings.HasPrefix(image, "-") {
 		return nil, info, backend.Errorf(backend.ErrInvalid, op, image, "not an image name")
 	}
+	if err := b.checkSnapshotImage(req.Owner, image); err != nil {
+		return nil, info, err
+	}
 	mem := cc.memoryBytes
 	if req.Memory != "" {
 		if mem, err = parseBytes(req.Memory); err != nil || mem < 16<<20 {
@@ -146,6 +149,11 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 	}
 	info.Ports = req.Ports
 	b.harden(s, mem)
+	if req.GPU {
+		if err := b.addGPU(s, name); err != nil {
+			return nil, info, err
+		}
+	}
 	if s.Mounts, info.Mounts, err = b.containerMounts(req); err != nil {
 		return nil, info, err
 	}
@@ -205,8 +213,6 @@ func refusePrivileges(req backend.ContainerSpec) error {
 		return deny("host devices")
 	case req.Network == "host":
 		return deny("the host network")
-	case req.GPU:
-		return backend.Errorf(backend.ErrInvalid, op, req.Name, "gpu containers are not supported yet by the podman backend")
 	}
 	return nil
 }

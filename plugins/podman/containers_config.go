@@ -33,6 +33,13 @@ type ContainersConfig struct {
 	// (fnmatch globs). Default: backend.DefaultEnvPatterns (API keys,
 	// tokens, model providers' settings, proxies), also when empty.
 	EnvPatterns []string `json:"env_patterns"`
+	// CDISpecDirs are where a gpu create and preflight look for the
+	// NVIDIA CDI spec, on the machine of a unix:// service. Default
+	// DefaultCDISpecDirs (/etc/cdi, /var/run/cdi), as Podman.
+	CDISpecDirs []string `json:"cdi_spec_dirs"`
+	// MaxSnapshots caps each user's snapshots: each is an image of up to
+	// the container's size, kept until deleted. Default 20.
+	MaxSnapshots int `json:"max_snapshots"`
 
 	memoryBytes int64
 	copyBytes   int64
@@ -45,6 +52,7 @@ const (
 	defaultCopyBytes       = "256m"
 	defaultExecTimeout     = 300 * time.Second
 	defaultMaxExecTimeout  = time.Hour
+	defaultMaxSnapshots    = 20
 )
 
 func (c *ContainersConfig) resolve() error {
@@ -87,6 +95,20 @@ func (c *ContainersConfig) resolve() error {
 	} else {
 		if err := backend.ValidEnvPatterns(c.EnvPatterns); err != nil {
 			return bad("env_patterns: %v", err)
+		}
+	}
+	if c.MaxSnapshots == 0 {
+		c.MaxSnapshots = defaultMaxSnapshots
+	}
+	if c.MaxSnapshots < 0 {
+		return bad("max_snapshots %d: at least 1", c.MaxSnapshots)
+	}
+	if len(c.CDISpecDirs) == 0 {
+		c.CDISpecDirs = DefaultCDISpecDirs
+	}
+	for _, d := range c.CDISpecDirs {
+		if !filepath.IsAbs(d) {
+			return bad("cdi_spec_dirs %q: give absolute directories", d)
 		}
 	}
 	if strings.ContainsAny(c.Image, " \t\n") {

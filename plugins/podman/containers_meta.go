@@ -126,3 +126,32 @@ func (b *Backend) putArchive(ctx context.Context, id, dir string, r *bytes.Buffe
 	}
 	return nil
 }
+
+// snapshotMetaPath is where a snapshot's metadata lives, next to the
+// containers': '@' keeps the directory from ever being a container's.
+func (b *Backend) snapshotMetaPath(user, name string) string {
+	repo := strings.TrimPrefix(b.snapshotRepo(user), snapshotRepoPrefix)
+	return filepath.Join(b.cfg.fixedDir(), containersDirName, "@snapshots", repo, name+".json")
+}
+
+// saveSnapshotMeta records a snapshot: what it was taken from and which
+// variables were reset. The image's labels stay the truth for listing.
+func (b *Backend) saveSnapshotMeta(info backend.SnapshotInfo) error {
+	p := b.snapshotMetaPath(info.User, info.Name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}
+
+func (b *Backend) removeSnapshotMeta(user, name string) {
+	_ = os.Remove(b.snapshotMetaPath(user, name))
+}

@@ -43,10 +43,11 @@ func (b *Backend) ContainersPreflight(ctx context.Context) (backend.ContainerPre
 		add("disk_space", free >= 1<<30, fmt.Sprintf("%d MiB free under %s", free>>20, b.cfg.fixedDir()),
 			"free disk space: below 1 GiB containers and their images will fail")
 	}
+	pf.Checks = append(pf.Checks, b.gpuCheck())
 	pf.Ready = true
 	failed := 0
 	for _, c := range pf.Checks {
-		if !c.Passed {
+		if !c.Passed && !c.Optional {
 			pf.Ready = false
 			failed++
 		}

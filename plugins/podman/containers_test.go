@@ -266,6 +266,12 @@ func TestContainerPreflight(t *testing.T) {
 	if err != nil || !pf.Ready || len(pf.Checks) < 3 {
 		t.Errorf("ContainersPreflight = %+v, %v", pf, err)
 	}
+	// The gpu check says whether there is one, and never makes the host
+	// not ready.
+	gpu := pf.Checks[len(pf.Checks)-1]
+	if hasGPU := detectGPU(DefaultCDISpecDirs).CDISpec != ""; gpu.Name != "gpu" || !gpu.Optional || gpu.Passed != hasGPU {
+		t.Errorf("gpu check %+v; want an optional check, passed = %v", gpu, hasGPU)
+	}
 	b2 := newTestBackend(t, backend.Limits{}, map[string]any{"containers": map[string]any{"image": "localhost/wai-no-such-image:x"}})
 	pf, err = b2.ContainersPreflight(bg)
 	if err != nil || pf.Ready || !strings.Contains(pf.Summary, "not ready") {

@@ -78,6 +78,9 @@ func PurposeImages(ctx context.Context, cfg Config) ([]ImageRef, error) {
 	var out []ImageRef
 	seen := map[string]bool{}
 	for _, s := range sums {
+		if s.Labels[labelKind] == kindSnapshot {
+			continue // a container's snapshot keeps its purpose label; it is no purpose image
+		}
 		p := s.Labels[labelPurpose]
 		names := s.RepoTags
 		if len(names) == 0 {

@@ -47,7 +47,7 @@ func check(req pdk.CheckRequest) pdk.Decision {
 
 func init() {
 	pdk.Declare("container_safety", "1.0.0")
-	pdk.Policy(check, pdk.ActionContainersCreate, pdk.ActionContainersDestroyAll)
+	pdk.Policy(check, pdk.ActionContainersCreate, pdk.ActionContainersDestroyAll, pdk.ActionContainersRestore)
 }
 
 func main() {}

@@ -35,10 +35,13 @@ type response struct {
 			Passed   bool   `json:"passed"`
 			Detail   string `json:"detail"`
 			Guidance string `json:"guidance,omitempty"`
+			Optional bool   `json:"optional,omitempty"`
 		} `json:"checks"`
 	} `json:"preflight,omitempty"`
 	Notes    []string        `json:"notes,omitempty"`
 	Dotfiles *dotfilesResult `json:"dotfiles,omitempty"`
+	Snapshot  *snapshot  `json:"snapshot,omitempty"`
+	Snapshots []snapshot `json:"snapshots,omitempty"`
 	// Error and Kind say why an operation failed or was denied (the
 	// failed result's value); empty on success.
 	Error string `json:"error,omitempty"`
@@ -95,6 +98,23 @@ type info struct {
 	Health     string   `json:"health,omitempty"`
 }
 
+type snapshot struct {
+	Name        string   `json:"name"`
+	Image       string   `json:"image"`
+	Container   string   `json:"container"`
+	Created     string   `json:"created"`
+	Size        int64    `json:"size,omitempty"`
+	StrippedEnv []string `json:"stripped_env,omitempty"`
+}
+
+func (s snapshot) line() string {
+	l := fmt.Sprintf("%s (of container %s, %s", s.Name, s.Container, s.Created)
+	if s.Size > 0 {
+		l += fmt.Sprintf(", %d MB", (s.Size+(1<<20)-1)>>20)
+	}
+	return l + ")"
+}
+
 type execResult struct {
 	Stdout    string `json:"stdout"`
 	Stderr    string `json:"stderr"`
@@ -137,7 +157,10 @@ func answer(p params, r response) pdk.Result {
 		b.WriteString(r.Preflight.Summary)
 		for _, c := range r.Preflight.Checks {
 			mark := "ok"
-			if !c.Passed {
+			switch {
+			case !c.Passed && c.Optional:
+				mark = "not available (optional: only for what needs it): " + c.Guidance
+			case !c.Passed:
 				mark = "FAILED: " + c.Guidance
 			}
 			fmt.Fprintf(&b, "\n- %s: %s (%s)", c.Name, mark, c.Detail)
@@ -181,6 +204,25 @@ func answer(p params, r response) pdk.Result {
 		return pdk.OK(head+strings.Join(lines, "\n"), r)
 	case "destroy":
 		return pdk.OK("Destroyed "+r.Container.Name+".", r)
+	case "restore":
+		msg := "Restored snapshot " + p.Snapshot + " as " + r.Container.line() + "."
+		for i, s := range r.Setup {
+			msg += fmt.Sprintf("\nSetup %d: exit %d", i+1, s.ExitCode)
+		}
+		return pdk.OK(msg+"\nRun commands with operation exec and container "+strconv.Quote(r.Container.Name)+"."+notes, r)
+	case "snapshot":
+		return pdk.OK("Saved snapshot "+r.Snapshot.line()+". Restore it with operation restore and snapshot "+strconv.Quote(r.Snapshot.Name)+"."+notes, r)
+	case "delete_snapshot":
+		return pdk.OK("Deleted snapshot "+r.Snapshot.Name+".", r)
+	case "list_snapshots":
+		if len(r.Snapshots) == 0 {
+			return pdk.OK("No snapshots.", r)
+		}
+		lines := make([]string, len(r.Snapshots))
+		for i, s := range r.Snapshots {
+			lines[i] = "- " + s.line()
+		}
+		return pdk.OK("Snapshots:\n"+strings.Join(lines, "\n"), r)
 	}
 	return pdk.OK(r.Container.line(), r)
 }

@@ -21,7 +21,8 @@ import (
 
 // operations the tool offers (the kernel knows the same list).
 var operations = []string{"preflight", "create", "exec", "exec_interactive_hint", "list", "status",
-	"destroy", "destroy_all", "copy_in", "copy_out", "exec_background", "exec_poll", "exec_cancel"}
+	"destroy", "destroy_all", "copy_in", "copy_out", "exec_background", "exec_poll", "exec_cancel",
+	"snapshot", "restore", "list_snapshots", "delete_snapshot"}
 
 // outputBytes is the per-stream budget of an exec's output in the message;
 // the structured value carries what the host returned.
@@ -40,9 +41,9 @@ type port struct {
 }
 
 type params struct {
-	Operation      string            `json:"operation" enum:"preflight,create,exec,exec_interactive_hint,list,status,destroy,destroy_all,copy_in,copy_out,exec_background,exec_poll,exec_cancel" jsonschema:"what to do"`
-	Container      string            `json:"container,omitempty" jsonschema:"the container (exec, exec_background, exec_poll, exec_cancel, status, destroy, copy_in, copy_out, exec_interactive_hint): the name create returned"`
-	Name           string            `json:"name,omitempty" jsonschema:"create: the container's name (generated from purpose when empty)"`
+	Operation      string            `json:"operation" enum:"preflight,create,exec,exec_interactive_hint,list,status,destroy,destroy_all,copy_in,copy_out,exec_background,exec_poll,exec_cancel,snapshot,restore,list_snapshots,delete_snapshot" jsonschema:"what to do"`
+	Container      string            `json:"container,omitempty" jsonschema:"the container (exec, exec_background, exec_poll, exec_cancel, status, destroy, copy_in, copy_out, snapshot, exec_interactive_hint): the name create returned"`
+	Name           string            `json:"name,omitempty" jsonschema:"create, restore: the container's name (generated from purpose when empty)"`
 	Image          string            `json:"image,omitempty" jsonschema:"create: the image (default: the configured one)"`
 	Purpose        string            `json:"purpose,omitempty" jsonschema:"create: what the container is for (python, node, try-repo...); recorded, and used in generated names"`
 	Command        string            `json:"command,omitempty" jsonschema:"exec, exec_background: the shell command to run with /bin/sh -c"`
@@ -65,10 +66,11 @@ type params struct {
 	HealthCheck    bool              `json:"health_check,omitempty" jsonschema:"status: probe the container with an exec"`
 	HostPath       string            `json:"host_path,omitempty" jsonschema:"copy_in, copy_out: a path in the session workspace, or absolute under allowed_host_roots"`
 	ContainerPath  string            `json:"container_path,omitempty" jsonschema:"copy_in, copy_out: an absolute path in the container"`
-	GPU            bool              `json:"gpu,omitempty" jsonschema:"create: a GPU (needs approval)"`
 	JobID          string            `json:"job_id,omitempty" jsonschema:"exec_poll, exec_cancel: the job id exec_background returned"`
 	StdoutOffset   int64             `json:"stdout_offset,omitempty" jsonschema:"exec_poll: byte offset to read stdout from: the previous answer's stdout next, to get only new output (default 0)"`
 	StderrOffset   int64             `json:"stderr_offset,omitempty" jsonschema:"exec_poll: byte offset to read stderr from: the previous answer's stderr next (default 0)"`
+	GPU            bool              `json:"gpu,omitempty" jsonschema:"create, restore: every NVIDIA GPU of the host (needs approval; preflight says whether there is one)"`
+	Snapshot       string            `json:"snapshot,omitempty" jsonschema:"snapshot: the snapshot's name (generated when empty); restore, delete_snapshot: the snapshot"`
 	Dotfiles       *dotfiles         `json:"dotfiles,omitempty" jsonschema:"create: the user's dotfiles (default: the configured [dotfiles] repo, if any)"`
 }
 
@@ -87,6 +89,7 @@ func init() {
 	pdk.Tool("containers", "Manage isolated containers beside your session: preflight, then create one (from an image, with the workspace mounted at /workspace, "+
 		"API-key variables passed through, optionally your git config), exec commands in it (or exec_background a long one and exec_poll it until it ends), "+
 		"copy files in and out, list, status, destroy. "+
+		"Save a container as a named snapshot (its files; API keys are left out) and restore it later as a new container with create's parameters. "+
 		"Use it to try a repository in a clean environment, run a service next to its code, or hand a person a shell (exec_interactive_hint). "+
 		"Containers are hardened (no capabilities, no privilege escalation, memory and process limits) and go away with the session unless persistent.",
 		run, pdk.Returns[response](), pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Containers"))

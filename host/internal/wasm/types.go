@@ -191,7 +191,8 @@ const (
 // ("containers.<operation>").
 var ContainerActions = []string{"containers.preflight", "containers.create", "containers.exec", "containers.exec_interactive_hint",
 	"containers.list", "containers.status", "containers.destroy", "containers.destroy_all", "containers.copy_in", "containers.copy_out",
-	"containers.exec_background", "containers.exec_poll", "containers.exec_cancel"}
+	"containers.exec_background", "containers.exec_poll", "containers.exec_cancel",
+	"containers.snapshot", "containers.restore", "containers.list_snapshots", "containers.delete_snapshot"}
 
 // CheckRequest is one question to a policy (wai_check).
 type CheckRequest struct {

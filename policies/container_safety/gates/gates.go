@@ -114,7 +114,7 @@ func (c Config) Check(r Request) Verdict {
 			return ask("destroy_all (it removes every container of the session)", "allow_destroy_all")
 		}
 		return allowed
-	case "create":
+	case "create", "restore": // a restore is a create from a snapshot
 	default:
 		return allowed
 	}
