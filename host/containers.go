@@ -55,6 +55,19 @@ type ContainerRequest struct {
 	// AllSessions: list every container of the session's user, not only
 	// the session's own (wai containers ls). Not part of the tool's input.
 	AllSessions bool `json:"-"`
+	// RepoURL is the repository purpose "try-repo" clones: a git URL
+	// (https, ssh, git, file) or a path in the session workspace.
+	RepoURL string `json:"repo_url,omitempty"`
+	// Given holds the parameters the request set, false and "" included
+	// (DecodeContainerRequest fills it), so a profile fills in only the
+	// rest; nil: non-zero values count as given.
+	Given map[string]bool `json:"-"`
+	// Dotfiles is resolved by create from the purpose's profile (true
+	// without a purpose, false for "clean"): whether the user's dotfiles
+	// are applied to the container.
+	Dotfiles bool `json:"-"`
+	// files are extra files provisioned at create (try-repo's tarball).
+	files []backend.ContainerFile
 }
 
 // ContainerResponse is what an operation did; only its own fields are set.
@@ -70,6 +83,9 @@ type ContainerResponse struct {
 	// Notes tell the caller what was skipped and how to fix it
 	// (forward_gh without a logged-in gh, say).
 	Notes []string `json:"notes,omitempty"`
+	// Profile is what create's purpose resolved to (docs/containers.md,
+	// "Profiles").
+	Profile *ProfileResult `json:"profile,omitempty"`
 }
 
 // ContainerExecResult is an exec's outcome on the wire: the session
@@ -107,6 +123,10 @@ type ContainerCheck struct {
 	Persistent     bool     `json:"persistent,omitempty"`
 	// Count is how many managed containers the session has now.
 	Count int `json:"count"`
+	// RepoURL is the repository a try-repo create clones on the host; a
+	// local one (file://) is also listed in MountPaths, as it is a host
+	// path read for the agent.
+	RepoURL string `json:"repo_url,omitempty"`
 }
 
 // DecodeContainerRequest decodes a containers request strictly.
@@ -117,6 +137,7 @@ func DecodeContainerRequest(raw []byte) (ContainerRequest, error) {
 	if err := dec.Decode(&req); err != nil {
 		return req, backend.Errorf(backend.ErrInvalid, "containers", "", "bad request: %v (docs/containers.md lists the parameters)", err)
 	}
+	req.Given = givenKeys(raw)
 	return req, nil
 }
 
@@ -145,7 +166,14 @@ func (s *Session) Containers(ctx context.Context, req ContainerRequest) (Contain
 		s.createMu.Lock()
 		defer s.createMu.Unlock()
 	}
-	check, err := s.containerCheck(ctx, c, owner, req)
+	// The policies see a create as its purpose's profile resolves it.
+	creq := req
+	if req.Operation == "create" {
+		if creq, _, err = s.resolveCreate(ctx, req, ""); err != nil {
+			return resp, err
+		}
+	}
+	check, err := s.containerCheck(ctx, c, owner, creq)
 	if err != nil {
 		return resp, err
 	}
@@ -197,6 +225,10 @@ func (s *Session) containerCheck(ctx context.Context, c backend.Containers, owne
 		GPU: req.GPU, Persistent: req.Persistent}
 	for _, m := range req.Mounts {
 		chk.MountPaths = append(chk.MountPaths, m.HostPath)
+	}
+	chk.RepoURL = req.RepoURL
+	if p := localRepoPath(req.RepoURL); p != "" {
+		chk.MountPaths = append(chk.MountPaths, p)
 	}
 	if req.Operation != "create" {
 		return chk, nil
@@ -256,7 +288,7 @@ func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner b
 		}
 		return resp, err
 	case "create":
-		return s.createContainer(ctx, c, owner, req)
+		return s.createWithProfile(ctx, c, owner, req)
 	case "list":
 		if req.AllSessions {
 			owner.Session = ""

@@ -61,6 +61,7 @@ func (s *Session) createContainer(ctx context.Context, c backend.Containers, own
 	for k, v := range req.Env {
 		spec.Env[k] = v
 	}
+	spec.Files = append(spec.Files, req.files...)
 	home, _ := os.UserHomeDir()
 	if req.ForwardGit {
 		files, note := gitFiles(home)

@@ -33,6 +33,10 @@ type ContainersConfig struct {
 	// (fnmatch globs). Default: backend.DefaultEnvPatterns (API keys,
 	// tokens, model providers' settings, proxies), also when empty.
 	EnvPatterns []string `json:"env_patterns"`
+	// BuildImages lets a create whose purpose image is missing build it
+	// (minutes, as root, from the Debian mirror) instead of failing with
+	// the `wai image build PURPOSE` to run. Default false.
+	BuildImages bool `json:"build_images"`
 
 	memoryBytes int64
 	copyBytes   int64
