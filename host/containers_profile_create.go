@@ -23,6 +23,8 @@ type ProfileResult struct {
 	Dotfiles   bool   `json:"dotfiles"`
 	// Repo is where try-repo put the repository in the container.
 	Repo string `json:"repo,omitempty"`
+
+	imagePurpose string // the recipe of Image
 }
 
 // resolveCreate applies the profile of req's purpose (detected, for
@@ -52,7 +54,7 @@ func (s *Session) resolveCreate(ctx context.Context, req ContainerRequest, detec
 	if err != nil {
 		return req, nil, err
 	}
-	res := &ProfileResult{Purpose: purpose, Detected: detected != "", Dotfiles: p.Dotfiles}
+	res := &ProfileResult{Purpose: purpose, Detected: detected != "", Dotfiles: p.Dotfiles, imagePurpose: p.ImagePurpose}
 	image := ""
 	if !req.given("image", req.Image != "") {
 		ref, err := s.purposeImage(ctx, p.ImagePurpose)
@@ -105,7 +107,7 @@ func (s *Session) createWithProfile(ctx context.Context, c backend.Containers, o
 	rreq.Purpose = prof.Purpose
 	if prof.Image != "" {
 		report, finish := progressSteps(ctx)
-		ref, err := s.k.BuildImage(ctx, prof.Purpose, backend.ImageBuild{OnDemand: true, Progress: report})
+		ref, err := s.k.BuildImage(ctx, prof.imagePurpose, backend.ImageBuild{OnDemand: true, Progress: report})
 		finish()
 		if err != nil {
 			return resp, err

@@ -156,6 +156,9 @@ func printContainers(stdout, stderr io.Writer, sub string, asJSON bool, r host.C
 	for _, n := range r.Notes {
 		fmt.Fprintf(stderr, "wai containers: %s\n", n)
 	}
+	if p := r.Profile; p != nil {
+		fmt.Fprintf(stderr, "wai containers: profile %s (image %s, dotfiles %v)\n", p.Purpose, dash(p.Image), p.Dotfiles)
+	}
 	switch {
 	case asJSON:
 		enc := json.NewEncoder(stdout)
