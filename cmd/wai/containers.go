@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -94,8 +95,12 @@ func containersMain(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fail(ctx, stderr, err)
 	}
 	code := exitOK
+	// A create may build its purpose image (minutes): its steps show on
+	// the terminal's status line.
+	st := newStatus(stderr, false, os.Getenv)
 	for _, req := range reqs {
-		resp, err := s.Containers(ctx, req)
+		resp, err := s.Containers(st.begin(ctx, "wai containers "+sub), req)
+		st.end()
 		if err != nil {
 			code = max(code, fail(ctx, stderr, err))
 			continue
