@@ -12,7 +12,8 @@ import (
 )
 
 // imagesDriver is a driver whose images the profile tests choose: node
-// exists, python and the others are missing and never built on demand.
+// exists, the others are missing; python is never built on demand, the
+// others are.
 type imagesDriver struct {
 	mu     *sync.Mutex
 	builds *[]backend.ImageBuild
@@ -40,7 +41,7 @@ func (d imagesDriver) BuildImage(_ context.Context, _ backend.Options, purpose s
 	*d.builds = append(*d.builds, b)
 	d.mu.Unlock()
 	ref := backend.ImageRef{Purpose: purpose, Name: "localhost/wai-" + purpose + ":h", Exists: true, Current: true}
-	if purpose == "node" || purpose == "general" || purpose == "rust" {
+	if purpose != "python" {
 		b.Progress(backend.ImageProgress{Phase: "cached", Message: "up to date"})
 		return ref, nil
 	}
@@ -162,5 +163,41 @@ func TestTryRepoKernel(t *testing.T) {
 	}
 	if len(resp.Setup) != 1 || !strings.Contains(resp.Setup[0].Stdout, "tar -xf") {
 		t.Errorf("setup %+v", resp.Setup)
+	}
+}
+
+// try-repo on a directory of the session workspace: detected where it is,
+// used at /workspace/PATH, nothing cloned; without the workspace mounted
+// the container could not see it, so that is refused.
+func TestTryRepoWorkspacePath(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	k, fc := profilesKernel(t)
+	s := session(t, k, "p3")
+	ctx := context.Background()
+	ws, _, err := s.workspace(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.FS().Write(ctx, backend.WriteRequest{Path: "src/proj/go.mod", Content: "module example.com/proj\n"}); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := DecodeContainerRequest([]byte(`{"operation":"create","name":"w1","purpose":"try-repo","repo_url":"src/proj"}`))
+	resp, err := s.Containers(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := resp.Profile; p == nil || p.Purpose != "go" || p.Marker != "go.mod" || p.Repo != "/workspace/src/proj" {
+		t.Errorf("profile %+v", resp.Profile)
+	}
+	if got := fc.created[0]; len(got.Files) != 0 || got.Image != "localhost/wai-go:h" || !got.MountWorkspace {
+		t.Errorf("spec: image %s, %d files, workspace %v", got.Image, len(got.Files), got.MountWorkspace)
+	}
+	req, _ = DecodeContainerRequest([]byte(`{"operation":"create","name":"w2","purpose":"try-repo","repo_url":"src/proj","mount_cwd":false}`))
+	if _, err := s.Containers(ctx, req); !errors.Is(err, backend.ErrInvalid) || len(fc.created) != 1 {
+		t.Errorf("workspace path without the workspace: %v", err)
+	}
+	req, _ = DecodeContainerRequest([]byte(`{"operation":"create","name":"w3","purpose":"try-repo","repo_url":"nope"}`))
+	if _, err := s.Containers(ctx, req); !errors.Is(err, backend.ErrNotFound) {
+		t.Errorf("missing workspace path: %v", err)
 	}
 }

@@ -147,8 +147,9 @@ func (s *Session) workspaceRepo(ctx context.Context, rel string) (*clonedRepo, e
 		return nil, err
 	}
 	fsys := ws.FS()
-	if fi, err := fsys.Stat(ctx, rel); err != nil || fi.Kind != backend.KindDir {
-		return nil, backend.Errorf(backend.ErrNotFound, "containers.create", rel, "repo_url: no such directory in the session workspace")
+	fi, statErr := fsys.Stat(ctx, rel)
+	if statErr == nil && fi.Kind != backend.KindDir {
+		return nil, backend.Errorf(backend.ErrInvalid, "containers.create", rel, "repo_url: not a directory of the session workspace")
 	}
 	r := &clonedRepo{workspace: rel, name: path.Base(rel)}
 	var note string
@@ -156,6 +157,11 @@ func (s *Session) workspaceRepo(ctx context.Context, rel string) (*clonedRepo, e
 		fi, err := fsys.Stat(ctx, path.Join(rel, n))
 		return err == nil && fi.Kind == backend.KindFile
 	})
+	// A marker file proves the directory even where Stat knows no
+	// directories (a backend of files only).
+	if statErr != nil && r.marker == "" {
+		return nil, backend.Errorf(backend.ErrNotFound, "containers.create", rel, "repo_url: no such directory in the session workspace")
+	}
 	r.notes = appendNote(r.notes, note)
 	return r, nil
 }
