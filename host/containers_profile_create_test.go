@@ -62,6 +62,8 @@ func profilesKernel(t *testing.T) (*Kernel, *fakeContainers) {
 	})
 	cfg := testConfig(t)
 	cfg.Backend = "zz-images"
+	cfg.DefaultPolicies = []string{"blocklist"}
+	cfg.Policies = []PolicyConfig{{Name: "container_safety"}}
 	fc := newFakeContainers()
 	k, err := New(context.Background(), cfg, WithBackend(fc))
 	if err != nil {
@@ -199,5 +201,20 @@ func TestTryRepoWorkspacePath(t *testing.T) {
 	req, _ = DecodeContainerRequest([]byte(`{"operation":"create","name":"w3","purpose":"try-repo","repo_url":"nope"}`))
 	if _, err := s.Containers(ctx, req); !errors.Is(err, backend.ErrNotFound) {
 		t.Errorf("missing workspace path: %v", err)
+	}
+}
+
+// A file:// repository is a host path read for the agent: the policies
+// see it among the mount paths, and container_safety refuses a sensitive
+// one before anything is cloned.
+func TestTryRepoLocalPathIsGated(t *testing.T) {
+	k, fc := profilesKernel(t)
+	s := session(t, k, "p4")
+	req, _ := DecodeContainerRequest([]byte(`{"operation":"create","name":"g1","purpose":"try-repo","repo_url":"file:///root/private.git"}`))
+	if _, err := s.Containers(context.Background(), req); !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "allow_sensitive_mounts") {
+		t.Errorf("file:///root: %v, want container_safety's denial", err)
+	}
+	if len(fc.created) != 0 {
+		t.Errorf("created %+v", fc.created)
 	}
 }
