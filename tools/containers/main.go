@@ -44,7 +44,7 @@ type params struct {
 	Container      string            `json:"container,omitempty" jsonschema:"the container (exec, status, destroy, copy_in, copy_out, exec_interactive_hint): the name create returned"`
 	Name           string            `json:"name,omitempty" jsonschema:"create: the container's name (generated from purpose when empty)"`
 	Image          string            `json:"image,omitempty" jsonschema:"create: the image (default: the configured one)"`
-	Purpose        string            `json:"purpose,omitempty" enum:"python,node,rust,go,general,clean,try-repo" jsonschema:"create: a profile (image, setup, env, forwarding defaults; explicit parameters win) — try-repo picks one from repo_url"`
+	Purpose        string            `json:"purpose,omitempty" jsonschema:"create: a profile, one of python, node, rust, go, general, clean, try-repo (image, setup, env, forwarding defaults; explicit parameters win); try-repo picks one from repo_url"`
 	Command        string            `json:"command,omitempty" jsonschema:"exec: the shell command to run with /bin/sh -c"`
 	Timeout        int               `json:"timeout,omitempty" jsonschema:"exec and setup_commands: seconds before the command is killed" default:"300"`
 	Workdir        string            `json:"workdir,omitempty" jsonschema:"create: the working directory; exec: the directory to run in"`
