@@ -60,8 +60,8 @@ build_one() { # purpose
 	fi
 	local changes=() c
 	for c in "${RECIPE_CHANGES[@]}" "LABEL wai.recipe=$hash" "LABEL wai.purpose=$purpose"; do changes+=(--change "$c"); done
-	podman import "${changes[@]}" --message "wai image build $purpose" "$tmp/rootfs.tar" "$image" >/dev/null ||
-		{ rm -rf "$tmp"; die "podman import of $image failed"; }
+	podman import "${changes[@]}" --message "wai image build $purpose" "$tmp/rootfs.tar" "$image" >/dev/null 2>"$tmp/import.log" ||
+		{ cat "$tmp/import.log" >&2; rm -rf "$tmp"; die "podman import of $image failed"; }
 	rm -rf "$tmp"
 	if ! out="$(podman run --rm --network none "$image" sh -c "git --version >/dev/null && ${CHECK[$purpose]:-true}" 2>&1)"; then
 		podman rmi -f "$image" >/dev/null 2>&1 || true
