@@ -67,6 +67,19 @@ type ContainerRequest struct {
 	JobID        string `json:"job_id,omitempty"`
 	StdoutOffset int64  `json:"stdout_offset,omitempty"`
 	StderrOffset int64  `json:"stderr_offset,omitempty"`
+	// RepoURL is the repository purpose "try-repo" clones: a git URL
+	// (https, ssh, git, file) or a path in the session workspace.
+	RepoURL string `json:"repo_url,omitempty"`
+	// Given holds the parameters the request set, false and "" included
+	// (DecodeContainerRequest fills it), so a profile fills in only the
+	// rest; nil: non-zero values count as given.
+	Given map[string]bool `json:"-"`
+	// ProfileDotfiles is resolved by create from the purpose's profile
+	// (true without a purpose, false for "clean"): whether the user's
+	// configured dotfiles are applied to the container.
+	ProfileDotfiles bool `json:"-"`
+	// files are extra files provisioned at create (try-repo's tarball).
+	files []backend.ContainerFile
 }
 
 // ContainerResponse is what an operation did; only its own fields are set.
@@ -90,6 +103,9 @@ type ContainerResponse struct {
 	// Snapshots what list_snapshots found.
 	Snapshot  *backend.SnapshotInfo  `json:"snapshot,omitempty"`
 	Snapshots []backend.SnapshotInfo `json:"snapshots,omitempty"`
+	// Profile is what create's purpose resolved to (docs/containers.md,
+	// "Profiles").
+	Profile *ProfileResult `json:"profile,omitempty"`
 }
 
 // ContainerExecResult is an exec's outcome on the wire: the session
@@ -132,6 +148,10 @@ type ContainerCheck struct {
 	DotfilesRepo string `json:"dotfiles_repo,omitempty"`
 	// Snapshot is the snapshot of snapshot, restore and delete_snapshot.
 	Snapshot string `json:"snapshot,omitempty"`
+	// RepoURL is the repository a try-repo create clones on the host; a
+	// local one (file://) is also listed in MountPaths, as it is a host
+	// path read for the agent.
+	RepoURL string `json:"repo_url,omitempty"`
 }
 
 // DecodeContainerRequest decodes a containers request strictly.
@@ -142,6 +162,7 @@ func DecodeContainerRequest(raw []byte) (ContainerRequest, error) {
 	if err := dec.Decode(&req); err != nil {
 		return req, backend.Errorf(backend.ErrInvalid, "containers", "", "bad request: %v (docs/containers.md lists the parameters)", err)
 	}
+	req.Given = givenKeys(raw)
 	return req, nil
 }
 
@@ -170,7 +191,14 @@ func (s *Session) Containers(ctx context.Context, req ContainerRequest) (Contain
 		s.createMu.Lock()
 		defer s.createMu.Unlock()
 	}
-	check, err := s.containerCheck(ctx, c, owner, req)
+	// The policies see a create as its purpose's profile resolves it.
+	creq := req
+	if req.Operation == "create" {
+		if creq, _, err = s.resolveCreate(ctx, req, ""); err != nil {
+			return resp, err
+		}
+	}
+	check, err := s.containerCheck(ctx, c, owner, creq)
 	if err != nil {
 		return resp, err
 	}
@@ -222,6 +250,10 @@ func (s *Session) containerCheck(ctx context.Context, c backend.Containers, owne
 		GPU: req.GPU, Persistent: req.Persistent, Snapshot: req.Snapshot}
 	for _, m := range req.Mounts {
 		chk.MountPaths = append(chk.MountPaths, m.HostPath)
+	}
+	chk.RepoURL = req.RepoURL
+	if p := localRepoPath(req.RepoURL); p != "" {
+		chk.MountPaths = append(chk.MountPaths, p)
 	}
 	if req.Operation != "create" && req.Operation != "restore" {
 		return chk, nil
@@ -288,7 +320,7 @@ func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner b
 		}
 		return resp, err
 	case "create":
-		return s.createContainer(ctx, c, owner, req)
+		return s.createWithProfile(ctx, c, owner, req)
 	case "list":
 		if req.AllSessions {
 			owner.Session = ""

@@ -65,6 +65,7 @@ func (s *Session) createContainer(ctx context.Context, c backend.Containers, own
 	if err != nil {
 		return resp, err
 	}
+	spec.Files = append(spec.Files, req.files...)
 	home, _ := os.UserHomeDir()
 	if req.ForwardGit {
 		files, note := gitFiles(home)

@@ -190,11 +190,11 @@ func outputTail(r backend.ExecResult) string {
 // requestDotfiles is a create's dotfiles: the request's over the
 // configured ones. The policies and the create both use it, so they
 // judge and apply the same repository. A purpose whose profile turns
-// dotfiles off is where useConfig becomes false: the configured
-// repository is then left out, an explicit request still applies.
+// dotfiles off ("clean") leaves the configured repository out; an
+// explicit request still applies. A restore does not take them either:
+// the snapshot already has what the container had.
 func (s *Session) requestDotfiles(req ContainerRequest) *DotfilesRequest {
-	const useConfig = true
-	return effectiveDotfiles(req.Dotfiles, s.k.cfg.Dotfiles, useConfig)
+	return effectiveDotfiles(req.Dotfiles, s.k.cfg.Dotfiles, req.ProfileDotfiles)
 }
 
 // dotfilesPlanFor checks the create's dotfiles against what the

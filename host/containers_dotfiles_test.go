@@ -231,7 +231,8 @@ func TestDotfilesKernelPath(t *testing.T) {
 	if d := resp.Dotfiles; d == nil || d.Source != "https://xxxxx@example.com/dots" || strings.Join(d.Inline, ",") != ".inputrc" {
 		t.Errorf("dotfiles result %+v", resp.Dotfiles)
 	}
-	chk, err := s.containerCheck(ctx, fc, backend.ContainerOwner{Session: "dots"}, ContainerRequest{Operation: "create"})
+	// As Containers resolves it: no purpose takes the configured dotfiles.
+	chk, err := s.containerCheck(ctx, fc, backend.ContainerOwner{Session: "dots"}, ContainerRequest{Operation: "create", ProfileDotfiles: true})
 	if err != nil || chk.DotfilesRepo != "https://xxxxx@example.com/dots" {
 		t.Errorf("the policy sees dotfiles_repo %q (%v); want the configured one, masked", chk.DotfilesRepo, err)
 	}

@@ -6,7 +6,9 @@
 #   2. containers.conf drop-in: exec cleanup delay; pin runc / clamp default
 #      rlimits (only if needed)
 #   3. build the default image localhost/wai-python:bookworm from Debian
-#      packages (only if missing, or built from an older recipe)
+#      packages (only if missing, or built from an older recipe); 3b. the
+#      purpose images localhost/wai-PURPOSE:HASH (python is the same image;
+#      node, go, rust, general: scripts/images/build-purpose-images.sh)
 #   4. start a Podman API service on unix:///run/podman/podman.sock (only if
 #      nothing answers there)
 #   5. verify a hardened `podman run` end to end, locally and via the service
@@ -19,6 +21,8 @@
 #   WAI_PODMAN_IMAGE    test image name  (default localhost/wai-python:bookworm)
 #   WAI_PODMAN_EXIT_COMMAND_DELAY  seconds an exited API exec session is kept
 #                       (default 30; podman's own default is 300)
+#   WAI_SETUP_IMAGES    purpose images to build in step 3b (default
+#                       "node go rust general"; "" builds none)
 #   WAI_DEBIAN_MIRROR   Debian mirror for mmdebstrap (default: from apt
 #                       sources if they name a Debian mirror, else
 #                       http://deb.debian.org/debian)
@@ -221,6 +225,8 @@ debian_mirror() {
 }
 
 image_recipe() { podman image inspect --format '{{index .Labels "wai.recipe"}}' "$IMAGE" 2>/dev/null || true; }
+# The purpose label makes it the python purpose image as well (`wai image ls`).
+image_purpose() { podman image inspect --format '{{index .Labels "wai.purpose"}}' "$IMAGE" 2>/dev/null || true; }
 
 # What the image must hold, checked once right after building it: the
 # commands wai itself runs (sh, sleep, setsid, kill, env) and the ones the
@@ -231,7 +237,7 @@ python3 -c "import json, unittest, sqlite3, venv, ensurepip, pytest" || echo "py
 test -r /proc/self/stat && test -r /proc/1/cmdline || echo "cannot read /proc"
 echo ok'
 
-if [[ "$(image_recipe)" == "$RECIPE_HASH" ]]; then
+if [[ "$(image_recipe)" == "$RECIPE_HASH" && "$(image_purpose)" == python ]]; then
 	log "image $IMAGE present (recipe $RECIPE_HASH)"
 else
 	if podman image exists "$IMAGE"; then
@@ -254,7 +260,7 @@ else
 		die "mmdebstrap failed" "check that $mirror is reachable, or set WAI_DEBIAN_MIRROR=<debian mirror URL>"
 	fi
 	changes=()
-	for c in "${IMPORT_CHANGES[@]}" "LABEL wai.recipe=$RECIPE_HASH"; do changes+=(--change "$c"); done
+	for c in "${IMPORT_CHANGES[@]}" "LABEL wai.recipe=$RECIPE_HASH" "LABEL wai.purpose=python"; do changes+=(--change "$c"); done
 	podman import "${changes[@]}" "$tmpdir/rootfs.tar" "$IMAGE" >/dev/null 2>"$tmpdir/import.log" || {
 		cat "$tmpdir/import.log" >&2
 		die "podman import failed"
@@ -271,6 +277,15 @@ else
 	log "built $IMAGE ($(podman image inspect --format '{{.Size}}' "$IMAGE") bytes)"
 	# Images of older recipes are now untagged: drop them (never one in use).
 	podman image prune -f --filter label=wai.recipe >/dev/null 2>&1 || true
+fi
+
+# ------------------------------------------------------ 3b. purpose images
+# The same image is the python purpose image, by the name `wai image build
+# python` gives it; the others are built from their recipes, each only when
+# no image of its current recipe exists (a second run takes a second).
+podman tag "$IMAGE" "localhost/wai-python:$RECIPE_HASH"
+if [[ -n "${WAI_SETUP_IMAGES-node go rust general}" ]]; then
+	"$(dirname "$0")/images/build-purpose-images.sh"
 fi
 
 # ----------------------------------------------------------- 4. API service

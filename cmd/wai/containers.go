@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -100,8 +101,12 @@ func containersMain(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fail(ctx, stderr, err)
 	}
 	code := exitOK
+	// A create may build its purpose image (minutes): its steps show on
+	// the terminal's status line.
+	st := newStatus(stderr, false, os.Getenv)
 	for _, req := range reqs {
-		resp, err := s.Containers(ctx, req)
+		resp, err := s.Containers(st.begin(ctx, "wai containers "+sub), req)
+		st.end()
 		if err != nil {
 			code = max(code, fail(ctx, stderr, err))
 			continue
@@ -161,6 +166,9 @@ func cpRequest(a []string) (host.ContainerRequest, error) {
 func printContainers(stdout, stderr io.Writer, sub string, asJSON bool, r host.ContainerResponse) int {
 	for _, n := range r.Notes {
 		fmt.Fprintf(stderr, "wai containers: %s\n", n)
+	}
+	if p := r.Profile; p != nil {
+		fmt.Fprintf(stderr, "wai containers: profile %s (image %s, dotfiles %v)\n", p.Purpose, dash(p.Image), p.Dotfiles)
 	}
 	if printSnapshots(stdout, sub, asJSON, r) {
 		return exitOK

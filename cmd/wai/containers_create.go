@@ -23,7 +23,8 @@ func createFlags(fs *flag.FlagSet) func([]string) (host.ContainerRequest, error)
 	r := host.ContainerRequest{Operation: "create", Persistent: true}
 	fs.StringVar(&r.Name, "name", "", "container `name` (generated when empty)")
 	fs.StringVar(&r.Image, "image", "", "`image` (default: the configured one)")
-	fs.StringVar(&r.Purpose, "purpose", "", "what it is for (recorded; names generated names)")
+	fs.StringVar(&r.Purpose, "purpose", "", "a profile: python, node, rust, go, general, clean or try-repo (with --repo); flags given win over it")
+	fs.StringVar(&r.RepoURL, "repo", "", "--purpose try-repo: the git `URL` (or workspace path) to clone and set up")
 	fs.StringVar(&r.Network, "network", "", "bridge (default) or none")
 	fs.StringVar(&r.MemoryLimit, "memory", "", "memory limit, like 2g")
 	pass := fs.String("passthrough", "auto", "host variables to pass: auto, all, none, or NAME,NAME…")
@@ -44,6 +45,9 @@ func createFlags(fs *flag.FlagSet) func([]string) (host.ContainerRequest, error)
 		}
 		off := false
 		r.MountCwd = &off
+		// The flags given win over the purpose's profile, false ones too.
+		r.Given = map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { r.Given[strings.ReplaceAll(f.Name, "-", "_")] = true })
 		switch *pass {
 		case "auto", "all", "none":
 			r.EnvPassthrough, _ = json.Marshal(*pass)

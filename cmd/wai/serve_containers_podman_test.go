@@ -99,7 +99,7 @@ func TestServeContainersPodman(t *testing.T) {
 		}
 		return out
 	}
-	mustOK(map[string]any{"operation": "create", "name": name, "image": podmanImage(), "forward_git": true, "purpose": "done-when"})
+	mustOK(map[string]any{"operation": "create", "name": name, "image": podmanImage(), "forward_git": true, "purpose": "general"})
 	if out := mustOK(map[string]any{"operation": "exec", "container": name, "command": "git config user.name"}); !strings.Contains(out, "Ada Container") {
 		t.Errorf("git config user.name: %s", out)
 	}

@@ -27,6 +27,11 @@ type ImageBuild struct {
 	// Progress, when set, is called with every step of the build, from
 	// the building goroutine; it must not block for long.
 	Progress func(ImageProgress)
+	// OnDemand: a containers create needs the image. A missing image is
+	// built only when the backend's configuration allows building on
+	// demand; otherwise the error (ErrUnavailable) names the command that
+	// builds it. An existing image is returned either way.
+	OnDemand bool
 }
 
 // ImageRef is a purpose image: its name, the recipe hash it was (or will

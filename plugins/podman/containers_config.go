@@ -40,6 +40,10 @@ type ContainersConfig struct {
 	// MaxSnapshots caps each user's snapshots: each is an image of up to
 	// the container's size, kept until deleted. Default 20.
 	MaxSnapshots int `json:"max_snapshots"`
+	// BuildImages lets a create whose purpose image is missing build it
+	// (minutes, as root, from the Debian mirror) instead of failing with
+	// the `wai image build PURPOSE` to run. Default false.
+	BuildImages bool `json:"build_images"`
 
 	memoryBytes int64
 	copyBytes   int64

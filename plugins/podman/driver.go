@@ -52,5 +52,6 @@ func (driver) BuildImage(ctx context.Context, opts backend.Options, purpose stri
 	if err != nil {
 		return backend.ImageRef{}, err
 	}
-	return BuildPurposeImage(ctx, cfg, purpose, BuildOptions{Force: b.Force, Progress: b.Progress})
+	return BuildPurposeImage(ctx, cfg, purpose, BuildOptions{Force: b.Force, Progress: b.Progress,
+		OnDemand: b.OnDemand, Allowed: cfg.Containers.BuildImages})
 }

@@ -140,6 +140,11 @@ func BuildPurposeImage(ctx context.Context, cfg Config, purpose string, opts Bui
 		say(ProgressEvent{Phase: PhaseCached, Message: ref.Name + " is up to date (recipe " + ref.Recipe + ")"})
 		return ref, nil
 	}
+	if opts.OnDemand && !opts.Allowed {
+		return ref, backend.Errorf(backend.ErrUnavailable, "image", ref.Name,
+			"the %s image is not built: run `wai image build %s` (as root), or set build_images = true in [backends.podman.containers] to build it on demand",
+			purpose, purpose)
+	}
 	if err := canBuild(); err != nil {
 		return ref, err
 	}

@@ -17,6 +17,10 @@ type BuildOptions struct {
 	// building goroutine; it must not block for long. The CLI prints the
 	// events; an MCP tool can forward them as progress notifications.
 	Progress func(ProgressEvent)
+	// OnDemand: a create needs the image; unless Allowed (the config's
+	// containers.build_images) a missing image is an error naming
+	// `wai image build PURPOSE`, not a build.
+	OnDemand, Allowed bool
 }
 
 func (o BuildOptions) progress(ev ProgressEvent) {

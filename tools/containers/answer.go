@@ -38,10 +38,20 @@ type response struct {
 			Optional bool   `json:"optional,omitempty"`
 		} `json:"checks"`
 	} `json:"preflight,omitempty"`
-	Notes    []string        `json:"notes,omitempty"`
-	Dotfiles *dotfilesResult `json:"dotfiles,omitempty"`
-	Snapshot  *snapshot  `json:"snapshot,omitempty"`
-	Snapshots []snapshot `json:"snapshots,omitempty"`
+	Notes     []string        `json:"notes,omitempty"`
+	Dotfiles  *dotfilesResult `json:"dotfiles,omitempty"`
+	Snapshot  *snapshot       `json:"snapshot,omitempty"`
+	Snapshots []snapshot      `json:"snapshots,omitempty"`
+	// Profile is what create's purpose resolved to.
+	Profile *struct {
+		Purpose    string `json:"purpose"`
+		Detected   bool   `json:"detected,omitempty"`
+		Marker     string `json:"marker,omitempty"`
+		Image      string `json:"image,omitempty"`
+		ImageBuilt bool   `json:"image_built,omitempty"`
+		Dotfiles   bool   `json:"dotfiles"`
+		Repo       string `json:"repo,omitempty"`
+	} `json:"profile,omitempty"`
 	// Error and Kind say why an operation failed or was denied (the
 	// failed result's value); empty on success.
 	Error string `json:"error,omitempty"`
@@ -181,6 +191,19 @@ func answer(p params, r response) pdk.Result {
 	switch p.Operation {
 	case "create":
 		msg := "Created " + r.Container.line() + "."
+		if p := r.Profile; p != nil {
+			msg += "\nProfile " + p.Purpose
+			if p.Detected {
+				msg += " (detected from " + strconv.Quote(p.Marker) + ")"
+			}
+			if p.ImageBuilt {
+				msg += ", image " + p.Image + " built for it"
+			}
+			if p.Repo != "" {
+				msg += "; the repository is at " + p.Repo
+			}
+			msg += "."
+		}
 		if r.Dotfiles != nil {
 			msg += r.Dotfiles.line()
 		}

@@ -45,7 +45,7 @@ type params struct {
 	Container      string            `json:"container,omitempty" jsonschema:"the container (exec, exec_background, exec_poll, exec_cancel, status, destroy, copy_in, copy_out, snapshot, exec_interactive_hint): the name create returned"`
 	Name           string            `json:"name,omitempty" jsonschema:"create, restore: the container's name (generated from purpose when empty)"`
 	Image          string            `json:"image,omitempty" jsonschema:"create: the image (default: the configured one)"`
-	Purpose        string            `json:"purpose,omitempty" jsonschema:"create: what the container is for (python, node, try-repo...); recorded, and used in generated names"`
+	Purpose        string            `json:"purpose,omitempty" jsonschema:"create: a profile, one of python, node, rust, go, general, clean, try-repo (image, setup, env, forwarding defaults; explicit parameters win); try-repo picks one from repo_url"`
 	Command        string            `json:"command,omitempty" jsonschema:"exec, exec_background: the shell command to run with /bin/sh -c"`
 	Timeout        int               `json:"timeout,omitempty" jsonschema:"exec and setup_commands: seconds before the command is killed (default 300); exec_background: the job's max runtime in seconds (default and maximum the host's, 1 hour unless configured)"`
 	Workdir        string            `json:"workdir,omitempty" jsonschema:"create: the working directory; exec, exec_background: the directory to run in"`
@@ -54,9 +54,9 @@ type params struct {
 	Ports          []port            `json:"ports,omitempty" jsonschema:"create: ports to publish, on 127.0.0.1 only"`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"create: variables to set; they win over passthrough"`
 	EnvPassthrough json.RawMessage   `json:"env_passthrough,omitempty" jsonschema:"create: host variables to pass: auto (API keys, tokens, proxies), all, none, or a list of names" default:"auto"`
-	ForwardGit     bool              `json:"forward_git,omitempty" jsonschema:"create: copy the host's git configuration in (never keys)"`
-	ForwardGh      bool              `json:"forward_gh,omitempty" jsonschema:"create: pass the host gh login as GH_TOKEN and GITHUB_TOKEN"`
-	ForwardSSH     bool              `json:"forward_ssh,omitempty" jsonschema:"create: copy ~/.ssh in (needs approval)"`
+	ForwardGit     *bool             `json:"forward_git,omitempty" jsonschema:"create: copy the host's git configuration in (never keys)"`
+	ForwardGh      *bool             `json:"forward_gh,omitempty" jsonschema:"create: pass the host gh login as GH_TOKEN and GITHUB_TOKEN"`
+	ForwardSSH     *bool             `json:"forward_ssh,omitempty" jsonschema:"create: copy ~/.ssh in (needs approval)"`
 	SetupCommands  []string          `json:"setup_commands,omitempty" jsonschema:"create: commands to run once it is up"`
 	MemoryLimit    string            `json:"memory_limit,omitempty" jsonschema:"create: memory limit, like 2g (at most the configured one)" default:"4g"`
 	Network        string            `json:"network,omitempty" jsonschema:"create: bridge (a network of its own) or none" default:"bridge"`
@@ -71,6 +71,7 @@ type params struct {
 	StderrOffset   int64             `json:"stderr_offset,omitempty" jsonschema:"exec_poll: byte offset to read stderr from: the previous answer's stderr next (default 0)"`
 	GPU            bool              `json:"gpu,omitempty" jsonschema:"create, restore: every NVIDIA GPU of the host (needs approval; preflight says whether there is one)"`
 	Snapshot       string            `json:"snapshot,omitempty" jsonschema:"snapshot: the snapshot's name (generated when empty); restore, delete_snapshot: the snapshot"`
+	RepoURL        string            `json:"repo_url,omitempty" jsonschema:"create with purpose try-repo: a git URL (https, ssh, file) or a path in the session workspace to try"`
 	Dotfiles       *dotfiles         `json:"dotfiles,omitempty" jsonschema:"create: the user's dotfiles (default: the configured [dotfiles] repo, if any)"`
 }
 
