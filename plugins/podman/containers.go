@@ -47,6 +47,11 @@ func (b *Backend) CreateContainer(ctx context.Context, req backend.ContainerSpec
 	if err != nil {
 		return backend.ContainerInfo{}, err
 	}
+	if info.Network != "" {
+		if _, err := b.lookupNetwork(ctx, op, backend.ContainerRef{Owner: req.Owner, Name: info.Network}); err != nil {
+			return backend.ContainerInfo{}, err
+		}
+	}
 	if s.SeccompProfilePath, err = writeSeccompProfile(b.seccompDir); err != nil {
 		return info, err
 	}
@@ -133,9 +138,14 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 	info.EnvKeys = keys
 	s.Labels = map[string]string{labelManaged: "true", labelKind: kindContainer, labelSession: req.Owner.Session,
 		labelUser: req.Owner.User, labelCreated: now.Format(time.RFC3339), labelPurpose: req.Purpose,
-		labelPersistent: fmt.Sprint(req.Persistent), labelEnvKeys: strings.Join(info.EnvKeys, ","), labelHome: b.cfg.fixedDir()}
+		labelPersistent: fmt.Sprint(req.Persistent), labelEnvKeys: strings.Join(info.EnvKeys, ","), labelHome: b.cfg.fixedDir(),
+		labelProject: req.Project, labelService: req.Service}
+	info.Project, info.Service = req.Project, req.Service
 	s.Init = ptr(true)
 	s.Command = []string{"sleep", "infinity"}
+	if len(req.Command) > 0 {
+		s.Command = append([]string{}, req.Command...)
+	}
 	s.User = b.cfg.User
 	s.Env = map[string]string{"HOME": ContainerHome}
 	for k, v := range env {
@@ -144,6 +154,7 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 	if err := b.containerNetwork(s, req); err != nil {
 		return nil, info, err
 	}
+	info.Network = s.Labels[labelNetwork]
 	info.Ports = req.Ports
 	b.harden(s, mem)
 	if s.Mounts, info.Mounts, err = b.containerMounts(req); err != nil {
@@ -241,7 +252,11 @@ func (b *Backend) containerNetwork(s *specgen.SpecGenerator, req backend.Contain
 			return backend.Errorf(backend.ErrInvalid, op, "", "ports need a network: drop network = \"none\" or the ports")
 		}
 	default:
-		return backend.Errorf(backend.ErrInvalid, op, req.Network, "network must be \"bridge\" (the default) or \"none\"")
+		// A managed network: CreateContainer checked it is the owner's.
+		if !isManagedNetworkName(req.Network) || !containerNameRE.MatchString(req.Network) {
+			return backend.Errorf(backend.ErrInvalid, op, req.Network, "network must be \"bridge\" (the default), \"none\" or a network create_network made")
+		}
+		attachNetwork(s, req.Network, req.Service)
 	}
 	for _, p := range req.Ports {
 		proto := p.Protocol

@@ -33,6 +33,10 @@ type ContainersConfig struct {
 	// (fnmatch globs). Default: backend.DefaultEnvPatterns (API keys,
 	// tokens, model providers' settings, proxies), also when empty.
 	EnvPatterns []string `json:"env_patterns"`
+	// AllowNetworkEgress lets create_network make a network with a route
+	// out (egress = true); without it every managed network is internal:
+	// its containers reach each other, nothing else.
+	AllowNetworkEgress bool `json:"allow_network_egress"`
 
 	memoryBytes int64
 	copyBytes   int64

@@ -1,0 +1,95 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package podman
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// netClient fetches from a name on the network (retrying while the server
+// starts), then tries the outside: the output says what worked.
+const netClient = `python3 - <<'EOF'
+import socket, time, urllib.request
+for host in ("srv", "web"):
+    for i in range(50):
+        try:
+            print(host, urllib.request.urlopen("http://%s:8080/" % host, timeout=2).status)
+            break
+        except Exception as e:
+            err = e
+            time.sleep(0.2)
+    else:
+        print(host, "failed", err)
+t = time.time()
+try:
+    socket.create_connection(("1.1.1.1", 80), timeout=5)
+    print("egress open")
+except OSError as e:
+    print("egress closed after %.1fs" % (time.time() - t))
+EOF`
+
+// TestContainerNetworkByName: two containers on an internal network reach
+// each other by container name and by service alias, not the outside; the
+// network cannot be destroyed while in use, nor used by another user.
+func TestContainerNetworkByName(t *testing.T) {
+	b, _, owner := containerTest(t, nil)
+	ctx, cancel := context.WithTimeout(bg, 3*time.Minute)
+	defer cancel()
+	name := "wai-net-" + newID()[:8]
+	t.Cleanup(func() { _, _ = b.DestroyNetworks(context.Background(), owner, false) })
+	if _, err := b.CreateNetwork(ctx, backend.NetworkSpec{Owner: owner, Name: name, Egress: true}); !errors.Is(err, backend.ErrPermission) {
+		t.Fatalf("egress without allow_network_egress: got %v, want ErrPermission", err)
+	}
+	if _, err := b.CreateNetwork(ctx, backend.NetworkSpec{Owner: owner, Name: "podman"}); !errors.Is(err, backend.ErrInvalid) {
+		t.Fatalf("reserved name: got %v, want ErrInvalid", err)
+	}
+	n, err := b.CreateNetwork(ctx, backend.NetworkSpec{Owner: owner, Name: name})
+	if err != nil || !n.Internal || n.Session != owner.Session {
+		t.Fatalf("CreateNetwork = %+v, %v; want an internal network of the session", n, err)
+	}
+	if _, err := b.CreateNetwork(ctx, backend.NetworkSpec{Owner: owner, Name: name}); !errors.Is(err, backend.ErrExist) {
+		t.Fatalf("second CreateNetwork: got %v, want ErrExist", err)
+	}
+	stranger := backend.ContainerOwner{User: "mallory", Session: owner.Session}
+	if _, err := b.CreateContainer(ctx, backend.ContainerSpec{Owner: stranger, Name: "x-" + newID()[:6], Network: name}); !errors.Is(err, backend.ErrNotFound) {
+		t.Fatalf("another user's create on the network: got %v, want ErrNotFound", err)
+	}
+	srv := create(t, b, backend.ContainerSpec{Owner: owner, Name: "srv", Network: name, Service: "web",
+		Command: []string{"python3", "-m", "http.server", "8080"}})
+	cli := create(t, b, backend.ContainerSpec{Owner: owner, Name: "cli-" + newID()[:6], Network: name})
+	if srv.Network != name || cli.Network != name {
+		t.Fatalf("containers' network = %q, %q; want %q", srv.Network, cli.Network, name)
+	}
+	res := cexec(t, b, backend.ContainerRef{Owner: owner, Name: cli.Name}, netClient)
+	out := res.Stdout + res.Stderr
+	if !strings.Contains(out, "srv 200") || !strings.Contains(out, "web 200") || !strings.Contains(out, "egress closed") {
+		t.Fatalf("client output:\n%s\nwant srv 200, web 200 and egress closed", out)
+	}
+	ls, err := b.ListNetworks(ctx, owner)
+	if err != nil || len(ls) != 1 || strings.Join(ls[0].Containers, ",") != cli.Name+",srv" {
+		t.Fatalf("ListNetworks = %+v, %v; want %s used by %s and srv", ls, err, name, cli.Name)
+	}
+	_, err = b.DestroyNetwork(ctx, backend.ContainerRef{Owner: owner, Name: name})
+	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "in use by") {
+		t.Fatalf("DestroyNetwork in use: got %v, want ErrUnavailable naming its containers", err)
+	}
+	if _, err := b.DestroyContainers(ctx, owner, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.DestroyNetwork(ctx, backend.ContainerRef{Owner: stranger, Name: name}); !errors.Is(err, backend.ErrNotFound) {
+		t.Fatalf("another user's DestroyNetwork: got %v, want ErrNotFound", err)
+	}
+	gone, err := b.DestroyNetworks(ctx, owner, true)
+	if err != nil || len(gone) != 1 {
+		t.Fatalf("DestroyNetworks = %+v, %v; want the one network", gone, err)
+	}
+	if ls, err := b.ListNetworks(ctx, owner); err != nil || len(ls) != 0 {
+		t.Fatalf("ListNetworks after destroy = %+v, %v", ls, err)
+	}
+}
