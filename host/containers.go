@@ -15,7 +15,8 @@ import (
 // ContainerOperations are the containers tool's operation values, and
 // the policy actions "containers.<operation>".
 var ContainerOperations = []string{"preflight", "create", "exec", "exec_interactive_hint", "list", "status",
-	"destroy", "destroy_all", "copy_in", "copy_out"}
+	"destroy", "destroy_all", "copy_in", "copy_out",
+	"create_network", "destroy_network", "list_networks", "compose_up", "compose_down", "compose_status"}
 
 // ActionContainersPrefix starts the policy action of every containers
 // operation ("containers.create", …).
@@ -55,6 +56,18 @@ type ContainerRequest struct {
 	// AllSessions: list every container of the session's user, not only
 	// the session's own (wai containers ls). Not part of the tool's input.
 	AllSessions bool `json:"-"`
+	// Egress: create_network makes a network with a route out (needs the
+	// backend's allow_network_egress).
+	Egress bool `json:"egress,omitempty"`
+	// File is compose_up's compose file: in the workspace, or absolute
+	// under allowed_host_roots. Project names a compose project
+	// (compose_up: default the file's name key or its directory).
+	File    string `json:"file,omitempty"`
+	Project string `json:"project,omitempty"`
+	// ServiceCommand and Service: a compose service's create (set by
+	// compose_up, not part of the tool's input).
+	ServiceCommand []string `json:"-"`
+	Service        string   `json:"-"`
 }
 
 // ContainerResponse is what an operation did; only its own fields are set.
@@ -70,6 +83,10 @@ type ContainerResponse struct {
 	// Notes tell the caller what was skipped and how to fix it
 	// (forward_gh without a logged-in gh, say).
 	Notes []string `json:"notes,omitempty"`
+	// Networks and compose (create_network, list_networks, compose_*).
+	Network  *backend.NetworkInfo  `json:"network,omitempty"`
+	Networks []backend.NetworkInfo `json:"networks,omitempty"`
+	Compose  *ComposeStatus        `json:"compose,omitempty"`
 }
 
 // ContainerExecResult is an exec's outcome on the wire: the session
@@ -107,6 +124,11 @@ type ContainerCheck struct {
 	Persistent     bool     `json:"persistent,omitempty"`
 	// Count is how many managed containers the session has now.
 	Count int `json:"count"`
+	// Egress: create_network asks for a route out. Project and Service:
+	// the compose service a create (or compose_*) is for.
+	Egress  bool   `json:"egress,omitempty"`
+	Project string `json:"project,omitempty"`
+	Service string `json:"service,omitempty"`
 }
 
 // DecodeContainerRequest decodes a containers request strictly.
@@ -141,7 +163,7 @@ func (s *Session) Containers(ctx context.Context, req ContainerRequest) (Contain
 		return resp, err
 	}
 	owner := backend.ContainerOwner{User: s.spec.User, Session: s.spec.Session}
-	if req.Operation == "create" {
+	if req.Operation == "create" || req.Operation == "compose_up" {
 		s.createMu.Lock()
 		defer s.createMu.Unlock()
 	}
@@ -194,7 +216,7 @@ func (s *Session) containersBackend(ctx context.Context) (backend.Containers, er
 func (s *Session) containerCheck(ctx context.Context, c backend.Containers, owner backend.ContainerOwner, req ContainerRequest) (ContainerCheck, error) {
 	chk := ContainerCheck{Operation: req.Operation, Container: firstNonEmpty(req.Container, req.Name), Image: req.Image,
 		Network: req.Network, ForwardGit: req.ForwardGit, ForwardGh: req.ForwardGh, ForwardSSH: req.ForwardSSH,
-		GPU: req.GPU, Persistent: req.Persistent}
+		GPU: req.GPU, Persistent: req.Persistent, Egress: req.Egress, Project: req.Project, Service: req.Service}
 	for _, m := range req.Mounts {
 		chk.MountPaths = append(chk.MountPaths, m.HostPath)
 	}
@@ -268,6 +290,10 @@ func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner b
 		ls, err := c.DestroyContainers(ctx, owner, false)
 		resp.Containers = ls
 		return resp, err
+	case "create_network", "destroy_network", "list_networks":
+		return s.networkOp(ctx, c, owner, req)
+	case "compose_up", "compose_down", "compose_status":
+		return s.composeOp(ctx, c, owner, req)
 	}
 	if err := needName(); err != nil {
 		return resp, err
@@ -346,6 +372,7 @@ func (s *Session) destroyContainers(ctx context.Context) {
 	if err != nil {
 		s.k.log.LogAttrs(ctx, slog.LevelWarn, "containers.cleanup_failed", slog.String("session", s.spec.Session), slog.String("error", err.Error()))
 	}
+	s.destroyNetworks(ctx, c)
 }
 
 func firstNonEmpty(a, b string) string {

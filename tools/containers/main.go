@@ -21,7 +21,8 @@ import (
 
 // operations the tool offers (the kernel knows the same list).
 var operations = []string{"preflight", "create", "exec", "exec_interactive_hint", "list", "status",
-	"destroy", "destroy_all", "copy_in", "copy_out"}
+	"destroy", "destroy_all", "copy_in", "copy_out",
+	"create_network", "destroy_network", "list_networks", "compose_up", "compose_down", "compose_status"}
 
 // outputBytes is the per-stream budget of an exec's output in the message;
 // the structured value carries what the host returned.
@@ -40,9 +41,9 @@ type port struct {
 }
 
 type params struct {
-	Operation      string            `json:"operation" enum:"preflight,create,exec,exec_interactive_hint,list,status,destroy,destroy_all,copy_in,copy_out" jsonschema:"what to do"`
+	Operation      string            `json:"operation" enum:"preflight,create,exec,exec_interactive_hint,list,status,destroy,destroy_all,copy_in,copy_out,create_network,destroy_network,list_networks,compose_up,compose_down,compose_status" jsonschema:"what to do"`
 	Container      string            `json:"container,omitempty" jsonschema:"the container (exec, status, destroy, copy_in, copy_out, exec_interactive_hint): the name create returned"`
-	Name           string            `json:"name,omitempty" jsonschema:"create: the container's name (generated from purpose when empty)"`
+	Name           string            `json:"name,omitempty" jsonschema:"create: the container's name (generated from purpose when empty); create_network: the network's name"`
 	Image          string            `json:"image,omitempty" jsonschema:"create: the image (default: the configured one)"`
 	Purpose        string            `json:"purpose,omitempty" jsonschema:"create: what the container is for (python, node, try-repo...); recorded, and used in generated names"`
 	Command        string            `json:"command,omitempty" jsonschema:"exec: the shell command to run with /bin/sh -c"`
@@ -58,7 +59,7 @@ type params struct {
 	ForwardSSH     bool              `json:"forward_ssh,omitempty" jsonschema:"create: copy ~/.ssh in (needs approval)"`
 	SetupCommands  []string          `json:"setup_commands,omitempty" jsonschema:"create: commands to run once it is up"`
 	MemoryLimit    string            `json:"memory_limit,omitempty" jsonschema:"create: memory limit, like 2g (at most the configured one)" default:"4g"`
-	Network        string            `json:"network,omitempty" jsonschema:"create: bridge (a network of its own) or none" default:"bridge"`
+	Network        string            `json:"network,omitempty" jsonschema:"create: bridge (a network of its own), none, or a network create_network made (its containers reach each other by name); destroy_network: the network" default:"bridge"`
 	Persistent     bool              `json:"persistent,omitempty" jsonschema:"create: keep it after the session ends (wai ps lists it, wai rm removes it)"`
 	Force          bool              `json:"force,omitempty" jsonschema:"destroy: kill at once instead of stopping"`
 	Confirm        bool              `json:"confirm,omitempty" jsonschema:"destroy_all: you mean it"`
@@ -66,6 +67,9 @@ type params struct {
 	HostPath       string            `json:"host_path,omitempty" jsonschema:"copy_in, copy_out: a path in the session workspace, or absolute under allowed_host_roots"`
 	ContainerPath  string            `json:"container_path,omitempty" jsonschema:"copy_in, copy_out: an absolute path in the container"`
 	GPU            bool              `json:"gpu,omitempty" jsonschema:"create: a GPU (needs approval)"`
+	Egress         bool              `json:"egress,omitempty" jsonschema:"create_network: give it a route out (only if the config allows; default internal: its containers reach each other, nothing else)"`
+	File           string            `json:"file,omitempty" jsonschema:"compose_up: the compose file, in the workspace or absolute under allowed_host_roots"`
+	Project        string            `json:"project,omitempty" jsonschema:"compose_up: the project name (default: the file's name key or directory); compose_down, compose_status: the project"`
 }
 
 func init() {
@@ -73,6 +77,7 @@ func init() {
 	pdk.Tool("containers", "Manage isolated containers beside your session: preflight, then create one (from an image, with the workspace mounted at /workspace, "+
 		"API-key variables passed through, optionally your git config), exec commands in it, copy files in and out, list, status, destroy. "+
 		"Use it to try a repository in a clean environment, run a service next to its code, or hand a person a shell (exec_interactive_hint). "+
+		"create_network makes a network whose containers reach each other by name (internal unless allowed); compose_up runs a compose file's services on one. "+
 		"Containers are hardened (no capabilities, no privilege escalation, memory and process limits) and go away with the session unless persistent.",
 		run, pdk.Returns[response](), pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Containers"))
 }
