@@ -206,6 +206,11 @@ type ContainerCheck struct {
 	GPU            bool     `json:"gpu,omitempty"`
 	Persistent     bool     `json:"persistent,omitempty"`
 	Count          int      `json:"count"` // the session's containers now
+	// Egress: create_network asks for a route out. Project and Service:
+	// the compose service a create (or compose_*) is for.
+	Egress  bool   `json:"egress,omitempty"`
+	Project string `json:"project,omitempty"`
+	Service string `json:"service,omitempty"`
 }
 
 // Decision is a policy's answer: allow, deny, or ask a person.

@@ -35,7 +35,7 @@ func check(req pdk.CheckRequest) pdk.Decision {
 		return pdk.Deny("a containers action without its description: denied")
 	}
 	v := cfg.Check(gates.Request{Operation: c.Operation, Network: c.Network, MountPaths: c.MountPaths,
-		EnvPassthrough: c.EnvPassthrough, ForwardSSH: c.ForwardSSH, GPU: c.GPU, Count: c.Count})
+		EnvPassthrough: c.EnvPassthrough, ForwardSSH: c.ForwardSSH, GPU: c.GPU, Count: c.Count, Egress: c.Egress})
 	switch {
 	case v.Allow:
 		return pdk.Allow()
