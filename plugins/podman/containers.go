@@ -48,8 +48,15 @@ func (b *Backend) CreateContainer(ctx context.Context, req backend.ContainerSpec
 		return backend.ContainerInfo{}, err
 	}
 	if info.Network != "" {
-		if _, err := b.lookupNetwork(ctx, op, backend.ContainerRef{Owner: req.Owner, Name: info.Network}); err != nil {
+		n, err := b.lookupNetwork(ctx, op, backend.ContainerRef{Owner: req.Owner, Name: info.Network})
+		if err != nil {
 			return backend.ContainerInfo{}, err
+		}
+		// netavark accepts the mapping and forwards nothing: refuse
+		// rather than publish a port that never answers.
+		if n.Internal && len(req.Ports) > 0 {
+			return backend.ContainerInfo{}, backend.Errorf(backend.ErrInvalid, op, info.Network,
+				"ports cannot be published from an internal network: drop the ports, or use a network with egress (containers.allow_network_egress)")
 		}
 	}
 	if s.SeccompProfilePath, err = writeSeccompProfile(b.seccompDir); err != nil {

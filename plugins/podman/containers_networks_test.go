@@ -60,6 +60,10 @@ func TestContainerNetworkByName(t *testing.T) {
 	if _, err := b.CreateContainer(ctx, backend.ContainerSpec{Owner: stranger, Name: "x-" + newID()[:6], Network: name}); !errors.Is(err, backend.ErrNotFound) {
 		t.Fatalf("another user's create on the network: got %v, want ErrNotFound", err)
 	}
+	if _, err := b.CreateContainer(ctx, backend.ContainerSpec{Owner: owner, Name: "p-" + newID()[:6], Network: name,
+		Ports: []backend.ContainerPort{{ContainerPort: 80}}}); !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "internal") {
+		t.Fatalf("ports on an internal network: got %v, want ErrInvalid", err)
+	}
 	srv := create(t, b, backend.ContainerSpec{Owner: owner, Name: "srv", Network: name, Service: "web",
 		Command: []string{"python3", "-m", "http.server", "8080"}})
 	cli := create(t, b, backend.ContainerSpec{Owner: owner, Name: "cli-" + newID()[:6], Network: name})
@@ -91,5 +95,42 @@ func TestContainerNetworkByName(t *testing.T) {
 	}
 	if ls, err := b.ListNetworks(ctx, owner); err != nil || len(ls) != 0 {
 		t.Fatalf("ListNetworks after destroy = %+v, %v", ls, err)
+	}
+}
+
+// TestContainerNetworkGC: wai gc removes the networks of a session that
+// is over (persistent ones with --all), never those of a live session.
+func TestContainerNetworkGC(t *testing.T) {
+	b := newTestBackend(t, backend.Limits{}, nil)
+	ws, err := b.Open(bg, backend.WorkspaceSpec{Session: session("netgc")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := backend.ContainerOwner{Session: ws.(*Workspace).session}
+	t.Cleanup(func() { _, _ = b.DestroyNetworks(context.WithoutCancel(bg), owner, false) })
+	temp, kept := "wai-gc-"+newID()[:8], "wai-gck-"+newID()[:8]
+	for _, s := range []backend.NetworkSpec{{Owner: owner, Name: temp}, {Owner: owner, Name: kept, Persistent: true}} {
+		if _, err := b.CreateNetwork(bg, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mine := func(s string) bool { return s == owner.Session }
+	var rep backend.GCReport
+	b.gcContainers(bg, backend.GCOptions{Match: mine}, &rep)
+	if len(rep.Removed) != 0 || len(rep.Kept) != 2 {
+		t.Fatalf("gc of a live session's networks: removed %+v kept %+v; want both kept", rep.Removed, rep.Kept)
+	}
+	if err := ws.Close(bg); err != nil {
+		t.Fatal(err)
+	}
+	rep = backend.GCReport{}
+	b.gcContainers(bg, backend.GCOptions{Match: mine}, &rep)
+	if len(rep.Removed) != 1 || rep.Removed[0].Name != temp || len(rep.Kept) != 1 || rep.Kept[0].Name != kept {
+		t.Errorf("gc = removed %+v kept %+v; want %s removed, persistent %s kept", rep.Removed, rep.Kept, temp, kept)
+	}
+	rep = backend.GCReport{}
+	b.gcContainers(bg, backend.GCOptions{Match: mine, All: true}, &rep)
+	if len(rep.Removed) != 1 || rep.Removed[0].Name != kept {
+		t.Errorf("gc --all = removed %+v, want %s", rep.Removed, kept)
 	}
 }
