@@ -5,6 +5,8 @@ package podman
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +134,34 @@ func TestContainerNetworkGC(t *testing.T) {
 	b.gcContainers(bg, backend.GCOptions{Match: mine, All: true}, &rep)
 	if len(rep.Removed) != 1 || rep.Removed[0].Name != kept {
 		t.Errorf("gc --all = removed %+v, want %s", rep.Removed, kept)
+	}
+}
+
+// TestReadHostFile: a compose file is read from the session workspace or
+// an allowed root, never from elsewhere, and never past its cap.
+func TestReadHostFile(t *testing.T) {
+	roots := t.TempDir()
+	b, w, owner := containerTest(t, map[string]any{"allowed_host_roots": []string{roots}})
+	if err := os.WriteFile(filepath.Join(w.Dir(), "compose.yaml"), []byte("services: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(roots, "big.yaml"), make([]byte, 100), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, real, err := b.ReadHostFile(bg, owner, "compose.yaml", 1<<10)
+	if err != nil || string(data) != "services: {}\n" || real != filepath.Join(w.Dir(), "compose.yaml") {
+		t.Fatalf("ReadHostFile(workspace) = %q, %q, %v", data, real, err)
+	}
+	if _, _, err := b.ReadHostFile(bg, owner, filepath.Join(roots, "big.yaml"), 10); !errors.Is(err, backend.ErrInvalid) {
+		t.Errorf("a file over the cap: %v, want ErrInvalid", err)
+	}
+	if _, _, err := b.ReadHostFile(bg, owner, "/etc/passwd", 1<<10); !errors.Is(err, backend.ErrPermission) {
+		t.Errorf("/etc/passwd: %v, want ErrPermission", err)
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(w.Dir(), "out.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.ReadHostFile(bg, owner, "out.yaml", 1<<10); err == nil {
+		t.Errorf("a symlink out of the workspace was followed")
 	}
 }
