@@ -151,11 +151,22 @@ func TestServeNetworksComposePodman(t *testing.T) {
 		t.Errorf("list_networks after teardown: %s", out)
 	}
 	mustOK(map[string]any{"operation": "create_network", "name": "left-" + id})
+	mustOK(map[string]any{"operation": "create_network", "name": "keep-" + id, "persistent": true})
 	if err := cs.Close(); err != nil {
 		t.Logf("closing the client: %v", err)
 	}
 	_ = cmd.Wait()
+	if ls, err := b.ListNetworks(ctx, backend.ContainerOwner{}); err != nil || len(ls) != 1 || ls[0].Name != "keep-"+id {
+		t.Errorf("networks after the MCP session ended: %+v, %v; want only the persistent keep-%s", ls, err, id)
+	}
+	// wai ps lists the persistent network, wai rm removes it.
+	if r := inProcess(t, config, "ps", "--config", config); r.code != 0 || !strings.Contains(r.stdout, "network/keep-"+id) {
+		t.Errorf("wai ps: %+v", r)
+	}
+	if r := inProcess(t, config, "rm", "--config", config, "network/keep-"+id); r.code != 0 {
+		t.Errorf("wai rm network/keep-%s: %+v", id, r)
+	}
 	if ls, err := b.ListNetworks(ctx, backend.ContainerOwner{}); err != nil || len(ls) != 0 {
-		t.Errorf("networks after the MCP session ended: %+v, %v; want none", ls, err)
+		t.Errorf("networks after wai rm: %+v, %v; want none", ls, err)
 	}
 }

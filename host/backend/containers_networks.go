@@ -59,3 +59,9 @@ type NetworkInfo struct {
 	// ListNetworks and DestroyNetwork's refusal).
 	Containers []string `json:"containers,omitempty"`
 }
+
+// ManagedNetworkLister is implemented by backends with ContainerNetworks,
+// for wai ps: every user's managed networks (the kernel filters by user).
+type ManagedNetworkLister interface {
+	ListManagedNetworks(ctx context.Context) ([]NetworkInfo, error)
+}

@@ -126,6 +126,11 @@ func (b *Backend) ListNetworks(ctx context.Context, owner backend.ContainerOwner
 	return b.managedNetworks(ctx, "containers.list_networks", owner, false)
 }
 
+// ListManagedNetworks lists every user's managed networks (wai ps).
+func (b *Backend) ListManagedNetworks(ctx context.Context) ([]backend.NetworkInfo, error) {
+	return b.managedNetworks(ctx, "containers.list_networks", backend.ContainerOwner{}, true)
+}
+
 // lookupNetwork finds one of the user's managed networks (any session of
 // the user); anything else is ErrNotFound.
 func (b *Backend) lookupNetwork(ctx context.Context, op string, ref backend.ContainerRef) (backend.NetworkInfo, error) {
@@ -235,4 +240,7 @@ func attachNetwork(s *specgen.SpecGenerator, name, service string) {
 }
 
 // Interface guards
-var _ backend.ContainerNetworks = (*Backend)(nil)
+var (
+	_ backend.ContainerNetworks    = (*Backend)(nil)
+	_ backend.ManagedNetworkLister = (*Backend)(nil)
+)
