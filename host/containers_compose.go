@@ -52,9 +52,12 @@ func (s *Session) composeOp(ctx context.Context, c backend.Containers, owner bac
 	return resp, composeDown(ctx, c, n, owner, st, req.Force)
 }
 
-// composeState finds a project's containers and network by label.
+// composeState finds a project's containers and network by label, among
+// every session's of the user: a persistent project (wai containers
+// compose up) outlives the session that started it, as a container does.
 func composeState(ctx context.Context, c backend.Containers, n backend.ContainerNetworks, owner backend.ContainerOwner, project string) (ComposeStatus, error) {
 	st := ComposeStatus{Project: project, Services: []ComposeService{}}
+	owner.Session = ""
 	ls, err := c.ListContainers(ctx, owner)
 	if err != nil {
 		return st, err
@@ -74,7 +77,7 @@ func composeState(ctx context.Context, c backend.Containers, n backend.Container
 		}
 	}
 	if st.Network == "" && len(st.Services) == 0 {
-		return st, backend.Errorf(backend.ErrNotFound, "containers.compose", project, "no compose project of that name in this session (compose_up starts one)")
+		return st, backend.Errorf(backend.ErrNotFound, "containers.compose", project, "no compose project of that name (compose_up starts one)")
 	}
 	return st, nil
 }
@@ -129,7 +132,7 @@ func (s *Session) composeUp(ctx context.Context, c backend.Containers, n backend
 	}
 	st := ComposeStatus{Project: project, File: real, Network: project + "-net", Services: []ComposeService{}}
 	resp.Compose = &st
-	if _, err := n.CreateNetwork(ctx, backend.NetworkSpec{Owner: owner, Name: st.Network, Project: project}); err != nil {
+	if _, err := n.CreateNetwork(ctx, backend.NetworkSpec{Owner: owner, Name: st.Network, Project: project, Persistent: req.Persistent}); err != nil {
 		return resp, err
 	}
 	s.containersUsed.Store(true)
@@ -152,7 +155,8 @@ func (s *Session) composeUp(ctx context.Context, c backend.Containers, n backend
 func (s *Session) composeService(ctx context.Context, c backend.Containers, owner backend.ContainerOwner, up ContainerRequest, project, network string, svc composeService) (ContainerResponse, error) {
 	req := ContainerRequest{Operation: "create", Name: project + "-" + svc.Name, Image: svc.Image, Purpose: "compose " + project,
 		Workdir: svc.Workdir, Mounts: svc.Mounts, Ports: svc.Ports, Env: svc.Env, Network: network, MountCwd: up.MountCwd,
-		EnvPassthrough: up.EnvPassthrough, Timeout: up.Timeout, ServiceCommand: svc.Command, Project: project, Service: svc.Name}
+		EnvPassthrough: up.EnvPassthrough, Timeout: up.Timeout, ServiceCommand: svc.Command, Project: project, Service: svc.Name,
+		Persistent: up.Persistent}
 	check, err := s.containerCheck(ctx, c, owner, req)
 	if err != nil {
 		return ContainerResponse{}, err

@@ -60,7 +60,7 @@ type params struct {
 	SetupCommands  []string          `json:"setup_commands,omitempty" jsonschema:"create: commands to run once it is up"`
 	MemoryLimit    string            `json:"memory_limit,omitempty" jsonschema:"create: memory limit, like 2g (at most the configured one)" default:"4g"`
 	Network        string            `json:"network,omitempty" jsonschema:"create: bridge (a network of its own), none, or a network create_network made (its containers reach each other by name); destroy_network: the network" default:"bridge"`
-	Persistent     bool              `json:"persistent,omitempty" jsonschema:"create: keep it after the session ends (wai ps lists it, wai rm removes it)"`
+	Persistent     bool              `json:"persistent,omitempty" jsonschema:"create, create_network, compose_up: keep it after the session ends (wai ps lists it, wai rm removes it)"`
 	Force          bool              `json:"force,omitempty" jsonschema:"destroy: kill at once instead of stopping"`
 	Confirm        bool              `json:"confirm,omitempty" jsonschema:"destroy_all: you mean it"`
 	HealthCheck    bool              `json:"health_check,omitempty" jsonschema:"status: probe the container with an exec"`
