@@ -129,6 +129,8 @@ func (s *Session) composeUp(ctx context.Context, c backend.Containers, n backend
 	if st, err := composeState(ctx, c, n, owner, project); err == nil {
 		resp.Compose = &st
 		return resp, backend.Errorf(backend.ErrExist, op, project, "the project is up already: compose_down it first, or give another project")
+	} else if !errors.Is(err, backend.ErrNotFound) {
+		return resp, err
 	}
 	st := ComposeStatus{Project: project, File: real, Network: project + "-net", Services: []ComposeService{}}
 	resp.Compose = &st

@@ -123,9 +123,9 @@ func parseService(name string, keys map[string]yaml.Node) (composeService, error
 	return svc, nil
 }
 
-func containerNameOK(s string) bool {
-	return regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,40}$`).MatchString(s)
-}
+var serviceNameRE = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,40}$`)
+
+func containerNameOK(s string) bool { return serviceNameRE.MatchString(s) }
 
 // stringOrList: a string command runs with /bin/sh -c (so quoting works
 // as a person typed it); a list is the argv.
