@@ -36,6 +36,10 @@ except OSError as e:
     print("egress closed after %.1fs" % (time.time() - t))
 EOF`
 
+// defaultRoute prints "default via IFACE" for a default route (destination
+// 00000000 in /proc/net/route; the image may have no ip command).
+const defaultRoute = `awk 'NR > 1 && $2 == "00000000" {print "default via", $1}' /proc/net/route`
+
 // TestContainerNetworkByName: two containers on an internal network reach
 // each other by container name and by service alias, not the outside; the
 // network cannot be destroyed while in use, nor used by another user.
@@ -76,6 +80,9 @@ func TestContainerNetworkByName(t *testing.T) {
 	out := res.Stdout + res.Stderr
 	if !strings.Contains(out, "srv 200") || !strings.Contains(out, "web 200") || !strings.Contains(out, "egress closed") {
 		t.Fatalf("client output:\n%s\nwant srv 200, web 200 and egress closed", out)
+	}
+	if r := cexec(t, b, backend.ContainerRef{Owner: owner, Name: cli.Name}, defaultRoute); strings.Contains(r.Stdout, "default via") {
+		t.Errorf("a default route on an internal network: %s", r.Stdout)
 	}
 	ls, err := b.ListNetworks(ctx, owner)
 	if err != nil || len(ls) != 1 || strings.Join(ls[0].Containers, ",") != cli.Name+",srv" {
@@ -163,5 +170,25 @@ func TestReadHostFile(t *testing.T) {
 	}
 	if _, _, err := b.ReadHostFile(bg, owner, "out.yaml", 1<<10); err == nil {
 		t.Errorf("a symlink out of the workspace was followed")
+	}
+}
+
+// TestContainerNetworkEgress: with containers.allow_network_egress a
+// network may have a route out, and its containers may publish ports.
+func TestContainerNetworkEgress(t *testing.T) {
+	b, _, owner := containerTest(t, map[string]any{"containers": map[string]any{"allow_network_egress": true}})
+	name := "wai-egress-" + newID()[:8]
+	t.Cleanup(func() { _, _ = b.DestroyNetworks(context.Background(), owner, false) })
+	n, err := b.CreateNetwork(bg, backend.NetworkSpec{Owner: owner, Name: name, Egress: true})
+	if err != nil || n.Internal {
+		t.Fatalf("CreateNetwork(egress) = %+v, %v; want a network that is not internal", n, err)
+	}
+	c := create(t, b, backend.ContainerSpec{Owner: owner, Network: name, Ports: []backend.ContainerPort{{ContainerPort: 8080}}})
+	if c.Network != name {
+		t.Errorf("container's network = %q, want %q", c.Network, name)
+	}
+	res := cexec(t, b, backend.ContainerRef{Owner: owner, Name: c.Name}, defaultRoute)
+	if !strings.Contains(res.Stdout, "default via") {
+		t.Errorf("no default route on a network with egress:\n%s", res.Stdout)
 	}
 }
