@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/containers/podman/v5/pkg/bindings/network"
+	"github.com/containers/podman/v5/pkg/bindings/system"
 	"github.com/containers/podman/v5/pkg/specgen"
 	nettypes "go.podman.io/common/libnetwork/types"
 
@@ -58,6 +59,13 @@ func (b *Backend) CreateNetwork(ctx context.Context, req backend.NetworkSpec) (b
 	cctx, err := b.svc.ctx(ctx)
 	if err != nil {
 		return backend.NetworkInfo{}, err
+	}
+	// CNI drops name resolution from internal networks (podman 4.3):
+	// refuse rather than make a network whose names never resolve.
+	if info, err := system.Info(cctx, nil); err == nil && info.Host != nil && info.Host.NetworkBackend == "cni" {
+		return backend.NetworkInfo{}, backend.Errorf(backend.ErrUnavailable, op, req.Name,
+			"the Podman service uses the CNI network backend, which cannot resolve names on internal networks: "+
+				"install netavark and aardvark-dns and set network_backend = \"netavark\" (scripts/setup-podman.sh does both)")
 	}
 	if ok, err := network.Exists(cctx, req.Name, nil); err != nil {
 		return backend.NetworkInfo{}, b.svc.wrap(ctx, op, req.Name, err)
