@@ -54,6 +54,12 @@ func (b *Backend) CreateContainer(ctx context.Context, req backend.ContainerSpec
 		}
 		// netavark accepts the mapping and forwards nothing: refuse
 		// rather than publish a port that never answers.
+		// The network goes with its session; a container outliving it
+		// would hold it (and lose its network at the next gc).
+		if req.Persistent && !n.Persistent {
+			return backend.ContainerInfo{}, backend.Errorf(backend.ErrInvalid, op, info.Network,
+				"a persistent container needs a persistent network: create_network with persistent = true")
+		}
 		if n.Internal && len(req.Ports) > 0 {
 			return backend.ContainerInfo{}, backend.Errorf(backend.ErrInvalid, op, info.Network,
 				"ports cannot be published from an internal network: drop the ports, or use a network with egress (containers.allow_network_egress)")

@@ -70,6 +70,9 @@ func TestContainerNetworkByName(t *testing.T) {
 		Ports: []backend.ContainerPort{{ContainerPort: 80}}}); !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "internal") {
 		t.Fatalf("ports on an internal network: got %v, want ErrInvalid", err)
 	}
+	if _, err := b.CreateContainer(ctx, backend.ContainerSpec{Owner: owner, Name: "k-" + newID()[:6], Network: name, Persistent: true}); !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "persistent network") {
+		t.Fatalf("a persistent container on a session's network: got %v, want ErrInvalid", err)
+	}
 	srv := create(t, b, backend.ContainerSpec{Owner: owner, Name: "srv", Network: name, Service: "web",
 		Command: []string{"python3", "-m", "http.server", "8080"}})
 	cli := create(t, b, backend.ContainerSpec{Owner: owner, Name: "cli-" + newID()[:6], Network: name})
