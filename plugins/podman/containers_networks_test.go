@@ -36,6 +36,20 @@ except OSError as e:
     print("egress closed after %.1fs" % (time.time() - t))
 EOF`
 
+// cleanNetworks removes the owner's containers, then its networks (a
+// network in use cannot go): t.Cleanup runs last-in first-out, so the
+// containers' own cleanup would come too late.
+func cleanNetworks(t *testing.T, b *Backend, owner backend.ContainerOwner) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := b.DestroyContainers(ctx, owner, false); err != nil {
+		t.Errorf("cleanup: %v", err)
+	}
+	if _, err := b.DestroyNetworks(ctx, owner, false); err != nil {
+		t.Errorf("cleanup: %v", err)
+	}
+}
+
 // defaultRoute prints "default via IFACE" for a default route (destination
 // 00000000 in /proc/net/route; the image may have no ip command).
 const defaultRoute = `awk 'NR > 1 && $2 == "00000000" {print "default via", $1}' /proc/net/route`
@@ -48,7 +62,7 @@ func TestContainerNetworkByName(t *testing.T) {
 	ctx, cancel := context.WithTimeout(bg, 3*time.Minute)
 	defer cancel()
 	name := "wai-net-" + newID()[:8]
-	t.Cleanup(func() { _, _ = b.DestroyNetworks(context.Background(), owner, false) })
+	t.Cleanup(func() { cleanNetworks(t, b, owner) })
 	if _, err := b.CreateNetwork(ctx, backend.NetworkSpec{Owner: owner, Name: name, Egress: true}); !errors.Is(err, backend.ErrPermission) {
 		t.Fatalf("egress without allow_network_egress: got %v, want ErrPermission", err)
 	}
@@ -181,7 +195,7 @@ func TestReadHostFile(t *testing.T) {
 func TestContainerNetworkEgress(t *testing.T) {
 	b, _, owner := containerTest(t, map[string]any{"containers": map[string]any{"allow_network_egress": true}})
 	name := "wai-egress-" + newID()[:8]
-	t.Cleanup(func() { _, _ = b.DestroyNetworks(context.Background(), owner, false) })
+	t.Cleanup(func() { cleanNetworks(t, b, owner) })
 	n, err := b.CreateNetwork(bg, backend.NetworkSpec{Owner: owner, Name: name, Egress: true})
 	if err != nil || n.Internal {
 		t.Fatalf("CreateNetwork(egress) = %+v, %v; want a network that is not internal", n, err)
