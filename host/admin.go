@@ -120,6 +120,11 @@ func (k *Kernel) ListSessions(ctx context.Context, scope AdminScope) (out []Sess
 			errs = append(errs, &BackendError{name, err})
 		}
 		out = append(out, ss...)
+		ns, err := listManagedNetworks(ctx, name, b, scope)
+		if err != nil {
+			errs = append(errs, &BackendError{name, err})
+		}
+		out = append(out, ns...)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -147,6 +152,9 @@ func (k *Kernel) RemoveSession(ctx context.Context, scope AdminScope, name strin
 	}
 	if strings.HasPrefix(name, SnapshotEntryPrefix) {
 		return k.removeManagedSnapshot(ctx, scope, name)
+	}
+	if strings.HasPrefix(name, NetworkEntryPrefix) {
+		return k.removeManagedNetwork(ctx, scope, name)
 	}
 	key, err := sessionKey(name, scope.User)
 	if err == nil {

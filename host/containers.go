@@ -16,7 +16,8 @@ import (
 // the policy actions "containers.<operation>".
 var ContainerOperations = []string{"preflight", "create", "exec", "exec_interactive_hint", "list", "status",
 	"destroy", "destroy_all", "copy_in", "copy_out", "exec_background", "exec_poll", "exec_cancel",
-	"snapshot", "restore", "list_snapshots", "delete_snapshot"}
+	"snapshot", "restore", "list_snapshots", "delete_snapshot",
+	"create_network", "destroy_network", "list_networks", "compose_up", "compose_down", "compose_status"}
 
 // ActionContainersPrefix starts the policy action of every containers
 // operation ("containers.create", …).
@@ -80,6 +81,18 @@ type ContainerRequest struct {
 	ProfileDotfiles bool `json:"-"`
 	// files are extra files provisioned at create (try-repo's tarball).
 	files []backend.ContainerFile
+	// Egress: create_network makes a network with a route out (needs the
+	// backend's allow_network_egress).
+	Egress bool `json:"egress,omitempty"`
+	// File is compose_up's compose file: in the workspace, or absolute
+	// under allowed_host_roots. Project names a compose project
+	// (compose_up: default the file's name key or its directory).
+	File    string `json:"file,omitempty"`
+	Project string `json:"project,omitempty"`
+	// ServiceCommand and Service: a compose service's create (set by
+	// compose_up, not part of the tool's input).
+	ServiceCommand []string `json:"-"`
+	Service        string   `json:"-"`
 }
 
 // ContainerResponse is what an operation did; only its own fields are set.
@@ -106,6 +119,10 @@ type ContainerResponse struct {
 	// Profile is what create's purpose resolved to (docs/containers.md,
 	// "Profiles").
 	Profile *ProfileResult `json:"profile,omitempty"`
+	// Networks and compose (create_network, list_networks, compose_*).
+	Network  *backend.NetworkInfo  `json:"network,omitempty"`
+	Networks []backend.NetworkInfo `json:"networks,omitempty"`
+	Compose  *ComposeStatus        `json:"compose,omitempty"`
 }
 
 // ContainerExecResult is an exec's outcome on the wire: the session
@@ -152,6 +169,11 @@ type ContainerCheck struct {
 	// local one (file://) is also listed in MountPaths, as it is a host
 	// path read for the agent.
 	RepoURL string `json:"repo_url,omitempty"`
+	// Egress: create_network asks for a route out. Project and Service:
+	// the compose service a create (or compose_*) is for.
+	Egress  bool   `json:"egress,omitempty"`
+	Project string `json:"project,omitempty"`
+	Service string `json:"service,omitempty"`
 }
 
 // DecodeContainerRequest decodes a containers request strictly.
@@ -187,7 +209,7 @@ func (s *Session) Containers(ctx context.Context, req ContainerRequest) (Contain
 		return resp, err
 	}
 	owner := backend.ContainerOwner{User: s.spec.User, Session: s.spec.Session}
-	if req.Operation == "create" || req.Operation == "restore" {
+	if req.Operation == "create" || req.Operation == "restore" || req.Operation == "compose_up" {
 		s.createMu.Lock()
 		defer s.createMu.Unlock()
 	}
@@ -247,7 +269,7 @@ func (s *Session) containersBackend(ctx context.Context) (backend.Containers, er
 func (s *Session) containerCheck(ctx context.Context, c backend.Containers, owner backend.ContainerOwner, req ContainerRequest) (ContainerCheck, error) {
 	chk := ContainerCheck{Operation: req.Operation, Container: firstNonEmpty(req.Container, req.Name), Image: req.Image,
 		Network: req.Network, ForwardGit: req.ForwardGit, ForwardGh: req.ForwardGh, ForwardSSH: req.ForwardSSH,
-		GPU: req.GPU, Persistent: req.Persistent, Snapshot: req.Snapshot}
+		GPU: req.GPU, Persistent: req.Persistent, Snapshot: req.Snapshot, Egress: req.Egress, Project: req.Project, Service: req.Service}
 	for _, m := range req.Mounts {
 		chk.MountPaths = append(chk.MountPaths, m.HostPath)
 	}
@@ -332,6 +354,10 @@ func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner b
 		ls, err := c.DestroyContainers(ctx, owner, false)
 		resp.Containers = ls
 		return resp, err
+	case "create_network", "destroy_network", "list_networks":
+		return s.networkOp(ctx, c, owner, req)
+	case "compose_up", "compose_down", "compose_status":
+		return s.composeOp(ctx, c, owner, req)
 	}
 	if err := needName(); err != nil {
 		return resp, err
@@ -416,6 +442,7 @@ func (s *Session) destroyContainers(ctx context.Context) {
 	if err != nil {
 		s.k.log.LogAttrs(ctx, slog.LevelWarn, "containers.cleanup_failed", slog.String("session", s.spec.Session), slog.String("error", err.Error()))
 	}
+	s.destroyNetworks(ctx, c)
 }
 
 func firstNonEmpty(a, b string) string {

@@ -56,7 +56,7 @@ func (s *Session) createContainer(ctx context.Context, c backend.Containers, own
 	spec := backend.ContainerSpec{Owner: owner, Name: req.Name, Image: req.Image, Purpose: req.Purpose, Workdir: req.Workdir,
 		Mounts: req.Mounts, MountWorkspace: mountCwd, Ports: req.Ports, Env: map[string]string{}, EnvPassthrough: pass,
 		HostEnv: hostEnviron(), Memory: req.MemoryLimit, Network: req.Network, Persistent: req.Persistent,
-		Privileged: req.Privileged, GPU: req.GPU,
+		Privileged: req.Privileged, GPU: req.GPU, Command: req.ServiceCommand, Project: req.Project, Service: req.Service,
 		Provisioning: map[string]bool{"forward_git": req.ForwardGit, "forward_gh": req.ForwardGh, "forward_ssh": req.ForwardSSH}}
 	for k, v := range req.Env {
 		spec.Env[k] = v

@@ -213,6 +213,11 @@ type ContainerCheck struct {
 	// DotfilesRepo is the dotfiles repository a create clones, any
 	// secret in it masked.
 	DotfilesRepo string `json:"dotfiles_repo,omitempty"`
+	// Egress: create_network asks for a route out. Project and Service:
+	// the compose service a create (or compose_*) is for.
+	Egress  bool   `json:"egress,omitempty"`
+	Project string `json:"project,omitempty"`
+	Service string `json:"service,omitempty"`
 }
 
 // Decision is a policy's answer: allow, deny, or ask a person.

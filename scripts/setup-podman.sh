@@ -59,11 +59,15 @@ die() {
 # cgroup v1/hybrid host, so the test needs the real binary), e2fsprogs,
 # util-linux and mount (mkfs.ext4, losetup, mount: size-limited workspaces),
 # git (the dotfiles test builds a repository on the host for a container to
-# clone through a mount).
+# clone through a mount), netavark + aardvark-dns (networks agents create:
+# containers on one reach each other by name, internal ones included —
+# CNI's dnsname plugin refuses internal networks, see step 2 (d)), iproute2
+# (ip: drops idle CNI bridges).
 # Not needed:
 # slirp4netns and fuse-overlayfs — wai runs rootful with --network none on
 # native overlayfs.
-PACKAGES=(podman runc crun catatonit mmdebstrap debian-archive-keyring uidmap curl e2fsprogs util-linux mount git)
+PACKAGES=(podman runc crun catatonit mmdebstrap debian-archive-keyring uidmap curl e2fsprogs util-linux mount git
+	netavark aardvark-dns iproute2)
 
 pkg_installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
@@ -174,6 +178,19 @@ default_ulimits = [
 "
 fi
 
+# (d) Networks agents create (create_network) are internal unless config
+#     allows egress, and containers on them find each other by name. With
+#     CNI, podman 4.3 drops the dnsname plugin from internal networks;
+#     netavark + aardvark-dns resolve names on internal networks too. podman
+#     keeps using CNI on a machine that had images before netavark was
+#     installed (it records the choice in its storage), so say it here.
+want+="
+# Name resolution on internal networks needs netavark + aardvark-dns.
+[network]
+network_backend = \"netavark\"
+"
+prev_backend="$(podman info --format '{{.Host.NetworkBackend}}' 2>/dev/null || true)"
+
 conf_changed=0
 have=""
 [[ -f "$DROPIN" ]] && have="$(cat "$DROPIN")"
@@ -186,6 +203,25 @@ if [[ "$have" != "${want%$'\n'}" ]]; then
 else
 	log "$DROPIN up to date"
 fi
+
+# Switching from CNI: containers attached to CNI networks cannot be torn
+# down by netavark (recreate them), and CNI's idle bridges keep the default
+# network's address (10.88.0.1/16) that netavark's podman0 wants: drop
+# them once nothing is attached (on a later run too).
+if [[ "$prev_backend" == cni ]] && ((conf_changed)); then
+	in_use="$(podman ps -a --format '{{.Names}} {{.Networks}}' 2>/dev/null | awk '$2 != "" && $2 != "none" {print $1}' | tr '\n' ' ')"
+	[[ -z "$in_use" ]] || log "WARNING: containers made with the CNI network backend (${in_use% }) must be recreated to have a network"
+fi
+for br in /sys/class/net/cni-podman*; do
+	[[ -d "$br/brif" ]] || continue
+	if [[ -z "$(ls -A "$br/brif")" ]]; then
+		ip link delete "$(basename "$br")" && log "removed idle CNI bridge $(basename "$br")"
+	else
+		log "WARNING: CNI bridge $(basename "$br") is still in use; re-run once its containers are gone"
+	fi
+done
+[[ "$(podman info --format '{{.Host.NetworkBackend}}' 2>/dev/null)" == netavark ]] ||
+	die "podman does not use the netavark network backend" "check network_backend in /etc/containers/containers.conf{,.d/*}"
 
 runtime="$(podman info --format '{{.Host.OCIRuntime.Name}}' 2>/dev/null)" ||
 	die "podman info failed" "run 'podman info' to see why"

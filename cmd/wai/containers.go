@@ -46,6 +46,8 @@ the backend's hardening), from the command line.
   wai containers snapshots [--json]
   wai containers restore SNAPSHOT [create's flags]
   wai containers rmsnapshot SNAPSHOT…
+  wai containers net create NAME [--egress] | net rm NAME | net ls
+  wai containers compose up FILE [--project P] | compose down [--force] P | compose ps P
 
 Containers made here are persistent (a command-line session ends with the
 command): wai containers rm, or wai gc --all, removes them. Snapshots are
@@ -65,7 +67,7 @@ func containersMain(ctx context.Context, args []string, stdout, stderr io.Writer
 	kf.register(fs)
 	build, asJSON := subcommand(sub, fs)
 	if build == nil {
-		fmt.Fprintf(stderr, "wai containers: no subcommand %q: use create, exec, ls, rm, cp, snapshot, snapshots, restore or rmsnapshot\n", sub)
+		fmt.Fprintf(stderr, "wai containers: no subcommand %q: use create, exec, ls, rm, cp, snapshot, snapshots, restore, rmsnapshot, net or compose\n", sub)
 		return exitError
 	}
 	if err := fs.Parse(interleave(rest)); err != nil {
@@ -144,7 +146,7 @@ func interleave(args []string) []string {
 
 func isBoolFlag(a string) bool {
 	switch strings.TrimLeft(a, "-") {
-	case "v", "json", "force", "forward-git", "forward-gh", "gpu":
+	case "v", "json", "force", "forward-git", "forward-gh", "gpu", "egress":
 		return true
 	}
 	return false
@@ -195,6 +197,8 @@ func printContainers(stdout, stderr io.Writer, sub string, asJSON bool, r host.C
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\t%s\n", c.Name, c.Image, c.State, c.Persistent, dash(c.Session), c.Created.Format("2006-01-02 15:04"))
 		}
 		tw.Flush()
+	case r.Network != nil || r.Networks != nil || r.Compose != nil || sub == "net":
+		printNetworks(stdout, r)
 	case r.Copy != nil:
 		fmt.Fprintf(stdout, "copied %d file(s), %d bytes\n", r.Copy.Files, r.Copy.Bytes)
 	case r.Container != nil:
@@ -237,6 +241,8 @@ func subcommand(sub string, fs *flag.FlagSet) (func([]string) (host.ContainerReq
 		}, asJSON
 	case "cp":
 		return cpRequest, asJSON
+	case "net", "compose":
+		return networkFlags(sub, fs), asJSON
 	}
 	return snapshotSubcommand(sub, fs, asJSON), asJSON
 }

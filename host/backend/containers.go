@@ -110,6 +110,13 @@ type ContainerSpec struct {
 	// give them refuses it (ErrUnavailable saying what to install), never
 	// creates the container without.
 	GPU bool
+	// Command is what the container runs; empty keeps it idle (sleep)
+	// for exec. A compose service's command goes here.
+	Command []string
+	// Project and Service name the compose service the container runs
+	// ("" for none); on a managed network Service is also a DNS alias.
+	Project string
+	Service string
 }
 
 // ContainerMount binds a host path into a container.
@@ -155,6 +162,11 @@ type ContainerInfo struct {
 	Provisioning map[string]bool `json:"provisioning,omitempty"`
 	// Health is set by ContainerStatus: the outcome of a probe exec.
 	Health string `json:"health,omitempty"`
+	// Network is the managed network it is attached to, if any; Project
+	// and Service the compose service it runs.
+	Network string `json:"network,omitempty"`
+	Project string `json:"project,omitempty"`
+	Service string `json:"service,omitempty"`
 }
 
 // ContainerCopy copies between a host path and a container path.

@@ -47,6 +47,24 @@ func (b *Backend) CreateContainer(ctx context.Context, req backend.ContainerSpec
 	if err != nil {
 		return backend.ContainerInfo{}, err
 	}
+	if info.Network != "" {
+		n, err := b.lookupNetwork(ctx, op, backend.ContainerRef{Owner: req.Owner, Name: info.Network})
+		if err != nil {
+			return backend.ContainerInfo{}, err
+		}
+		// netavark accepts the mapping and forwards nothing: refuse
+		// rather than publish a port that never answers.
+		// The network goes with its session; a container outliving it
+		// would hold it (and lose its network at the next gc).
+		if req.Persistent && !n.Persistent {
+			return backend.ContainerInfo{}, backend.Errorf(backend.ErrInvalid, op, info.Network,
+				"a persistent container needs a persistent network: create_network with persistent = true")
+		}
+		if n.Internal && len(req.Ports) > 0 {
+			return backend.ContainerInfo{}, backend.Errorf(backend.ErrInvalid, op, info.Network,
+				"ports cannot be published from an internal network: drop the ports, or use a network with egress (containers.allow_network_egress)")
+		}
+	}
 	if s.SeccompProfilePath, err = writeSeccompProfile(b.seccompDir); err != nil {
 		return info, err
 	}
@@ -136,9 +154,14 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 	info.EnvKeys = keys
 	s.Labels = map[string]string{labelManaged: "true", labelKind: kindContainer, labelSession: req.Owner.Session,
 		labelUser: req.Owner.User, labelCreated: now.Format(time.RFC3339), labelPurpose: req.Purpose,
-		labelPersistent: fmt.Sprint(req.Persistent), labelEnvKeys: strings.Join(info.EnvKeys, ","), labelHome: b.cfg.fixedDir()}
+		labelPersistent: fmt.Sprint(req.Persistent), labelEnvKeys: strings.Join(info.EnvKeys, ","), labelHome: b.cfg.fixedDir(),
+		labelProject: req.Project, labelService: req.Service}
+	info.Project, info.Service = req.Project, req.Service
 	s.Init = ptr(true)
 	s.Command = []string{"sleep", "infinity"}
+	if len(req.Command) > 0 {
+		s.Command = append([]string{}, req.Command...)
+	}
 	s.User = b.cfg.User
 	s.Env = map[string]string{"HOME": ContainerHome}
 	for k, v := range env {
@@ -147,6 +170,7 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 	if err := b.containerNetwork(s, req); err != nil {
 		return nil, info, err
 	}
+	info.Network = s.Labels[labelNetwork]
 	info.Ports = req.Ports
 	b.harden(s, mem)
 	if req.GPU {
@@ -252,7 +276,11 @@ func (b *Backend) containerNetwork(s *specgen.SpecGenerator, req backend.Contain
 			return backend.Errorf(backend.ErrInvalid, op, "", "ports need a network: drop network = \"none\" or the ports")
 		}
 	default:
-		return backend.Errorf(backend.ErrInvalid, op, req.Network, "network must be \"bridge\" (the default) or \"none\"")
+		// A managed network: CreateContainer checked it is the owner's.
+		if !isManagedNetworkName(req.Network) || !containerNameRE.MatchString(req.Network) {
+			return backend.Errorf(backend.ErrInvalid, op, req.Network, "network must be \"bridge\" (the default), \"none\" or a network create_network made")
+		}
+		attachNetwork(s, req.Network, req.Service)
 	}
 	for _, p := range req.Ports {
 		proto := p.Protocol

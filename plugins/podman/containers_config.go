@@ -44,6 +44,10 @@ type ContainersConfig struct {
 	// (minutes, as root, from the Debian mirror) instead of failing with
 	// the `wai image build PURPOSE` to run. Default false.
 	BuildImages bool `json:"build_images"`
+	// AllowNetworkEgress lets create_network make a network with a route
+	// out (egress = true); without it every managed network is internal:
+	// its containers reach each other, nothing else.
+	AllowNetworkEgress bool `json:"allow_network_egress"`
 
 	memoryBytes int64
 	copyBytes   int64

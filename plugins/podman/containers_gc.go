@@ -53,6 +53,7 @@ func (b *Backend) gcContainers(ctx context.Context, opts backend.GCOptions, rep 
 		}
 		rep.Removed = append(rep.Removed, item)
 	}
+	b.gcNetworks(ctx, opts, rep)
 }
 
 // Interface guards

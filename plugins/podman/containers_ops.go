@@ -76,7 +76,7 @@ func (b *Backend) listContainers(ctx context.Context, owner backend.ContainerOwn
 
 func infoFromLabels(name, id, image string, lb map[string]string) backend.ContainerInfo {
 	info := backend.ContainerInfo{Name: name, ID: id, Image: image, Purpose: lb[labelPurpose], Session: lb[labelSession],
-		User: lb[labelUser], Persistent: lb[labelPersistent] == "true"}
+		User: lb[labelUser], Persistent: lb[labelPersistent] == "true", Network: lb[labelNetwork], Project: lb[labelProject], Service: lb[labelService]}
 	info.Created, _ = time.Parse(time.RFC3339, lb[labelCreated])
 	if k := lb[labelEnvKeys]; k != "" {
 		info.EnvKeys = strings.Split(k, ",")

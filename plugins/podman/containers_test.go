@@ -147,7 +147,7 @@ func TestContainerRefusals(t *testing.T) {
 	for name, spec := range map[string]backend.ContainerSpec{
 		"bad name":         {Name: "-x"},
 		"session's prefix": {Name: "wai-test-abc"},
-		"bad network":      {Network: "slirp"},
+		"bad network":      {Network: "ns:/proc/1/ns/net"},
 		"bad path":         {Mounts: []backend.ContainerMount{{HostPath: allowed, ContainerPath: "/proc/x"}}},
 	} {
 		spec.Owner = owner

@@ -35,7 +35,8 @@ func check(req pdk.CheckRequest) pdk.Decision {
 		return pdk.Deny("a containers action without its description: denied")
 	}
 	v := cfg.Check(gates.Request{Operation: c.Operation, Network: c.Network, MountPaths: c.MountPaths,
-		EnvPassthrough: c.EnvPassthrough, ForwardSSH: c.ForwardSSH, GPU: c.GPU, Count: c.Count, DotfilesRepo: c.DotfilesRepo})
+		EnvPassthrough: c.EnvPassthrough, ForwardSSH: c.ForwardSSH, GPU: c.GPU, Count: c.Count, DotfilesRepo: c.DotfilesRepo,
+		Egress: c.Egress})
 	switch {
 	case v.Allow:
 		return pdk.Allow()

@@ -52,6 +52,10 @@ type response struct {
 		Dotfiles   bool   `json:"dotfiles"`
 		Repo       string `json:"repo,omitempty"`
 	} `json:"profile,omitempty"`
+	// Networks and compose projects (answer_networks.go).
+	Network  *netInfo     `json:"network,omitempty"`
+	Networks []netInfo    `json:"networks,omitempty"`
+	Compose  *composeInfo `json:"compose,omitempty"`
 	// Error and Kind say why an operation failed or was denied (the
 	// failed result's value); empty on success.
 	Error string `json:"error,omitempty"`
@@ -106,6 +110,9 @@ type info struct {
 	Persistent bool     `json:"persistent"`
 	EnvKeys    []string `json:"env_keys,omitempty"`
 	Health     string   `json:"health,omitempty"`
+	Network    string   `json:"network,omitempty"`
+	Project    string   `json:"project,omitempty"`
+	Service    string   `json:"service,omitempty"`
 }
 
 type snapshot struct {
@@ -147,6 +154,9 @@ func (i info) line() string {
 	if i.Health != "" {
 		s += ", " + i.Health
 	}
+	if i.Network != "" {
+		s += ", network " + i.Network
+	}
 	return s + ")"
 }
 
@@ -187,6 +197,9 @@ func answer(p params, r response) pdk.Result {
 			dir = "from " + p.Container + ":" + r.Copy.ContainerPath + " to " + r.Copy.HostPath
 		}
 		return pdk.OK(fmt.Sprintf("Copied %d file(s), %d bytes, %s.", r.Copy.Files, r.Copy.Bytes, dir), r)
+	}
+	if res, ok := networkAnswer(p, r); ok {
+		return res
 	}
 	switch p.Operation {
 	case "create":

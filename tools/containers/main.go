@@ -22,7 +22,8 @@ import (
 // operations the tool offers (the kernel knows the same list).
 var operations = []string{"preflight", "create", "exec", "exec_interactive_hint", "list", "status",
 	"destroy", "destroy_all", "copy_in", "copy_out", "exec_background", "exec_poll", "exec_cancel",
-	"snapshot", "restore", "list_snapshots", "delete_snapshot"}
+	"snapshot", "restore", "list_snapshots", "delete_snapshot",
+	"create_network", "destroy_network", "list_networks", "compose_up", "compose_down", "compose_status"}
 
 // outputBytes is the per-stream budget of an exec's output in the message;
 // the structured value carries what the host returned.
@@ -41,9 +42,9 @@ type port struct {
 }
 
 type params struct {
-	Operation      string            `json:"operation" enum:"preflight,create,exec,exec_interactive_hint,list,status,destroy,destroy_all,copy_in,copy_out,exec_background,exec_poll,exec_cancel,snapshot,restore,list_snapshots,delete_snapshot" jsonschema:"what to do"`
+	Operation      string            `json:"operation" enum:"preflight,create,exec,exec_interactive_hint,list,status,destroy,destroy_all,copy_in,copy_out,exec_background,exec_poll,exec_cancel,snapshot,restore,list_snapshots,delete_snapshot,create_network,destroy_network,list_networks,compose_up,compose_down,compose_status" jsonschema:"what to do"`
 	Container      string            `json:"container,omitempty" jsonschema:"the container (exec, exec_background, exec_poll, exec_cancel, status, destroy, copy_in, copy_out, snapshot, exec_interactive_hint): the name create returned"`
-	Name           string            `json:"name,omitempty" jsonschema:"create, restore: the container's name (generated from purpose when empty)"`
+	Name           string            `json:"name,omitempty" jsonschema:"create, restore: the container's name (generated from purpose when empty); create_network: the network's name"`
 	Image          string            `json:"image,omitempty" jsonschema:"create: the image (default: the configured one)"`
 	Purpose        string            `json:"purpose,omitempty" jsonschema:"create: a profile, one of python, node, rust, go, general, clean, try-repo (image, setup, env, forwarding defaults; explicit parameters win); try-repo picks one from repo_url"`
 	Command        string            `json:"command,omitempty" jsonschema:"exec, exec_background: the shell command to run with /bin/sh -c"`
@@ -59,8 +60,8 @@ type params struct {
 	ForwardSSH     *bool             `json:"forward_ssh,omitempty" jsonschema:"create: copy ~/.ssh in (needs approval)"`
 	SetupCommands  []string          `json:"setup_commands,omitempty" jsonschema:"create: commands to run once it is up"`
 	MemoryLimit    string            `json:"memory_limit,omitempty" jsonschema:"create: memory limit, like 2g (at most the configured one)" default:"4g"`
-	Network        string            `json:"network,omitempty" jsonschema:"create: bridge (a network of its own) or none" default:"bridge"`
-	Persistent     bool              `json:"persistent,omitempty" jsonschema:"create: keep it after the session ends (wai ps lists it, wai rm removes it)"`
+	Network        string            `json:"network,omitempty" jsonschema:"create: bridge (a network of its own), none, or a network create_network made (its containers reach each other by name); destroy_network: the network" default:"bridge"`
+	Persistent     bool              `json:"persistent,omitempty" jsonschema:"create, create_network, compose_up: keep it after the session ends (wai ps lists it, wai rm removes it)"`
 	Force          bool              `json:"force,omitempty" jsonschema:"destroy: kill at once instead of stopping"`
 	Confirm        bool              `json:"confirm,omitempty" jsonschema:"destroy_all: you mean it"`
 	HealthCheck    bool              `json:"health_check,omitempty" jsonschema:"status: probe the container with an exec"`
@@ -72,6 +73,9 @@ type params struct {
 	GPU            bool              `json:"gpu,omitempty" jsonschema:"create, restore: every NVIDIA GPU of the host (needs approval; preflight says whether there is one)"`
 	Snapshot       string            `json:"snapshot,omitempty" jsonschema:"snapshot: the snapshot's name (generated when empty); restore, delete_snapshot: the snapshot"`
 	RepoURL        string            `json:"repo_url,omitempty" jsonschema:"create with purpose try-repo: a git URL (https, ssh, file) or a path in the session workspace to try"`
+	Egress         bool              `json:"egress,omitempty" jsonschema:"create_network: give it a route out (only if the config allows; default internal: its containers reach each other, nothing else)"`
+	File           string            `json:"file,omitempty" jsonschema:"compose_up: the compose file, in the workspace or absolute under allowed_host_roots"`
+	Project        string            `json:"project,omitempty" jsonschema:"compose_up: the project name (default: the file's name key or directory); compose_down, compose_status: the project"`
 	Dotfiles       *dotfiles         `json:"dotfiles,omitempty" jsonschema:"create: the user's dotfiles (default: the configured [dotfiles] repo, if any)"`
 }
 
@@ -91,6 +95,7 @@ func init() {
 		"API-key variables passed through, optionally your git config), exec commands in it (or exec_background a long one and exec_poll it until it ends), "+
 		"copy files in and out, list, status, destroy. "+
 		"Save a container as a named snapshot (its files; API keys are left out) and restore it later as a new container with create's parameters. "+
+		"create_network makes a network whose containers reach each other by name (internal unless allowed); compose_up runs a compose file's services on one. "+
 		"Use it to try a repository in a clean environment, run a service next to its code, or hand a person a shell (exec_interactive_hint). "+
 		"Containers are hardened (no capabilities, no privilege escalation, memory and process limits) and go away with the session unless persistent.",
 		run, pdk.Returns[response](), pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Containers"))

@@ -27,6 +27,7 @@ type Config struct {
 	AllowSSHForwarding     bool     `json:"allow_ssh_forwarding"`
 	AllowEnvPassthroughAll bool     `json:"allow_env_passthrough_all"`
 	AllowDestroyAll        bool     `json:"allow_destroy_all"`
+	AllowNetworkEgress     bool     `json:"allow_network_egress"`
 	SensitiveMounts        []string `json:"sensitive_mounts"` // added to DefaultSensitiveMounts
 	MaxContainers          int      `json:"max_containers_per_session"`
 	// Ask, when true (the default), asks a person to approve what needs
@@ -39,7 +40,8 @@ type Config struct {
 
 // Keys are the config keys, for the Wasm plugin's config reader.
 var Keys = []string{"allow_gpu", "allow_host_network", "allow_sensitive_mounts", "allow_ssh_forwarding",
-	"allow_env_passthrough_all", "allow_destroy_all", "sensitive_mounts", "max_containers_per_session", "ask", "dotfiles_repos"}
+	"allow_env_passthrough_all", "allow_destroy_all", "sensitive_mounts", "max_containers_per_session", "ask", "dotfiles_repos",
+	"allow_network_egress"}
 
 // DefaultSensitiveMounts are host paths a mount of needs approval. "/**"
 // marks a whole subtree; other entries match that exact directory, so
@@ -85,6 +87,7 @@ type Request struct {
 	GPU            bool     `json:"gpu"`
 	Count          int      `json:"count"`
 	DotfilesRepo   string   `json:"dotfiles_repo"`
+	Egress         bool     `json:"egress"`
 }
 
 // Verdict is the policy's answer: allow, deny, or (Ask) ask a person.
@@ -112,6 +115,13 @@ func (c Config) Check(r Request) Verdict {
 	case "destroy_all":
 		if !c.AllowDestroyAll {
 			return ask("destroy_all (it removes every container of the session)", "allow_destroy_all")
+		}
+		return allowed
+	case "create_network":
+		// The backend's allow_network_egress decides whether egress can
+		// be had at all; a person approves each network that gets it.
+		if r.Egress && !c.AllowNetworkEgress {
+			return ask("a network with egress (its containers reach outside)", "allow_network_egress")
 		}
 		return allowed
 	case "create", "restore": // a restore is a create from a snapshot

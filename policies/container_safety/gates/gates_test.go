@@ -29,6 +29,9 @@ func TestGates(t *testing.T) {
 		{"mount /var", Request{Operation: "create", MountPaths: []string{"/var/"}}, "allow_sensitive_mounts", true},
 		{"mount /root/x", Request{Operation: "create", MountPaths: []string{"/root/.ssh"}}, "allow_sensitive_mounts", true},
 		{"mount /home", Request{Operation: "create", MountPaths: []string{"/home"}}, "allow_sensitive_mounts", true},
+		{"internal network", Request{Operation: "create_network"}, "", false},
+		{"network with egress", Request{Operation: "create_network", Egress: true}, "allow_network_egress", true},
+		{"compose_up", Request{Operation: "compose_up"}, "", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,66 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// wai containers net and compose for a person: what they make outlives
+// the command (persistent), and goes with net rm and compose down.
+func TestContainersNetComposeCLIPodman(t *testing.T) {
+	state, roots := t.TempDir(), t.TempDir()
+	id := marker(t)[len("wai-test-"):][:8]
+	config := filepath.Join(t.TempDir(), "wai.toml")
+	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf(
+		"backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nimage = %q\nname_prefix = %q\nallowed_host_roots = [%q]\n",
+		state, podmanImage(), "wai-cli-"+id, roots))
+	if r := inProcess(t, config, "exec", "--", "true"); r.code == exitError && strings.Contains(r.stderr, "hint: the backend cannot serve") {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Podman is required on CI: %v", r)
+		}
+		t.Skipf("no usable Podman service: %s", r.stderr)
+	}
+	wai := func(args ...string) result {
+		t.Helper()
+		return inProcess(t, config, append([]string{"containers", args[0], "--config", config}, args[1:]...)...)
+	}
+	net, project := "cnet-"+id, "c"+id
+	t.Cleanup(func() {
+		wai("compose", "down", "--force", project)
+		wai("net", "rm", net)
+	})
+	if r := wai("net", "create", net); r.code != 0 || !strings.Contains(r.stdout, "created network "+net) {
+		t.Fatalf("net create: %+v", r)
+	}
+	if r := wai("net", "ls"); r.code != 0 || !strings.Contains(r.stdout, net) {
+		t.Errorf("net ls: %+v", r)
+	}
+	if r := wai("net", "bogus"); r.code == 0 || !strings.Contains(r.stderr, "usage") {
+		t.Errorf("net bogus: %+v", r)
+	}
+	writeFile(t, roots, "compose.yaml", fmt.Sprintf("services:\n  a:\n    image: %s\n  b:\n    image: %s\n    depends_on: [a]\n", podmanImage(), podmanImage()))
+	if r := wai("compose", "up", filepath.Join(roots, "compose.yaml"), "--project", project); r.code != 0 || !strings.Contains(r.stdout, project+"-b") {
+		t.Fatalf("compose up: %+v", r)
+	}
+	// A command later: the project is still there, and a reaches b by name.
+	if r := wai("exec", project+"-a", "--", "getent hosts b >/dev/null && echo found"); r.code != 0 || r.stdout != "found\n" {
+		t.Errorf("a resolving b: %+v", r)
+	}
+	if r := wai("compose", "ps", project); r.code != 0 || strings.Count(r.stdout, "running") != 2 {
+		t.Errorf("compose ps: %+v", r)
+	}
+	if r := wai("compose", "down", "--force", project); r.code != 0 || !strings.Contains(r.stdout, "removed project "+project) {
+		t.Errorf("compose down: %+v", r)
+	}
+	if r := wai("net", "rm", net); r.code != 0 || !strings.Contains(r.stdout, "removed network "+net) {
+		t.Errorf("net rm: %+v", r)
+	}
+	if r := wai("net", "ls"); r.code != 0 || strings.Contains(r.stdout, id) {
+		t.Errorf("net ls after rm: %+v", r)
+	}
+}

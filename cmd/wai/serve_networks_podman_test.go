@@ -1,0 +1,172 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/plugbuild"
+)
+
+// fetchScript fetches http://HOST:PORT/ (retrying while the server
+// starts), then tries the outside; the output says what worked.
+const fetchScript = `python3 - <<'EOF'
+import socket, time, urllib.request
+for i in range(50):
+    try:
+        print("fetched", urllib.request.urlopen("http://%s/", timeout=2).status)
+        break
+    except Exception as e:
+        err = e
+        time.sleep(0.2)
+else:
+    print("fetch failed", err)
+try:
+    socket.create_connection(("1.1.1.1", 80), timeout=5)
+    print("egress open")
+except OSError:
+    print("egress closed")
+EOF`
+
+// The done-when of networks and compose, over MCP stdio: an agent makes a
+// network, starts a server and a client on it that talk by name (and not
+// to the outside), cannot destroy the network while in use, runs a
+// two-service compose file (a privileged one is refused), checks its
+// status, takes it down, and tears everything down; a network left over
+// goes with the MCP session.
+func TestServeNetworksComposePodman(t *testing.T) {
+	r := inProcess(t, newEnv(t, "").config, "exec", "--backend", "podman", "--", "true")
+	if r.code == exitError && strings.Contains(r.stderr, "hint: the backend cannot serve") {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Podman is required on CI: %v", r)
+		}
+		t.Skipf("no usable Podman service (run scripts/setup-podman.sh as root): %s", r.stderr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	bin := filepath.Join(t.TempDir(), "wai-podman")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-tags", podmanBuildTags, "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building wai with the Podman backend: %v\n%s", err, out)
+	}
+	plugins, state, roots := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(plugins, "containers.wasm"), plugbuild.Build(t, "tools/containers"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id := marker(t)[len("wai-test-"):][:8]
+	img := podmanImage()
+	writeFile(t, roots, "compose.yaml", fmt.Sprintf("services:\n  client:\n    image: %s\n    depends_on: [web]\n"+
+		"  web:\n    image: %s\n    command: python3 -m http.server 8000\n    environment:\n      GREETING: hi\n", img, img))
+	writeFile(t, roots, "bad.yaml", fmt.Sprintf("services:\n  web:\n    image: %s\n    privileged: true\n", img))
+	podmanTable := fmt.Sprintf("image = %q\nname_prefix = %q\nallowed_host_roots = [%q]\n", img, "wai-mcp-"+id, roots)
+	config := filepath.Join(t.TempDir(), "wai.toml")
+	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\nplugin_dir = %q\nbundled_tools = [\"containers\"]\npolicy_timeout = \"30s\"\n\n[backends.podman]\n%s",
+		state, plugins, podmanTable))
+	b := managedBackend(t, state, podmanTable)
+	t.Cleanup(func() {
+		cctx, ccancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer ccancel()
+		_, _ = b.DestroyContainers(cctx, backend.ContainerOwner{}, false)
+		_, _ = b.DestroyNetworks(cctx, backend.ContainerOwner{}, false)
+	})
+
+	cmd := exec.CommandContext(ctx, bin, "serve", "--config", config)
+	c := mcp.NewClient(&mcp.Implementation{Name: "networks-test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(args map[string]any) (string, bool) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "containers", Arguments: args})
+		if err != nil {
+			t.Fatalf("containers %v: %v", args["operation"], err)
+		}
+		var sb strings.Builder
+		for _, ct := range res.Content {
+			if tc, ok := ct.(*mcp.TextContent); ok {
+				sb.WriteString(tc.Text)
+			}
+		}
+		return sb.String(), !res.IsError
+	}
+	mustOK := func(args map[string]any) string {
+		t.Helper()
+		out, ok := call(args)
+		if !ok {
+			t.Fatalf("containers %v failed: %s", args["operation"], out)
+		}
+		return out
+	}
+	net, srv, cli := "net-"+id, "srv-"+id, "cli-"+id
+	if out := mustOK(map[string]any{"operation": "create_network", "name": net}); !strings.Contains(out, "internal") {
+		t.Errorf("create_network: %s", out)
+	}
+	if out, ok := call(map[string]any{"operation": "create_network", "name": "egress-" + id, "egress": true}); ok || !strings.Contains(out, "allow_network_egress") {
+		t.Errorf("a network with egress: ok=%v %s; want a failure naming allow_network_egress", ok, out)
+	}
+	mustOK(map[string]any{"operation": "create", "name": srv, "network": net, "mount_cwd": false})
+	mustOK(map[string]any{"operation": "exec", "container": srv, "command": "nohup python3 -m http.server 8080 >/dev/null 2>&1 &"})
+	mustOK(map[string]any{"operation": "create", "name": cli, "network": net, "mount_cwd": false})
+	out := mustOK(map[string]any{"operation": "exec", "container": cli, "command": strings.Replace(fetchScript, "%s", srv+":8080", 1)})
+	if !strings.Contains(out, "fetched 200") || !strings.Contains(out, "egress closed") {
+		t.Errorf("the client on %s: %s; want fetched 200 from %s by name, and egress closed", net, out, srv)
+	}
+	if out, ok := call(map[string]any{"operation": "destroy_network", "network": net}); ok || !strings.Contains(out, "in use by") {
+		t.Errorf("destroy_network in use: ok=%v %s", ok, out)
+	}
+
+	if out, ok := call(map[string]any{"operation": "compose_up", "file": filepath.Join(roots, "bad.yaml")}); ok || !strings.Contains(out, "privileged") {
+		t.Errorf("compose_up of a privileged service: ok=%v %s", ok, out)
+	}
+	project := "p" + id
+	if out := mustOK(map[string]any{"operation": "compose_up", "file": filepath.Join(roots, "compose.yaml"), "project": project}); !strings.Contains(out, project+"-web") {
+		t.Errorf("compose_up: %s", out)
+	}
+	out = mustOK(map[string]any{"operation": "exec", "container": project + "-client", "command": strings.Replace(fetchScript, "%s", "web:8000", 1)})
+	if !strings.Contains(out, "fetched 200") {
+		t.Errorf("client to web by service name: %s", out)
+	}
+	if out := mustOK(map[string]any{"operation": "compose_status", "project": project}); strings.Count(out, "running") != 2 {
+		t.Errorf("compose_status: %s; want two running services", out)
+	}
+	mustOK(map[string]any{"operation": "compose_down", "project": project, "force": true})
+	if out, ok := call(map[string]any{"operation": "compose_status", "project": project}); ok {
+		t.Errorf("compose_status after down: %s", out)
+	}
+
+	mustOK(map[string]any{"operation": "destroy", "container": srv, "force": true})
+	mustOK(map[string]any{"operation": "destroy", "container": cli, "force": true})
+	mustOK(map[string]any{"operation": "destroy_network", "network": net})
+	if out := mustOK(map[string]any{"operation": "list_networks"}); !strings.Contains(out, "No networks") {
+		t.Errorf("list_networks after teardown: %s", out)
+	}
+	mustOK(map[string]any{"operation": "create_network", "name": "left-" + id})
+	mustOK(map[string]any{"operation": "create_network", "name": "keep-" + id, "persistent": true})
+	if err := cs.Close(); err != nil {
+		t.Logf("closing the client: %v", err)
+	}
+	_ = cmd.Wait()
+	if ls, err := b.ListNetworks(ctx, backend.ContainerOwner{}); err != nil || len(ls) != 1 || ls[0].Name != "keep-"+id {
+		t.Errorf("networks after the MCP session ended: %+v, %v; want only the persistent keep-%s", ls, err, id)
+	}
+	// wai ps lists the persistent network, wai rm removes it.
+	if r := inProcess(t, config, "ps", "--config", config); r.code != 0 || !strings.Contains(r.stdout, "network/keep-"+id) {
+		t.Errorf("wai ps: %+v", r)
+	}
+	if r := inProcess(t, config, "rm", "--config", config, "network/keep-"+id); r.code != 0 {
+		t.Errorf("wai rm network/keep-%s: %+v", id, r)
+	}
+	if ls, err := b.ListNetworks(ctx, backend.ContainerOwner{}); err != nil || len(ls) != 0 {
+		t.Errorf("networks after wai rm: %+v, %v; want none", ls, err)
+	}
+}

@@ -1,0 +1,68 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// Agent-made networks in wai ps and wai rm, as managed containers are
+// (admin_containers.go): each is an entry named NetworkEntryPrefix + its
+// name, KEEP saying whether it is persistent, STATE "internal" or
+// "egress"; wai rm of that name removes it when no container uses it.
+
+// NetworkEntryPrefix starts the wai ps name of a managed network.
+const NetworkEntryPrefix = "network/"
+
+// listManagedNetworks adds the managed networks in scope of backend b.
+func listManagedNetworks(ctx context.Context, name string, b backend.Backend, scope AdminScope) ([]SessionEntry, error) {
+	l, ok := b.(backend.ManagedNetworkLister)
+	if !ok {
+		return nil, nil
+	}
+	infos, err := l.ListManagedNetworks(ctx)
+	var out []SessionEntry
+	for _, n := range infos {
+		if !scope.AllUsers && n.User != scope.User {
+			continue
+		}
+		state := "egress"
+		if n.Internal {
+			state = "internal"
+		}
+		_, session, _ := backend.SplitSessionKey(n.Session)
+		out = append(out, SessionEntry{User: n.User, Name: NetworkEntryPrefix + n.Name, SessionInfo: backend.SessionInfo{
+			Backend: name, Session: session, Created: n.Created, Size: -1, Keep: n.Persistent, State: state}})
+	}
+	return out, err
+}
+
+// removeManagedNetwork removes the managed network of scope.User named by
+// a wai ps entry name.
+func (k *Kernel) removeManagedNetwork(ctx context.Context, scope AdminScope, entry string) (SessionEntry, error) {
+	name := strings.TrimPrefix(entry, NetworkEntryPrefix)
+	var errs []error
+	for _, bname := range k.adminBackends() {
+		b, err := k.adminBackend(ctx, bname)
+		if err != nil {
+			errs = append(errs, &BackendError{bname, err})
+			continue
+		}
+		n, ok := b.(backend.ContainerNetworks)
+		if !ok {
+			continue
+		}
+		info, err := n.DestroyNetwork(ctx, backend.ContainerRef{Owner: backend.ContainerOwner{User: scope.User}, Name: name})
+		if errors.Is(err, backend.ErrNotFound) {
+			continue
+		}
+		return SessionEntry{User: scope.User, Name: entry, SessionInfo: backend.SessionInfo{Backend: bname, Keep: info.Persistent}}, err
+	}
+	err := backend.Errorf(backend.ErrNotFound, "rm", entry, "no managed network of this user has this name (wai ps lists them)")
+	if len(errs) > 0 {
+		err = errors.Join(err, errors.Join(errs...))
+	}
+	return SessionEntry{}, err
+}

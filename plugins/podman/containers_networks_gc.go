@@ -1,0 +1,60 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package podman
+
+import (
+	"context"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// gcNetworks removes managed networks whose session is over (as
+// gcContainers decides for containers) once no container uses them; it
+// runs after gcContainers so a session's network goes with its
+// containers. Persistent ones stay unless opts.All.
+func (b *Backend) gcNetworks(ctx context.Context, opts backend.GCOptions, rep *backend.GCReport) {
+	const op = "containers.gc"
+	l, err := b.managedNetworks(ctx, op, backend.ContainerOwner{}, true)
+	if err != nil {
+		rep.Errors = append(rep.Errors, err)
+		return
+	}
+	for _, n := range l {
+		if !opts.Matches(n.Session) {
+			continue
+		}
+		item := backend.GCItem{Kind: "managed-network", Name: n.Name, Session: n.Session}
+		switch {
+		case b.sessionLive(n.Session):
+			item.Reason = "its session is in use"
+		case n.Persistent && !opts.All:
+			item.Reason = "persistent: removed by wai gc --all"
+		case len(n.Containers) > 0:
+			item.Reason = "containers still use it"
+		}
+		if item.Reason != "" {
+			rep.Kept = append(rep.Kept, item)
+			continue
+		}
+		item.Reason = "its session is over"
+		dctx, cancel := context.WithTimeout(ctx, time.Minute)
+		err := b.removeNetwork(dctx, op, n)
+		cancel()
+		if err != nil {
+			rep.Errors = append(rep.Errors, err)
+			continue
+		}
+		rep.Removed = append(rep.Removed, item)
+	}
+}
+
+// sessionLive reports whether a live process holds the session.
+func (b *Backend) sessionLive(session string) bool {
+	p, err := b.cfg.pathsOf(session)
+	if err != nil {
+		return false
+	}
+	st, _, err := readState(p.state)
+	return err == nil && st.Owner.Alive()
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wai-dev/wai/pdk"
+)
+
+type netInfo struct {
+	Name       string   `json:"name"`
+	Internal   bool     `json:"internal"`
+	Persistent bool     `json:"persistent"`
+	Project    string   `json:"project,omitempty"`
+	Subnets    []string `json:"subnets,omitempty"`
+	Containers []string `json:"containers,omitempty"`
+}
+
+type composeInfo struct {
+	Project  string `json:"project"`
+	File     string `json:"file,omitempty"`
+	Network  string `json:"network,omitempty"`
+	Services []struct {
+		Service   string `json:"service"`
+		Container string `json:"container"`
+		Image     string `json:"image"`
+		State     string `json:"state"`
+		Running   bool   `json:"running"`
+	} `json:"services"`
+}
+
+func (n netInfo) line() string {
+	s := n.Name + " ("
+	if n.Internal {
+		s += "internal"
+	} else {
+		s += "with egress"
+	}
+	if n.Persistent {
+		s += ", persistent"
+	}
+	if n.Project != "" {
+		s += ", compose project " + n.Project
+	}
+	if len(n.Containers) > 0 {
+		s += ", containers " + strings.Join(n.Containers, " ")
+	}
+	return s + ")"
+}
+
+func (c composeInfo) text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Project %s on network %s:", c.Project, c.Network)
+	for _, s := range c.Services {
+		fmt.Fprintf(&b, "\n- %s: container %s (%s, %s)", s.Service, s.Container, s.Image, s.State)
+	}
+	if len(c.Services) == 0 {
+		b.WriteString("\n(no services)")
+	}
+	return b.String()
+}
+
+// networkAnswer writes the message of the network and compose
+// operations; ok is false for the others.
+func networkAnswer(p params, r response) (pdk.Result, bool) {
+	switch p.Operation {
+	case "create_network":
+		return pdk.OK("Created network "+r.Network.line()+". Create containers on it with network = \""+r.Network.Name+
+			"\": they reach each other by container name.", r), true
+	case "destroy_network":
+		return pdk.OK("Destroyed network "+r.Network.Name+".", r), true
+	case "list_networks":
+		if len(r.Networks) == 0 {
+			return pdk.OK("No networks.", r), true
+		}
+		lines := make([]string, len(r.Networks))
+		for i, n := range r.Networks {
+			lines[i] = "- " + n.line()
+		}
+		return pdk.OK("Networks:\n"+strings.Join(lines, "\n"), r), true
+	case "compose_up", "compose_status":
+		msg := r.Compose.text()
+		if p.Operation == "compose_up" {
+			msg = "Started. " + msg + "\nServices reach each other by service name; run commands with exec and the container's name."
+		}
+		return pdk.OK(msg, r), true
+	case "compose_down":
+		return pdk.OK("Stopped and removed "+r.Compose.text(), r), true
+	}
+	return pdk.Result{}, false
+}
