@@ -33,10 +33,16 @@ func instructionsFor(k *host.Kernel) string {
 // instructionsText is the instructions for a backend and the tools offered.
 func instructionsText(info host.BackendInfo, tools []host.Tool) string {
 	var commandTools, fileTools []string
+	containers := false
 	for _, t := range tools {
-		if t.Plugin == "vfs" {
+		switch {
+		case t.Plugin == "vfs":
 			fileTools = append(fileTools, "`"+t.Name+"`")
-		} else {
+		case t.Name == "containers":
+			// It runs nothing in this workspace's environment: its
+			// containers are others, described on their own.
+			containers = true
+		default:
 			commandTools = append(commandTools, "`"+t.Name+"`")
 		}
 	}
@@ -45,6 +51,9 @@ func instructionsText(info host.BackendInfo, tools []host.Tool) string {
 		hostText(&b, info, fileTools)
 	} else {
 		sandboxText(&b, info, commandTools, fileTools)
+	}
+	if containers {
+		b.WriteString(containersText)
 	}
 	b.WriteString("\nThe workspace lasts for this session. Every command and file change passes wai's limits and policies; a refused call says why.")
 	return b.String()
@@ -95,3 +104,16 @@ func hostText(b *strings.Builder, info host.BackendInfo, fileTools []string) {
 	fmt.Fprintf(b, ", but nothing confines commands to it. Commands are limited to %d seconds. Act as you would on a machine that matters.\n",
 		int(info.MaxCommandTimeout/time.Second))
 }
+
+// containersText is the short version of docs/containers.md for the
+// model: what the containers tool's containers are, how to use them, and
+// how a person takes part.
+const containersText = "\nManaged containers\n------------------\n" +
+	"The `containers` tool runs containers beside this workspace, each separate from it and from each other: " +
+	"start with `preflight`, then `create` with a `purpose` (python, node, rust, go, general, clean; or try-repo with `repo_url`, which picks one from the repository). " +
+	"Explicit parameters win over the purpose's defaults. The session's `/workspace` is mounted in them unless `mount_cwd` is false. " +
+	"Use `exec` for short commands and `exec_background` with `exec_poll` for long ones (builds, test suites, servers). " +
+	"`snapshot` saves a container's files (not its secrets) and `restore` makes a new container from it; " +
+	"`create_network` makes a network whose containers reach each other by name and, unless allowed, nothing outside; `compose_up` runs a compose file's services on one. " +
+	"To hand a container to the person, call `exec_interactive_hint` and give them the command it returns: they can work in it while you keep using `exec`. " +
+	"Containers go away with the session unless `persistent`; some requests (GPUs, ~/.ssh, sensitive mounts, egress) need the person's approval, and a refused one says which setting allows it.\n"

@@ -63,3 +63,21 @@ func TestInstructionsHostWarn(t *testing.T) {
 		}
 	}
 }
+
+// The containers tool is not a command tool of the workspace: the model
+// reads what its containers are in a section of their own.
+func TestInstructionsContainers(t *testing.T) {
+	info := host.BackendInfo{Backend: "podman", Sandboxed: true, MaxCommandTimeout: 90 * time.Second}
+	got := instructionsText(info, append(bundled, host.Tool{Name: "containers", Plugin: "containers"}))
+	if strings.Contains(got, "`containers` tools run short commands") || strings.Contains(got, "`shell_execute`, `containers`") {
+		t.Errorf("the containers tool is described as running commands in the workspace:\n%s", got)
+	}
+	for _, want := range []string{"Managed containers\n", "`preflight`", "`exec_background`", "`exec_interactive_hint`", "`create_network`", "persistent"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("instructions lack %q:\n%s", want, got)
+		}
+	}
+	if got := instructionsText(info, bundled); strings.Contains(got, "Managed containers") {
+		t.Errorf("containers described without the tool:\n%s", got)
+	}
+}
