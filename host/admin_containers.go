@@ -39,25 +39,29 @@ func listManagedContainers(ctx context.Context, name string, b backend.Backend, 
 // named by a wai ps entry name.
 func (k *Kernel) removeManagedContainer(ctx context.Context, scope AdminScope, entry string) (SessionEntry, error) {
 	name := strings.TrimPrefix(entry, ContainerEntryPrefix)
-	var errs []error
-	for _, bname := range k.adminBackends() {
-		b, err := k.adminBackend(ctx, bname)
-		if err != nil {
-			errs = append(errs, &BackendError{bname, err})
-			continue
-		}
+	var (
+		errs  []error
+		e     SessionEntry
+		err   error
+		found bool
+	)
+	k.eachAdminBackend(ctx, &errs, func(bname string, b backend.Backend) bool {
 		c, ok := b.(backend.Containers)
 		if !ok {
-			continue
+			return false
 		}
-		info, err := c.DestroyContainer(ctx, backend.ContainerRef{Owner: backend.ContainerOwner{User: scope.User}, Name: name}, true)
-		if errors.Is(err, backend.ErrNotFound) {
-			continue
+		info, derr := c.DestroyContainer(ctx, backend.ContainerRef{Owner: backend.ContainerOwner{User: scope.User}, Name: name}, true)
+		if errors.Is(derr, backend.ErrNotFound) {
+			return false
 		}
-		e := SessionEntry{User: scope.User, Name: entry, SessionInfo: backend.SessionInfo{Backend: bname, Container: info.Name, Keep: info.Persistent}}
+		e = SessionEntry{User: scope.User, Name: entry, SessionInfo: backend.SessionInfo{Backend: bname, Container: info.Name, Keep: info.Persistent}}
+		err, found = derr, true
+		return true
+	})
+	if found {
 		return e, err
 	}
-	err := backend.Errorf(backend.ErrNotFound, "rm", entry, "no managed container of this user has this name (wai ps lists them)")
+	err = backend.Errorf(backend.ErrNotFound, "rm", entry, "no managed container of this user has this name (wai ps lists them)")
 	if len(errs) > 0 {
 		err = errors.Join(err, errors.Join(errs...))
 	}
