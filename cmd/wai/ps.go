@@ -109,6 +109,20 @@ func (a *adminFlags) open(ctx context.Context, stderr io.Writer) (*host.Kernel, 
 	return host.New(ctx, cfg.Kernel(), opts...)
 }
 
+// withConfigKernel runs fn on the admin kernel of the configuration file
+// config (adminFlags.open: its backends, no tools) and closes it after; a
+// kernel that cannot be opened fails the command with a hint. It is for
+// the commands that take only --config, such as wai preflight.
+func withConfigKernel(ctx context.Context, std stdio, config string, fn func(*host.Kernel) int) int {
+	af := adminFlags{kernelFlags: kernelFlags{config: config}}
+	k, err := af.open(ctx, std.err)
+	if err != nil {
+		return fail(ctx, std.err, err)
+	}
+	defer closeKernel(k, std.err)
+	return fn(k)
+}
+
 // reportErrs prints the backends' failures and returns the exit status
 // they call for.
 func reportErrs(ctx context.Context, stderr io.Writer, cmd string, errs []error) int {
