@@ -197,9 +197,12 @@ func ago(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
+// writeJSON prints v as indented JSON for a command's --json, and returns
+// the command's status.
 func writeJSON(std stdio, v any) int {
 	enc := json.NewEncoder(std.out)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // a command line or a schema reads as written
 	if err := enc.Encode(v); err != nil {
 		fmt.Fprintf(std.err, "wai: writing JSON: %v\n", err)
 		return exitError
