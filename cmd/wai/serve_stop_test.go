@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/internal/syncbuf"
 )
 
 // serving is a `wai serve` process the test drives.
@@ -228,7 +229,7 @@ func TestServeStdioBadLineThenSIGTERM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -239,7 +240,7 @@ func TestServeStdioBadLineThenSIGTERM(t *testing.T) {
 	answer := func() map[string]any {
 		t.Helper()
 		if !lines.Scan() {
-			t.Fatalf("wai serve ended its output; stderr:\n%s", string(stderr.bytes()))
+			t.Fatalf("wai serve ended its output; stderr:\n%s", string(stderr.Bytes()))
 		}
 		var v map[string]any
 		if err := json.Unmarshal(lines.Bytes(), &v); err != nil {
@@ -287,10 +288,10 @@ func TestServeStdioBadLineThenSIGTERM(t *testing.T) {
 			t.Errorf("wai serve took %s to exit after SIGTERM, want at most 2 s", took.Round(time.Millisecond))
 		}
 		if err != nil {
-			t.Errorf("wai serve after SIGTERM: %v; stderr:\n%s", err, string(stderr.bytes()))
+			t.Errorf("wai serve after SIGTERM: %v; stderr:\n%s", err, string(stderr.Bytes()))
 		}
 	case <-time.After(2 * time.Minute):
-		t.Fatalf("wai serve did not exit after SIGTERM; stderr:\n%s", string(stderr.bytes()))
+		t.Fatalf("wai serve did not exit after SIGTERM; stderr:\n%s", string(stderr.Bytes()))
 	}
 	if processRuns(marker) {
 		t.Errorf("the running command survived the stop")
