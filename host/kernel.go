@@ -4,13 +4,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sync"
+	"time"
 
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/host/internal/wasm"
@@ -260,76 +263,114 @@ func (k *Kernel) Sessions() []string {
 	return names
 }
 
-// Close closes every session, then the backends the kernel opened and the
-// audit log. Calling it again does nothing.
-func (k *Kernel) Close(ctx context.Context) error {
+// openWorkspace opens the session's workspace on the kernel's backend:
+// the configured one, or the fallback when the configured one was
+// unavailable when the kernel chose (see Info).
+func (k *Kernel) openWorkspace(ctx context.Context, spec backend.WorkspaceSpec) (ws backend.Workspace, fellBack bool, err error) {
+	r, err := k.resolve(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	ws, err = r.b.Open(ctx, spec)
+	return ws, r.info.Fallback, err
+}
+
+// backend returns the named backend, opening it on first use. A failed
+// open is not remembered, so a service that comes up later is found.
+func (k *Kernel) backend(ctx context.Context, name string) (backend.Backend, error) {
 	k.mu.Lock()
+	defer k.mu.Unlock()
 	if k.closed {
-		k.mu.Unlock()
-		return nil
+		return nil, errKernelClosed()
 	}
-	k.closed = true
-	sessions := make([]*Session, 0, len(k.sessions))
-	for _, s := range k.sessions {
-		sessions = append(sessions, s)
+	if b, ok := k.backends[name]; ok {
+		return b, nil
 	}
-	k.mu.Unlock()
-
-	if k.stopReaper != nil {
-		k.stopReaper()
-		<-k.reaperDone
+	opts, err := k.backendOptions(name)
+	if err != nil {
+		return nil, err
 	}
-	var errs []error
-	for _, s := range sessions {
-		if err := s.Close(ctx); err != nil {
-			errs = append(errs, err)
-		}
+	b, err := backend.Open(ctx, name, opts)
+	if err != nil {
+		return nil, k.atConfigLine(name, err)
 	}
-	k.mu.Lock()
-	backends := k.backends
-	k.backends = map[string]backend.Backend{}
-	k.mu.Unlock()
-	for name, b := range backends {
-		if err := b.Close(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("close backend %s: %w", name, err))
-		}
-	}
-	if err := k.closePolicies(ctx); err != nil {
-		errs = append(errs, err)
-	}
-	if err := k.closePlugins(ctx); err != nil {
-		errs = append(errs, err)
-	}
-	k.closeAudit()
-	return errors.Join(errs...)
+	k.backends[name] = b
+	return b, nil
 }
 
-func (k *Kernel) closeAudit() {
-	if k.audit != nil {
-		_ = k.audit.Sync()
-		_ = k.audit.Close()
+// backendOptions are what the named backend is opened (or checked) with:
+// its table of the configuration, as JSON, the limits and the state
+// directory.
+func (k *Kernel) backendOptions(name string) (backend.Options, error) {
+	var raw json.RawMessage
+	if t, ok := k.cfg.Backends[name]; ok {
+		var err error
+		if raw, err = json.Marshal(t); err != nil {
+			return backend.Options{}, backend.Errorf(backend.ErrInvalid, "config", "", "[backends.%s] cannot be passed on as JSON: %v", name, err)
+		}
 	}
+	return backend.Options{
+		Config:   raw,
+		Limits:   k.cfg.Limits,
+		StateDir: k.stateDir,
+		Logger:   k.log.With(slog.String("backend", name)),
+	}, nil
 }
 
-func (k *Kernel) closePolicies(ctx context.Context) error {
-	var errs []error
-	for _, p := range k.chain.policies {
-		if c, ok := p.(interface{ Close(context.Context) error }); ok {
-			if err := c.Close(ctx); err != nil {
-				errs = append(errs, fmt.Errorf("close policy %s: %w", p.Name(), err))
+// unknownBackendField matches the backend parsers' message for a key they
+// do not know (backend.DecodeConfig).
+var unknownBackendField = regexp.MustCompile(`unknown field "([^"]+)" in \[backends\.`)
+
+// atConfigLine adds the file and line of the key a backend refused, which
+// the backend, given its table as JSON, cannot know.
+func (k *Kernel) atConfigLine(name string, err error) error {
+	m := unknownBackendField.FindStringSubmatch(err.Error())
+	if m == nil || !errors.Is(err, backend.ErrInvalid) {
+		return err
+	}
+	if k.cfg.BackendKeyLine == nil {
+		return err
+	}
+	if n := k.cfg.BackendKeyLine(name, m[1]); n > 0 {
+		return fmt.Errorf("%w (%s, line %d)", err, k.cfg.Source, n)
+	}
+	return err
+}
+
+// reap releases what sessions idle for longer than idle hold (a running
+// container), never their files: a client that stays connected but quiet
+// finds its workspace as it left it, and the next call recreates what was
+// released. Only a session's owner closes it (or wai rm, or wai gc once no
+// process holds it). It checks a few times per idle period, so a session
+// holds its resources at most about 1.25 × idle unused.
+func (k *Kernel) reap(ctx context.Context, idle time.Duration) {
+	defer close(k.reaperDone)
+	tick := time.NewTicker(max(idle/4, 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			for _, s := range k.idleSessions(now, idle) {
+				cctx, cancel := context.WithTimeout(ctx, time.Minute)
+				s.releaseIfIdle(cctx, idle)
+				cancel()
 			}
 		}
 	}
-	return errors.Join(errs...)
 }
 
-// forget drops a closed session from the table.
-func (k *Kernel) forget(s *Session) {
+func (k *Kernel) idleSessions(now time.Time, idle time.Duration) []*Session {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.sessions[s.spec.Session] == s {
-		delete(k.sessions, s.spec.Session)
+	var out []*Session
+	for _, s := range k.sessions {
+		if s.idleFor(now) > idle {
+			out = append(out, s)
+		}
 	}
+	return out
 }
 
 func errKernelClosed() error {

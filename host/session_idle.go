@@ -46,39 +46,3 @@ func (s *Session) releaseIfIdle(ctx context.Context, idle time.Duration) {
 	}
 	s.k.log.LogAttrs(ctx, slog.LevelInfo, "session.idle_release", attrs...)
 }
-
-// reap releases what sessions idle for longer than idle hold (a running
-// container), never their files: a client that stays connected but quiet
-// finds its workspace as it left it, and the next call recreates what was
-// released. Only a session's owner closes it (or wai rm, or wai gc once no
-// process holds it). It checks a few times per idle period, so a session
-// holds its resources at most about 1.25 × idle unused.
-func (k *Kernel) reap(ctx context.Context, idle time.Duration) {
-	defer close(k.reaperDone)
-	tick := time.NewTicker(max(idle/4, 10*time.Millisecond))
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-tick.C:
-			for _, s := range k.idleSessions(now, idle) {
-				cctx, cancel := context.WithTimeout(ctx, time.Minute)
-				s.releaseIfIdle(cctx, idle)
-				cancel()
-			}
-		}
-	}
-}
-
-func (k *Kernel) idleSessions(now time.Time, idle time.Duration) []*Session {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	var out []*Session
-	for _, s := range k.sessions {
-		if s.idleFor(now) > idle {
-			out = append(out, s)
-		}
-	}
-	return out
-}
