@@ -186,81 +186,67 @@ func (k *Kernel) Config() Config { return k.cfg.clone() }
 // Logger returns the logger events go to.
 func (k *Kernel) Logger() *slog.Logger { return k.log }
 
-// SessionOptions shape a new session; they are ignored when the session
-// already exists.
-type SessionOptions struct {
-	// User owns the session (default: the kernel's WithUser, else none).
-	// Users are kept apart: the session "proj" of alice and that of bob
-	// are two sessions with their own files, and neither can reach the
-	// other's. Backends with per-user roots use it in their paths.
-	User string
-	// Keep leaves the workspace's files (and container) behind on Close,
-	// for a later session of the same name.
-	Keep bool
-	// Tools, when not nil, are the only tools Call runs for the session.
-	Tools []string
-	// Approver asks a person when a policy answers ask; nil treats ask
-	// as deny (with the policy's reason and the config key that would
-	// allow the action).
-	Approver Approver
-}
-
-// Session returns the named session of opts.User, creating it if needed.
-// An empty name creates a throwaway session with a fresh random name.
-// Creating a session is cheap: its workspace opens on first use.
-//
-// A user's session is known to the kernel and its backend by a key that
-// includes the user (backend.SessionKey); Session.Name returns it, and
-// Session (and Call) accept it back for a session this kernel has open.
-func (k *Kernel) Session(ctx context.Context, name string, opts SessionOptions) (*Session, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if name == "" {
-		name = "tmp-" + randomHex(6)
-	}
+// Close closes every session, then the backends the kernel opened and the
+// audit log. Calling it again does nothing.
+func (k *Kernel) Close(ctx context.Context) error {
 	k.mu.Lock()
-	defer k.mu.Unlock()
 	if k.closed {
-		return nil, errKernelClosed()
+		k.mu.Unlock()
+		return nil
 	}
-	if s, ok := k.sessions[name]; ok && opts.User == "" && backend.IsUserKey(name) {
-		s.touch() // a key Session.Name handed out
-		return s, nil
+	k.closed = true
+	sessions := make([]*Session, 0, len(k.sessions))
+	for _, s := range k.sessions {
+		sessions = append(sessions, s)
 	}
-	user := opts.User
-	if user == "" {
-		user = k.user
+	k.mu.Unlock()
+
+	if k.stopReaper != nil {
+		k.stopReaper()
+		<-k.reaperDone
 	}
-	key, err := sessionKey(name, user)
-	if err != nil {
-		return nil, err
+	var errs []error
+	for _, s := range sessions {
+		if err := s.Close(ctx); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	spec := backend.WorkspaceSpec{Session: key, User: user, Keep: opts.Keep}
-	if err := spec.Validate(); err != nil {
-		return nil, err
+	k.mu.Lock()
+	backends := k.backends
+	k.backends = map[string]backend.Backend{}
+	k.mu.Unlock()
+	for name, b := range backends {
+		if err := b.Close(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("close backend %s: %w", name, err))
+		}
 	}
-	if s, ok := k.sessions[key]; ok {
-		s.touch()
-		return s, nil
+	if err := k.closePolicies(ctx); err != nil {
+		errs = append(errs, err)
 	}
-	s := newSession(k, spec, opts.Tools)
-	s.approver = opts.Approver
-	s.loadReads(ctx)
-	k.sessions[key] = s
-	k.log.LogAttrs(ctx, slog.LevelDebug, "session.created", slog.String("session", key), slog.String("user", user), slog.Bool("keep", opts.Keep))
-	return s, nil
+	if err := k.closePlugins(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	k.closeAudit()
+	return errors.Join(errs...)
 }
 
-// Sessions lists the names of the open sessions.
-func (k *Kernel) Sessions() []string {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	names := make([]string, 0, len(k.sessions))
-	for n := range k.sessions {
-		names = append(names, n)
+func (k *Kernel) closeAudit() {
+	if k.audit != nil {
+		_ = k.audit.Sync()
+		_ = k.audit.Close()
 	}
-	return names
+}
+
+func (k *Kernel) closePolicies(ctx context.Context) error {
+	var errs []error
+	for _, p := range k.chain.policies {
+		if c, ok := p.(interface{ Close(context.Context) error }); ok {
+			if err := c.Close(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("close policy %s: %w", p.Name(), err))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // openWorkspace opens the session's workspace on the kernel's backend:
