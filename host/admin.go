@@ -84,7 +84,7 @@ func (k *Kernel) adminBackends() []string {
 // answered.
 func (k *Kernel) eachAdminBackend(ctx context.Context, errs *[]error, fn func(name string, b backend.Backend) (done bool)) {
 	for _, name := range k.adminBackends() {
-		var b backend.Backend = k.injected
+		b := k.injected
 		if name != "" {
 			var err error
 			if b, err = k.backend(ctx, name); err != nil {
