@@ -115,13 +115,7 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallT
 // text is a result's text without the line the kernel ends every
 // unsandboxed result with (these tests run on the host backend).
 func text(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	msg, _, _ := strings.Cut(b.String(), "\n\n[wai: this ran on the ")
+	msg, _, _ := strings.Cut(fullText(res), "\n\n[wai: this ran on the ")
 	return msg
 }
 

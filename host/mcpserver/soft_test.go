@@ -54,6 +54,7 @@ func exitCode(res *mcp.CallToolResult) float64 {
 	return c
 }
 
+// fullText is all of a result's text content.
 func fullText(res *mcp.CallToolResult) string {
 	var b strings.Builder
 	for _, c := range res.Content {
