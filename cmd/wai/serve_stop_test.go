@@ -150,6 +150,19 @@ func processRuns(marker string) bool {
 	return strings.TrimSpace(string(out)) != ""
 }
 
+// checkStopped fails t if the command marked marker still runs or the
+// host backend left a workspace under state: what a stopped wai serve
+// must not leave behind.
+func checkStopped(t *testing.T, marker, state string) {
+	t.Helper()
+	if processRuns(marker) {
+		t.Errorf("the running command survived the stop")
+	}
+	if left := leftWorkspaces(t, state); len(left) > 0 {
+		t.Errorf("workspaces left behind: %v", left)
+	}
+}
+
 // leftWorkspaces lists the host backend's workspaces still under state.
 func leftWorkspaces(t *testing.T, state string) []string {
 	t.Helper()
@@ -204,12 +217,7 @@ func TestServeHTTPStopsOnSIGTERM(t *testing.T) {
 		t.Errorf("wai serve took %s to exit after SIGTERM, want at most 2 s", took.Round(time.Millisecond))
 	}
 	t.Logf("exited %s after SIGTERM", took.Round(time.Millisecond))
-	if processRuns(marker) {
-		t.Errorf("the running command survived the stop")
-	}
-	if left := leftWorkspaces(t, e.state); len(left) > 0 {
-		t.Errorf("workspaces left behind: %v", left)
-	}
+	checkStopped(t, marker, e.state)
 }
 
 // Over stdio: a malformed line gets -32700 and the next request is
@@ -293,12 +301,7 @@ func TestServeStdioBadLineThenSIGTERM(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatalf("wai serve did not exit after SIGTERM; stderr:\n%s", string(stderr.Bytes()))
 	}
-	if processRuns(marker) {
-		t.Errorf("the running command survived the stop")
-	}
-	if left := leftWorkspaces(t, e.state); len(left) > 0 {
-		t.Errorf("workspaces left behind: %v", left)
-	}
+	checkStopped(t, marker, e.state)
 }
 
 // A second signal ends wai at once while the first stop waits on a
