@@ -77,11 +77,25 @@ func (k *Kernel) adminBackends() []string {
 	return slices.Compact(names)
 }
 
-func (k *Kernel) adminBackend(ctx context.Context, name string) (backend.Backend, error) {
-	if name == "" {
-		return k.injected, nil
+// eachAdminBackend calls fn with each of adminBackends, in order, until
+// fn says it is done. A backend that cannot be opened (Podman not
+// running) is added to *errs as a BackendError, in its place among the
+// errors fn adds, for the caller to report beside what the others
+// answered.
+func (k *Kernel) eachAdminBackend(ctx context.Context, errs *[]error, fn func(name string, b backend.Backend) (done bool)) {
+	for _, name := range k.adminBackends() {
+		b := k.injected
+		if name != "" {
+			var err error
+			if b, err = k.backend(ctx, name); err != nil {
+				*errs = append(*errs, &BackendError{name, err})
+				continue
+			}
+		}
+		if fn(name, b) {
+			return
+		}
 	}
-	return k.backend(ctx, name)
 }
 
 // ListSessions lists the sessions in scope on every backend, sorted by
@@ -91,15 +105,10 @@ func (k *Kernel) ListSessions(ctx context.Context, scope AdminScope) (out []Sess
 	if err := scope.check(); err != nil {
 		return nil, []error{err}
 	}
-	for _, name := range k.adminBackends() {
-		b, err := k.adminBackend(ctx, name)
-		if err != nil {
-			errs = append(errs, &BackendError{name, err})
-			continue
-		}
+	k.eachAdminBackend(ctx, &errs, func(name string, b backend.Backend) bool {
 		l, ok := b.(backend.SessionLister)
 		if !ok {
-			continue
+			return false
 		}
 		infos, err := l.ListSessions(ctx)
 		if err != nil {
@@ -125,7 +134,8 @@ func (k *Kernel) ListSessions(ctx context.Context, scope AdminScope) (out []Sess
 			errs = append(errs, &BackendError{name, err})
 		}
 		out = append(out, ns...)
-	}
+		return false
+	})
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Backend != b.Backend {
@@ -165,26 +175,24 @@ func (k *Kernel) RemoveSession(ctx context.Context, scope AdminScope, name strin
 	}
 	entry := SessionEntry{User: scope.User, Name: name}
 	var errs []error
-	for _, bname := range k.adminBackends() {
-		b, err := k.adminBackend(ctx, bname)
-		if err != nil {
-			errs = append(errs, &BackendError{bname, err})
-			continue
-		}
+	found := false
+	k.eachAdminBackend(ctx, &errs, func(bname string, b backend.Backend) bool {
 		r, ok := b.(backend.SessionRemover)
 		if !ok {
-			continue
+			return false
 		}
-		si, err := r.RemoveSession(ctx, key)
-		if errors.Is(err, backend.ErrNotFound) {
-			continue
+		si, rerr := r.RemoveSession(ctx, key)
+		if errors.Is(rerr, backend.ErrNotFound) {
+			return false
 		}
-		entry.SessionInfo = si
-		if err != nil {
-			return entry, err
+		entry.SessionInfo, err, found = si, rerr, true
+		if err == nil {
+			k.forgetReads(bname, key)
 		}
-		k.forgetReads(bname, key)
-		return entry, nil
+		return true
+	})
+	if found {
+		return entry, err
 	}
 	who := "without a user"
 	if scope.User != "" {
@@ -212,15 +220,10 @@ func (k *Kernel) CollectGarbage(ctx context.Context, scope AdminScope, all bool)
 		return nil, []error{err}
 	}
 	opts := backend.GCOptions{All: all, Match: func(key string) bool { _, _, ok := scope.sees(key); return ok }}
-	for _, name := range k.adminBackends() {
-		b, err := k.adminBackend(ctx, name)
-		if err != nil {
-			errs = append(errs, &BackendError{name, err})
-			continue
-		}
+	k.eachAdminBackend(ctx, &errs, func(name string, b backend.Backend) bool {
 		g, ok := b.(backend.GarbageCollector)
 		if !ok {
-			continue
+			return false
 		}
 		rep, err := g.CollectGarbage(ctx, opts)
 		if err != nil {
@@ -233,7 +236,8 @@ func (k *Kernel) CollectGarbage(ctx context.Context, scope AdminScope, all bool)
 			k.forgetReads(name, it.Session)
 		}
 		out = append(out, GCResult{Backend: name, GCReport: rep})
-	}
+		return false
+	})
 	return out, errs
 }
 

@@ -39,25 +39,41 @@ func listManagedContainers(ctx context.Context, name string, b backend.Backend, 
 // named by a wai ps entry name.
 func (k *Kernel) removeManagedContainer(ctx context.Context, scope AdminScope, entry string) (SessionEntry, error) {
 	name := strings.TrimPrefix(entry, ContainerEntryPrefix)
-	var errs []error
-	for _, bname := range k.adminBackends() {
-		b, err := k.adminBackend(ctx, bname)
-		if err != nil {
-			errs = append(errs, &BackendError{bname, err})
-			continue
-		}
+	return k.removeManaged(ctx, scope, entry, "managed container", func(bname string, b backend.Backend) (SessionEntry, bool, error) {
 		c, ok := b.(backend.Containers)
 		if !ok {
-			continue
+			return SessionEntry{}, false, nil
 		}
 		info, err := c.DestroyContainer(ctx, backend.ContainerRef{Owner: backend.ContainerOwner{User: scope.User}, Name: name}, true)
-		if errors.Is(err, backend.ErrNotFound) {
-			continue
+		return SessionEntry{User: scope.User, Name: entry, SessionInfo: backend.SessionInfo{Backend: bname, Container: info.Name, Keep: info.Persistent}}, true, err
+	})
+}
+
+// removeManaged removes what a wai ps entry other than a session names
+// (a container, network or snapshot of scope.User): remove is tried on
+// each admin backend until one has it (ok, and an error other than
+// ErrNotFound). None having it is ErrNotFound naming what, with the
+// backends that could not be asked.
+func (k *Kernel) removeManaged(ctx context.Context, scope AdminScope, entry, what string,
+	remove func(bname string, b backend.Backend) (e SessionEntry, ok bool, err error)) (SessionEntry, error) {
+	var (
+		errs  []error
+		e     SessionEntry
+		err   error
+		found bool
+	)
+	k.eachAdminBackend(ctx, &errs, func(bname string, b backend.Backend) bool {
+		re, ok, rerr := remove(bname, b)
+		if !ok || errors.Is(rerr, backend.ErrNotFound) {
+			return false
 		}
-		e := SessionEntry{User: scope.User, Name: entry, SessionInfo: backend.SessionInfo{Backend: bname, Container: info.Name, Keep: info.Persistent}}
+		e, err, found = re, rerr, true
+		return true
+	})
+	if found {
 		return e, err
 	}
-	err := backend.Errorf(backend.ErrNotFound, "rm", entry, "no managed container of this user has this name (wai ps lists them)")
+	err = backend.Errorf(backend.ErrNotFound, "rm", entry, "no %s of this user has this name (wai ps lists them)", what)
 	if len(errs) > 0 {
 		err = errors.Join(err, errors.Join(errs...))
 	}

@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -43,26 +42,12 @@ func listManagedNetworks(ctx context.Context, name string, b backend.Backend, sc
 // a wai ps entry name.
 func (k *Kernel) removeManagedNetwork(ctx context.Context, scope AdminScope, entry string) (SessionEntry, error) {
 	name := strings.TrimPrefix(entry, NetworkEntryPrefix)
-	var errs []error
-	for _, bname := range k.adminBackends() {
-		b, err := k.adminBackend(ctx, bname)
-		if err != nil {
-			errs = append(errs, &BackendError{bname, err})
-			continue
-		}
+	return k.removeManaged(ctx, scope, entry, "managed network", func(bname string, b backend.Backend) (SessionEntry, bool, error) {
 		n, ok := b.(backend.ContainerNetworks)
 		if !ok {
-			continue
+			return SessionEntry{}, false, nil
 		}
 		info, err := n.DestroyNetwork(ctx, backend.ContainerRef{Owner: backend.ContainerOwner{User: scope.User}, Name: name})
-		if errors.Is(err, backend.ErrNotFound) {
-			continue
-		}
-		return SessionEntry{User: scope.User, Name: entry, SessionInfo: backend.SessionInfo{Backend: bname, Keep: info.Persistent}}, err
-	}
-	err := backend.Errorf(backend.ErrNotFound, "rm", entry, "no managed network of this user has this name (wai ps lists them)")
-	if len(errs) > 0 {
-		err = errors.Join(err, errors.Join(errs...))
-	}
-	return SessionEntry{}, err
+		return SessionEntry{User: scope.User, Name: entry, SessionInfo: backend.SessionInfo{Backend: bname, Keep: info.Persistent}}, true, err
+	})
 }

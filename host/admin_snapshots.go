@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -38,27 +37,12 @@ func listManagedSnapshots(ctx context.Context, name string, b backend.Backend, s
 // ps entry name.
 func (k *Kernel) removeManagedSnapshot(ctx context.Context, scope AdminScope, entry string) (SessionEntry, error) {
 	name := strings.TrimPrefix(entry, SnapshotEntryPrefix)
-	var errs []error
-	for _, bname := range k.adminBackends() {
-		b, err := k.adminBackend(ctx, bname)
-		if err != nil {
-			errs = append(errs, &BackendError{bname, err})
-			continue
-		}
+	return k.removeManaged(ctx, scope, entry, "snapshot", func(bname string, b backend.Backend) (SessionEntry, bool, error) {
 		sn, ok := b.(backend.ContainerSnapshots)
 		if !ok {
-			continue
+			return SessionEntry{}, false, nil
 		}
 		info, err := sn.DeleteSnapshot(ctx, backend.ContainerOwner{User: scope.User}, name)
-		if errors.Is(err, backend.ErrNotFound) {
-			continue
-		}
-		e := SessionEntry{User: scope.User, Name: entry, SessionInfo: backend.SessionInfo{Backend: bname, Container: info.Image, Keep: true, State: "snapshot"}}
-		return e, err
-	}
-	err := backend.Errorf(backend.ErrNotFound, "rm", entry, "no snapshot of this user has this name (wai ps lists them)")
-	if len(errs) > 0 {
-		err = errors.Join(err, errors.Join(errs...))
-	}
-	return SessionEntry{}, err
+		return SessionEntry{User: scope.User, Name: entry, SessionInfo: backend.SessionInfo{Backend: bname, Container: info.Image, Keep: true, State: "snapshot"}}, true, err
+	})
 }

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
+	"github.com/wai-dev/wai/internal/benchlat"
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
@@ -80,16 +80,16 @@ func BenchmarkToolCall(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportAllocs()
-		var lat latencies
+		var lat benchlat.Ring
 		for b.Loop() {
 			t := time.Now()
 			res, err := k.Call(ctx, "bench", "noop", params)
 			if err != nil || !res.OK {
 				b.Fatal(res, err)
 			}
-			lat.add(time.Since(t))
+			lat.Add(time.Since(t))
 		}
-		lat.report(b)
+		lat.Report(b)
 	}
 	b.Run("wasm", func(b *testing.B) {
 		cfg := DefaultConfig()
@@ -102,28 +102,4 @@ func BenchmarkToolCall(b *testing.B) {
 		cfg.BundledTools = []string{}
 		run(b, benchKernel(b, cfg, withTools(demoTools("demo"), nil)))
 	})
-}
-
-// latencies keeps the durations of a benchmark's latest calls to report
-// their median, the statistic the goals are stated in (a mean on a shared
-// machine is skewed by preempted calls). A fixed ring keeps the loop free
-// of allocations. (host/internal/wasm's benchmarks have the same helper.)
-type latencies struct {
-	ring [8192]time.Duration
-	n    int
-}
-
-func (l *latencies) add(d time.Duration) {
-	l.ring[l.n%len(l.ring)] = d
-	l.n++
-}
-
-// report adds the median of the latest calls as the metric p50-ns.
-func (l *latencies) report(b *testing.B) {
-	d := slices.Clone(l.ring[:min(l.n, len(l.ring))])
-	if len(d) == 0 {
-		return
-	}
-	slices.Sort(d)
-	b.ReportMetric(float64(d[len(d)/2].Nanoseconds()), "p50-ns")
 }

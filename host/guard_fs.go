@@ -244,22 +244,9 @@ func (g *guardedFS) readBeforeWrite(ctx context.Context, fs backend.Filesystem, 
 }
 
 func (g *guardedFS) event(ctx context.Context, op, path string, err error, dur time.Duration) {
-	log := g.s.k.log
-	level := slog.LevelInfo
-	if err != nil {
-		level = slog.LevelWarn
-	}
-	if !log.Enabled(ctx, level) {
-		return
-	}
-	attrs := []slog.Attr{slog.String("session", g.s.spec.Session), slog.String("path", path), slog.Duration("duration", dur)}
-	if tool := callTool(ctx); tool != "" {
-		attrs = append(attrs, slog.String("tool", tool))
-	}
-	if err != nil {
-		attrs = append(attrs, slog.String("error", err.Error()))
-	}
-	log.LogAttrs(ctx, level, op, attrs...)
+	g.s.useEvent(ctx, op, err, func() []slog.Attr {
+		return []slog.Attr{slog.String("path", path), slog.Duration("duration", dur)}
+	})
 }
 
 // Interface guards

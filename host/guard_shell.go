@@ -137,31 +137,19 @@ func (g *guardedShell) Info(ctx context.Context) (backend.Info, error) {
 }
 
 func (g *guardedShell) event(ctx context.Context, kind string, command []string, res backend.ExecResult, err error, dur time.Duration, fellBack bool) {
-	log := g.s.k.log
-	level := slog.LevelInfo
-	if err != nil {
-		level = slog.LevelWarn
-	}
-	if !log.Enabled(ctx, level) {
-		return
-	}
-	attrs := []slog.Attr{
-		slog.String("session", g.s.spec.Session), slog.String("kind", kind),
-		slog.String("command", joinArgv(command)), slog.Int("exit", res.ExitCode),
-		slog.Duration("duration", dur), slog.Bool("truncated", res.Truncated),
-		slog.Bool("timed_out", res.TimedOut), slog.String("backend", res.Backend),
-		slog.Bool("sandboxed", res.Sandboxed),
-	}
-	if fellBack {
-		attrs = append(attrs, slog.Bool("fallback", true))
-	}
-	if tool := callTool(ctx); tool != "" {
-		attrs = append(attrs, slog.String("tool", tool))
-	}
-	if err != nil {
-		attrs = append(attrs, slog.String("error", err.Error()))
-	}
-	log.LogAttrs(ctx, level, "shell.exec", attrs...)
+	g.s.useEvent(ctx, "shell.exec", err, func() []slog.Attr {
+		attrs := []slog.Attr{
+			slog.String("kind", kind),
+			slog.String("command", joinArgv(command)), slog.Int("exit", res.ExitCode),
+			slog.Duration("duration", dur), slog.Bool("truncated", res.Truncated),
+			slog.Bool("timed_out", res.TimedOut), slog.String("backend", res.Backend),
+			slog.Bool("sandboxed", res.Sandboxed),
+		}
+		if fellBack {
+			attrs = append(attrs, slog.Bool("fallback", true))
+		}
+		return attrs
+	})
 }
 
 func envKeys(env map[string]string) []string {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/syncbuf"
 )
 
 // testConfig is a config that needs no plugins and writes under t's temp
@@ -337,9 +338,8 @@ func TestClosedSessionsAndKernel(t *testing.T) {
 func TestEventsAndAuditLog(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.AuditLog = filepath.Join(t.TempDir(), "audit.jsonl")
-	var buf bytes.Buffer
-	var mu sync.Mutex
-	logger := slog.New(slog.NewJSONHandler(lockedWriter{&buf, &mu}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	var buf syncbuf.Buffer
+	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	k, _ := newKernel(t, cfg, WithLogger(logger))
 	sh := session(t, k, "events").Shell()
 	ctx := context.Background()
@@ -350,9 +350,7 @@ func TestEventsAndAuditLog(t *testing.T) {
 	if err := k.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
 	logged := records(t, buf.Bytes())
-	mu.Unlock()
 	data, err := os.ReadFile(cfg.AuditLog)
 	if err != nil {
 		t.Fatal(err)
@@ -373,17 +371,6 @@ func TestEventsAndAuditLog(t *testing.T) {
 	if countDecisions(logged, "allow") != 0 {
 		t.Errorf("allow decisions reached an info-level logger")
 	}
-}
-
-type lockedWriter struct {
-	b  *bytes.Buffer
-	mu *sync.Mutex
-}
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
 }
 
 func records(t *testing.T, data []byte) []map[string]any {

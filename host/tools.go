@@ -108,7 +108,7 @@ func (k *Kernel) registerTools(p toolPlugin, aliases map[string]string, where st
 	for _, spec := range d.Tools {
 		name := spec.Name
 		if a, ok := aliases[spec.Name]; ok {
-			if !validToolName(a) {
+			if !wasm.ValidName(a) {
 				return backend.Errorf(backend.ErrInvalid, "config", where, "alias %q for tool %s must be 1–64 characters of [A-Za-z0-9_-]", a, spec.Name)
 			}
 			name = a
@@ -374,19 +374,6 @@ func (k *Kernel) toolEvent(ctx context.Context, session, tool string, res ToolRe
 		attrs = append(attrs, slog.String("error", err.Error()))
 	}
 	k.log.LogAttrs(ctx, level, "tool.call", attrs...)
-}
-
-func validToolName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 func sortedKeys(m map[string]bool) []string {

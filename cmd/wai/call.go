@@ -114,11 +114,8 @@ func callFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			return fail(ctx, std.err, err)
 		}
 		if asJSON {
-			enc := json.NewEncoder(std.out)
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(callJSON{OK: res.OK, Message: res.Message, Value: res.Value, DurationMS: res.Duration.Milliseconds(), Sandboxed: res.Sandboxed}); err != nil {
-				return fail(ctx, std.err, err)
+			if code := writeJSON(std, callJSON{OK: res.OK, Message: res.Message, Value: res.Value, DurationMS: res.Duration.Milliseconds(), Sandboxed: res.Sandboxed}); code != exitOK {
+				return code
 			}
 		} else {
 			fmt.Fprintln(std.out, strings.TrimRight(res.Message, "\n"))

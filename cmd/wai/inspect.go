@@ -91,13 +91,7 @@ func pluginFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			out.Tools = append(out.Tools, toToolJSON(t))
 		}
 		if asJSON {
-			enc := json.NewEncoder(std.out)
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(out); err != nil {
-				return fail(ctx, std.err, err)
-			}
-			return exitOK
+			return writeJSON(std, out)
 		}
 		w := std.out
 		fmt.Fprintf(w, "path:         %s\n", out.Path)

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wai-dev/wai/internal/syncbuf"
 )
 
 // Most tests call run in this process, with their own streams and
@@ -193,11 +195,11 @@ func (e *env) run(args ...string) result {
 	args = e.withConfig(args)
 	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
 	defer cancel()
-	var stdout, stderr lockedBuffer
+	var stdout, stderr syncbuf.Buffer
 	start := time.Now()
 	code := runStdio(ctx, args, stdio{in: strings.NewReader(e.stdin), out: &stdout, err: &stderr, getenv: e.getenv})
-	r := result{stdout: string(stdout.bytes()), took: time.Since(start), code: code}
-	r.notice, r.stderr = splitNotice(string(stderr.bytes()))
+	r := result{stdout: string(stdout.Bytes()), took: time.Since(start), code: code}
+	r.notice, r.stderr = splitNotice(string(stderr.Bytes()))
 	if ctx.Err() != nil {
 		e.t.Fatalf("wai %q did not return within %s\nstderr: %s", args, e.timeout, r.stderr)
 	}

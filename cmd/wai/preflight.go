@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 )
 
@@ -38,40 +39,42 @@ not pass comes with a fix. Exits 0 when nothing failed (warnings allowed),
 					fmt.Fprintf(std.err, "wai preflight: takes no arguments, got %q\n", args)
 					return exitError
 				}
-				af := adminFlags{kernelFlags: kernelFlags{config: config}}
-				k, err := af.open(ctx, std.err)
-				if err != nil {
-					return fail(ctx, std.err, err)
-				}
-				defer closeKernel(k, std.err)
-				checks, errs := k.Preflight(ctx)
-				if checks == nil {
-					checks = []backend.Check{}
-				}
-				if asJSON {
-					if code := writeJSON(std, checks); code != exitOK {
-						return code
-					}
-				} else {
-					printChecks(std.out, checks)
-				}
-				if code := reportErrs(ctx, std.err, "preflight", errs); code != exitOK {
-					return code
-				}
-				failed := false
-				for _, c := range checks {
-					failed = failed || c.Status == backend.CheckFail
-				}
-				if ctx.Err() != nil {
-					return fail(ctx, std.err, ctx.Err())
-				}
-				if failed {
-					return exitChecksFailed
-				}
-				return exitOK
+				return withConfigKernel(ctx, std, config, func(k *host.Kernel) int {
+					return preflight(ctx, std, k, asJSON)
+				})
 			}
 		},
 	})
+}
+
+// preflight runs k's checks and prints them; it returns exitChecksFailed
+// when one failed.
+func preflight(ctx context.Context, std stdio, k *host.Kernel, asJSON bool) int {
+	checks, errs := k.Preflight(ctx)
+	if checks == nil {
+		checks = []backend.Check{}
+	}
+	if asJSON {
+		if code := writeJSON(std, checks); code != exitOK {
+			return code
+		}
+	} else {
+		printChecks(std.out, checks)
+	}
+	if code := reportErrs(ctx, std.err, "preflight", errs); code != exitOK {
+		return code
+	}
+	failed := false
+	for _, c := range checks {
+		failed = failed || c.Status == backend.CheckFail
+	}
+	if ctx.Err() != nil {
+		return fail(ctx, std.err, ctx.Err())
+	}
+	if failed {
+		return exitChecksFailed
+	}
+	return exitOK
 }
 
 // printChecks prints one line per check, and the fix under each that did

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/syncbuf"
 )
 
 // screen replays what a terminal shows for b: \r returns to the start of
@@ -59,30 +60,11 @@ func (c *clock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// lockedBuffer is a terminal stand-in the status may write to from its
-// ticker goroutine.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) bytes() []byte {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return bytes.Clone(l.b.Bytes())
-}
-
 // terminalStatus is a status drawing into a buffer as if it were a
 // terminal, on a fake clock; its own ticker never fires during a test, so
 // the test's tick calls are the only redraws.
-func terminalStatus(plain bool) (*status, *lockedBuffer, *clock) {
-	buf := &lockedBuffer{}
+func terminalStatus(plain bool) (*status, *syncbuf.Buffer, *clock) {
+	buf := &syncbuf.Buffer{}
 	c := &clock{t: time.Unix(1e9, 0)}
 	return &status{w: buf, on: true, plain: plain, after: 2 * time.Second, every: time.Hour, now: c.now}, buf, c
 }
@@ -91,11 +73,11 @@ func TestStatusOnTerminal(t *testing.T) {
 	for _, plain := range []bool{false, true} {
 		st, buf, c := terminalStatus(plain)
 		row := func() string {
-			lines := strings.Split(screen(buf.bytes()), "\n")
+			lines := strings.Split(screen(buf.Bytes()), "\n")
 			return lines[len(lines)-1]
 		}
 		ctx := st.begin(context.Background(), "sleep  4\n")
-		if got := screen(buf.bytes()); got != "" {
+		if got := screen(buf.Bytes()); got != "" {
 			t.Errorf("plain=%v: a command that just started shows %q", plain, got)
 		}
 		// A backend step shows at once, with its time once it passes 1 s.
@@ -127,7 +109,7 @@ func TestStatusOnTerminal(t *testing.T) {
 		// A log line in the middle gets a clean row; the status returns
 		// below it on the next tick.
 		_, _ = st.Write([]byte("time=… level=INFO msg=shell.exec\n"))
-		if got := screen(buf.bytes()); got != "time=… level=INFO msg=shell.exec\n" {
+		if got := screen(buf.Bytes()); got != "time=… level=INFO msg=shell.exec\n" {
 			t.Errorf("plain=%v: a log line shares its row with the status: %q", plain, got)
 		}
 		st.tick()
@@ -138,18 +120,18 @@ func TestStatusOnTerminal(t *testing.T) {
 		st.end()
 		st.end()
 		_, _ = buf.Write([]byte("out\n"))
-		if got := screen(buf.bytes()); got != "time=… level=INFO msg=shell.exec\nout\n" {
+		if got := screen(buf.Bytes()); got != "time=… level=INFO msg=shell.exec\nout\n" {
 			t.Errorf("plain=%v: the screen after the result is %q, want the log line and the output only", plain, got)
 		}
-		if esc := bytes.Contains(buf.bytes(), []byte("\x1b")); esc == plain {
+		if esc := bytes.Contains(buf.Bytes(), []byte("\x1b")); esc == plain {
 			t.Errorf("plain=%v: escape sequences written: %v", plain, esc)
 		}
 		// Reports after end (a late Done, a stray stage) draw nothing.
-		n := len(buf.bytes())
+		n := len(buf.Bytes())
 		backend.StartProgress(ctx, "late")()
 		st.tick()
-		if len(buf.bytes()) != n {
-			t.Errorf("plain=%v: the status drew after end: %q", plain, buf.bytes()[n:])
+		if len(buf.Bytes()) != n {
+			t.Errorf("plain=%v: the status drew after end: %q", plain, buf.Bytes()[n:])
 		}
 	}
 }
@@ -161,7 +143,7 @@ func TestStatusQuickCommandSilent(t *testing.T) {
 	c.add(1900 * time.Millisecond)
 	st.tick()
 	st.end()
-	if b := buf.bytes(); len(b) != 0 {
+	if b := buf.Bytes(); len(b) != 0 {
 		t.Errorf("a command under the threshold wrote %q", b)
 	}
 }
@@ -173,15 +155,15 @@ func TestStatusNestedStages(t *testing.T) {
 	defer st.end()
 	outer := backend.StartProgress(ctx, "starting container c")
 	inner := backend.StartProgress(ctx, "pulling image i")
-	if got := screen(buf.bytes()); got != "pulling image i …" {
+	if got := screen(buf.Bytes()); got != "pulling image i …" {
 		t.Errorf("two stages show %q, want the newest", got)
 	}
 	inner()
-	if got := screen(buf.bytes()); got != "starting container c …" {
+	if got := screen(buf.Bytes()); got != "starting container c …" {
 		t.Errorf("after the inner stage: %q, want the outer one", got)
 	}
 	outer()
-	if got := screen(buf.bytes()); got != "" {
+	if got := screen(buf.Bytes()); got != "" {
 		t.Errorf("after both: %q", got)
 	}
 }

@@ -109,6 +109,20 @@ func (a *adminFlags) open(ctx context.Context, stderr io.Writer) (*host.Kernel, 
 	return host.New(ctx, cfg.Kernel(), opts...)
 }
 
+// withConfigKernel runs fn on the admin kernel of the configuration file
+// config (adminFlags.open: its backends, no tools) and closes it after; a
+// kernel that cannot be opened fails the command with a hint. It is for
+// the commands that take only --config, such as wai preflight.
+func withConfigKernel(ctx context.Context, std stdio, config string, fn func(*host.Kernel) int) int {
+	af := adminFlags{kernelFlags: kernelFlags{config: config}}
+	k, err := af.open(ctx, std.err)
+	if err != nil {
+		return fail(ctx, std.err, err)
+	}
+	defer closeKernel(k, std.err)
+	return fn(k)
+}
+
 // reportErrs prints the backends' failures and returns the exit status
 // they call for.
 func reportErrs(ctx context.Context, stderr io.Writer, cmd string, errs []error) int {
@@ -183,9 +197,12 @@ func ago(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
+// writeJSON prints v as indented JSON for a command's --json, and returns
+// the command's status.
 func writeJSON(std stdio, v any) int {
 	enc := json.NewEncoder(std.out)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // a command line or a schema reads as written
 	if err := enc.Encode(v); err != nil {
 		fmt.Fprintf(std.err, "wai: writing JSON: %v\n", err)
 		return exitError

@@ -104,37 +104,13 @@ func TestServeOutputSchemas(t *testing.T) {
 // calls every bundled tool through it.
 func TestServeOutputSchemasTypeScript(t *testing.T) {
 	e, present := toolsEnv(t)
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not installed; the TypeScript SDK client test needs Node.js and npm", tool)
-			}
-			t.Skipf("%s is not installed (CI=true makes this a failure)", tool)
-		}
-	}
 	if !hasPython3() {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("python3 is required on CI: evaluate_python runs it")
 		}
 		t.Skip("python3 is not on this machine's PATH")
 	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "tests", "mcp-ts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, "bash", filepath.Join(dir, "install.sh")).CombinedOutput(); err != nil {
-		t.Fatalf("installing the TypeScript SDK (tests/mcp-ts/install.sh): %v\n%s", err, out)
-	}
-	cmd := e.command(ctx)
-	cmd.Path, cmd.Args = mustLook(t, "node"), []string{"node", filepath.Join(dir, "outputschema.mjs"), waiBinary(t), "--config", e.config}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("the TypeScript SDK client failed: %v\nstdout: %s\nstderr: %s", err, out, stderr.String())
-	}
+	out := tsScript(t, e, "outputschema.mjs", waiBinary(t), "--config", e.config)
 	var got struct {
 		Tools       []string `json:"tools"`
 		WithSchema  []string `json:"with_schema"`

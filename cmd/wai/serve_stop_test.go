@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/internal/syncbuf"
 )
 
 // serving is a `wai serve` process the test drives.
@@ -149,6 +150,19 @@ func processRuns(marker string) bool {
 	return strings.TrimSpace(string(out)) != ""
 }
 
+// checkStopped fails t if the command marked marker still runs or the
+// host backend left a workspace under state: what a stopped wai serve
+// must not leave behind.
+func checkStopped(t *testing.T, marker, state string) {
+	t.Helper()
+	if processRuns(marker) {
+		t.Errorf("the running command survived the stop")
+	}
+	if left := leftWorkspaces(t, state); len(left) > 0 {
+		t.Errorf("workspaces left behind: %v", left)
+	}
+}
+
 // leftWorkspaces lists the host backend's workspaces still under state.
 func leftWorkspaces(t *testing.T, state string) []string {
 	t.Helper()
@@ -203,12 +217,7 @@ func TestServeHTTPStopsOnSIGTERM(t *testing.T) {
 		t.Errorf("wai serve took %s to exit after SIGTERM, want at most 2 s", took.Round(time.Millisecond))
 	}
 	t.Logf("exited %s after SIGTERM", took.Round(time.Millisecond))
-	if processRuns(marker) {
-		t.Errorf("the running command survived the stop")
-	}
-	if left := leftWorkspaces(t, e.state); len(left) > 0 {
-		t.Errorf("workspaces left behind: %v", left)
-	}
+	checkStopped(t, marker, e.state)
 }
 
 // Over stdio: a malformed line gets -32700 and the next request is
@@ -228,7 +237,7 @@ func TestServeStdioBadLineThenSIGTERM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -239,7 +248,7 @@ func TestServeStdioBadLineThenSIGTERM(t *testing.T) {
 	answer := func() map[string]any {
 		t.Helper()
 		if !lines.Scan() {
-			t.Fatalf("wai serve ended its output; stderr:\n%s", string(stderr.bytes()))
+			t.Fatalf("wai serve ended its output; stderr:\n%s", string(stderr.Bytes()))
 		}
 		var v map[string]any
 		if err := json.Unmarshal(lines.Bytes(), &v); err != nil {
@@ -287,17 +296,12 @@ func TestServeStdioBadLineThenSIGTERM(t *testing.T) {
 			t.Errorf("wai serve took %s to exit after SIGTERM, want at most 2 s", took.Round(time.Millisecond))
 		}
 		if err != nil {
-			t.Errorf("wai serve after SIGTERM: %v; stderr:\n%s", err, string(stderr.bytes()))
+			t.Errorf("wai serve after SIGTERM: %v; stderr:\n%s", err, string(stderr.Bytes()))
 		}
 	case <-time.After(2 * time.Minute):
-		t.Fatalf("wai serve did not exit after SIGTERM; stderr:\n%s", string(stderr.bytes()))
+		t.Fatalf("wai serve did not exit after SIGTERM; stderr:\n%s", string(stderr.Bytes()))
 	}
-	if processRuns(marker) {
-		t.Errorf("the running command survived the stop")
-	}
-	if left := leftWorkspaces(t, e.state); len(left) > 0 {
-		t.Errorf("workspaces left behind: %v", left)
-	}
+	checkStopped(t, marker, e.state)
 }
 
 // A second signal ends wai at once while the first stop waits on a

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/internal/syncbuf"
 )
 
 // wai serve, driven by the official Go SDK client as an agent drives it:
@@ -265,7 +266,7 @@ type servingInProcess struct {
 	t      *testing.T
 	url    string
 	cancel context.CancelFunc
-	stderr *lockedBuffer
+	stderr *syncbuf.Buffer
 	code   chan int
 }
 
@@ -278,7 +279,7 @@ func startServeInProcess(t *testing.T, ctx context.Context, e *env, vars []strin
 		stdin = strings.NewReader("")
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &servingInProcess{t: t, cancel: cancel, stderr: &lockedBuffer{}, code: make(chan int, 1)}
+	s := &servingInProcess{t: t, cancel: cancel, stderr: &syncbuf.Buffer{}, code: make(chan int, 1)}
 	getenv := (&env{extra: append(append([]string{}, e.extra...), vars...)}).getenv
 	std := stdio{in: stdin, out: stdout, err: s.stderr, getenv: getenv}
 	go func() {
@@ -315,7 +316,7 @@ func startServeInProcess(t *testing.T, ctx context.Context, e *env, vars []strin
 	return nil
 }
 
-func (s *servingInProcess) errText() string { return string(s.stderr.bytes()) }
+func (s *servingInProcess) errText() string { return string(s.stderr.Bytes()) }
 
 // stop does what main does on the first SIGINT or SIGTERM (cancels the
 // context) and returns how long wai serve took to return after it, and

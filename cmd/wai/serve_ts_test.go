@@ -16,6 +16,24 @@ import (
 // node or npm it skips on a developer machine and fails under CI=true.
 func tsClient(t *testing.T, e *env, bin string, args ...string) (tools []string, read, uid string) {
 	t.Helper()
+	out := tsScript(t, e, "client.mjs", append([]string{bin}, args...)...)
+	var got struct {
+		Tools []string `json:"tools"`
+		Read  string   `json:"read"`
+		UID   string   `json:"uid"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("client output %q: %v", out, err)
+	}
+	return got.Tools, got.Read, got.UID
+}
+
+// tsScript runs script of tests/mcp-ts with node, in e's directories and
+// environment (node in wai's place), and returns its standard output.
+// Without node or npm it skips on a developer machine and fails under
+// CI=true.
+func tsScript(t *testing.T, e *env, script string, args ...string) []byte {
+	t.Helper()
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("CI") == "true" {
@@ -34,24 +52,15 @@ func tsClient(t *testing.T, e *env, bin string, args ...string) (tools []string,
 	if out, err := exec.CommandContext(ctx, "bash", filepath.Join(dir, "install.sh")).CombinedOutput(); err != nil {
 		t.Fatalf("installing the TypeScript SDK (tests/mcp-ts/install.sh): %v\n%s", err, out)
 	}
-	// The env's directories and variables, with node in wai's place.
 	cmd := e.command(ctx)
-	cmd.Path, cmd.Args = mustLook(t, "node"), append([]string{"node", filepath.Join(dir, "client.mjs"), bin}, args...)
+	cmd.Path, cmd.Args = mustLook(t, "node"), append([]string{"node", filepath.Join(dir, script)}, args...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("the TypeScript SDK client failed: %v\nstdout: %s\nstderr: %s", err, out, stderr.String())
 	}
-	var got struct {
-		Tools []string `json:"tools"`
-		Read  string   `json:"read"`
-		UID   string   `json:"uid"`
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("client output %q: %v", out, err)
-	}
-	return got.Tools, got.Read, got.UID
+	return out
 }
 
 func mustLook(t *testing.T, name string) string {

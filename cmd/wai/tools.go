@@ -81,13 +81,7 @@ func toolsFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			for _, t := range tools {
 				out = append(out, toToolJSON(t))
 			}
-			enc := json.NewEncoder(std.out)
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(out); err != nil {
-				return fail(ctx, std.err, err)
-			}
-			return exitOK
+			return writeJSON(std, out)
 		}
 		if len(tools) == 0 {
 			fmt.Fprintln(std.err, "wai tools: no tools are configured (bundled_tools and [[plugins]] are empty)")

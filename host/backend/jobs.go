@@ -67,6 +67,22 @@ func (r JobRequest) Exec() ExecRequest {
 // DefaultJobRuntime is a job's MaxRuntime when the request names none.
 const DefaultJobRuntime = time.Hour
 
+// CheckJob is what a backend's StartJob checks before it starts anything:
+// the command as CheckExec checks one, and a MaxRuntime that is not
+// negative. It returns req with a zero MaxRuntime made DefaultJobRuntime.
+func (l Limits) CheckJob(op string, req JobRequest) (JobRequest, error) {
+	if _, err := l.CheckExec(req.Exec()); err != nil {
+		return req, err
+	}
+	if req.MaxRuntime < 0 {
+		return req, Errorf(ErrInvalid, op, "", "max runtime %s is negative", req.MaxRuntime)
+	}
+	if req.MaxRuntime == 0 {
+		req.MaxRuntime = DefaultJobRuntime
+	}
+	return req, nil
+}
+
 // JobState is where a job is in its life.
 type JobState string
 

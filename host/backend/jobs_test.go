@@ -1,6 +1,10 @@
 package backend
 
-import "testing"
+import (
+	"errors"
+	"testing"
+	"time"
+)
 
 func TestReadJobOutput(t *testing.T) {
 	head, tail := []byte("0123"), []byte("6789")
@@ -32,5 +36,27 @@ func TestReadJobOutput(t *testing.T) {
 	o := ReadJobOutput([]byte("aé"), nil, 3, 0, 2)
 	if o.Text != "a" || o.Next != 1 {
 		t.Errorf("cut inside é: %+v", o)
+	}
+}
+
+// CheckJob refuses what no backend may start and gives a job without a
+// runtime the default one.
+func TestCheckJob(t *testing.T) {
+	l := DefaultLimits()
+	req, err := l.CheckJob("job.start", JobRequest{Argv: []string{"sleep", "1"}})
+	if err != nil || req.MaxRuntime != DefaultJobRuntime {
+		t.Fatalf("no runtime: %v, runtime %s; want the default %s", err, req.MaxRuntime, DefaultJobRuntime)
+	}
+	if req, err := l.CheckJob("job.start", JobRequest{Shell: "true", MaxRuntime: time.Minute}); err != nil || req.MaxRuntime != time.Minute {
+		t.Errorf("a minute: %v, runtime %s", err, req.MaxRuntime)
+	}
+	for name, bad := range map[string]JobRequest{
+		"negative runtime": {Argv: []string{"true"}, MaxRuntime: -time.Second},
+		"empty command":    {},
+		"argv and shell":   {Argv: []string{"true"}, Shell: "true"},
+	} {
+		if _, err := l.CheckJob("job.start", bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", name, err)
+		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wai-dev/wai/host"
@@ -17,43 +16,21 @@ import (
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
-var (
-	askOnce sync.Once
-	askK    *host.Kernel
-	askKErr error
-)
+var askK sharedKernel
 
 // allowlistKernel runs the noop plugin's "run" tool under the allowlist
 // policy plugin (Wasm, through wai_check) listing only echo.
 func allowlistKernel(t *testing.T) *host.Kernel {
 	t.Helper()
-	askOnce.Do(func() {
-		dir := t.TempDir()
-		noop := filepath.Join(dir, "noop.wasm")
-		allow := filepath.Join(dir, "allowlist.wasm")
-		if askKErr = os.WriteFile(noop, plugbuild.Build(t, "host/testdata/noop"), 0o644); askKErr != nil {
-			return
+	return askK.get(t, func() host.Config {
+		cfg := hostConfig(t, noopPlugin)
+		allow := filepath.Join(t.TempDir(), "allowlist.wasm")
+		if err := os.WriteFile(allow, plugbuild.Build(t, "policies/allowlist"), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		if askKErr = os.WriteFile(allow, plugbuild.Build(t, "policies/allowlist"), 0o644); askKErr != nil {
-			return
-		}
-		cfg := host.DefaultConfig()
-		cfg.Backend = "host"
-		cfg.BundledTools = []string{}
-		cfg.Plugins = []host.PluginConfig{{Path: noop, Grants: []string{"shell"}}}
 		cfg.Policies = []host.PolicyConfig{{Path: allow, Config: map[string]any{"commands": []string{"echo"}}}}
-		cfg.PolicyTimeout = 30 * time.Second
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		cfg.StateDir = filepath.Join(base, "wai-test", "mcpserver-state")
-		askK, askKErr = host.New(context.Background(), cfg)
+		return cfg
 	})
-	if askKErr != nil {
-		t.Fatal(askKErr)
-	}
-	return askK
 }
 
 // person answers elicitations as a test tells it to.
@@ -89,12 +66,7 @@ func (p *person) handle(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitRes
 
 func allowlistServer(t *testing.T) *mcpserver.Server {
 	t.Helper()
-	s, err := mcpserver.New(allowlistKernel(t), mcpserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return s
+	return serve(t, allowlistKernel(t), mcpserver.Options{})
 }
 
 // A command outside the allowlist is put to the person through MCP

@@ -14,7 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/mcpserver"
-	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
@@ -91,36 +90,19 @@ func TestHTTPAlwaysAuthenticated(t *testing.T) {
 // user, so where a command runs shows which user its session belongs to.
 func userKernel(t *testing.T) (*host.Kernel, string) {
 	t.Helper()
+	cfg := hostConfig(t, noopPlugin)
 	dir := t.TempDir()
-	path := filepath.Join(dir, "noop.wasm")
-	if err := os.WriteFile(path, plugbuild.Build(t, "host/testdata/noop"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	root := filepath.Join(dir, "roots")
-	cfg := host.DefaultConfig()
-	cfg.Backend = "host"
-	cfg.BundledTools = []string{}
-	cfg.Plugins = []host.PluginConfig{{Path: path, Grants: []string{"shell"}}}
-	cfg.PolicyTimeout = 30 * time.Second
 	cfg.StateDir = filepath.Join(dir, "state")
 	cfg.Backends = map[string]map[string]any{"host": {"root": filepath.Join(root, "{user}", "{session}")}}
-	k, err := host.New(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(context.Background()) })
-	return k, root
+	return startKernel(t, cfg), root
 }
 
 // Each token opens its sessions as its user, and one user cannot reach
 // another's session, even with its id.
 func TestHTTPTokensMapToUsers(t *testing.T) {
 	k, root := userKernel(t)
-	s, err := mcpserver.New(k, mcpserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s := serve(t, k, mcpserver.Options{})
 	alice := mcpserver.Token{Secret: "alice-token-0123456789", User: "alice"}
 	bob := mcpserver.Token{Secret: "bob-token-0123456789ab", User: "bob"}
 	ts := httptest.NewServer(s.HTTPHandler(alice, bob))
@@ -151,11 +133,7 @@ func TestHTTPTokensMapToUsers(t *testing.T) {
 // Past max_sessions a client is refused with an error naming the key, and
 // a session that ends frees its place.
 func TestHTTPSessionCap(t *testing.T) {
-	s, err := mcpserver.New(testKernel(t), mcpserver.Options{MaxSessions: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s := serve(t, testKernel(t), mcpserver.Options{MaxSessions: 2})
 	ts := httptest.NewServer(s.HTTPHandler(testToken))
 	t.Cleanup(ts.Close)
 	first := httpClient(t, ts.URL, testToken.Secret)
@@ -163,7 +141,7 @@ func TestHTTPSessionCap(t *testing.T) {
 
 	c := mcp.NewClient(&mcp.Implementation{Name: "third", Version: "1"}, nil)
 	hc := &http.Client{Transport: bearer{token: testToken.Secret}}
-	_, err = c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc, MaxRetries: -1}, nil)
+	_, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc, MaxRetries: -1}, nil)
 	if err == nil || !strings.Contains(err.Error(), "mcp.max_sessions") || !strings.Contains(err.Error(), "2 MCP sessions") {
 		t.Fatalf("a third session past a cap of 2: want an error naming mcp.max_sessions, got %v", err)
 	}
@@ -188,11 +166,7 @@ func TestHTTPSessionCap(t *testing.T) {
 // quiet: its session outlives the idle timeout, files and all. (The SDK's
 // own session timeout closed it while the stream was open.)
 func TestHTTPOpenStreamNeverIdleClosed(t *testing.T) {
-	s, err := mcpserver.New(testKernel(t), mcpserver.Options{HTTPIdleTimeout: 3 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s := serve(t, testKernel(t), mcpserver.Options{HTTPIdleTimeout: 3 * time.Second})
 	ts := httptest.NewServer(s.HTTPHandler(testToken))
 	t.Cleanup(ts.Close)
 	cs := httpClient(t, ts.URL, testToken.Secret)

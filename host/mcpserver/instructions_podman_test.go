@@ -47,11 +47,7 @@ func TestServerInstructionsOnPodman(t *testing.T) {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	s, err := mcpserver.New(k, mcpserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s := serve(t, k, mcpserver.Options{})
 	cs := stdioClient(t, s, nil)
 	got := cs.InitializeResult().Instructions
 	for _, want := range []string{"Podman Workspace", "No network access", "≤120 seconds", "| " + data + " | /workspace/data | copied |"} {

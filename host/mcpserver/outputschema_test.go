@@ -67,16 +67,8 @@ func TestEveryToolDeclaresAndKeepsItsOutputSchema(t *testing.T) {
 		cfg.BundledTools = append(cfg.BundledTools, filepath.Base(d))
 	}
 	cfg.PolicyTimeout = 30 * time.Second
-	k, err := host.New(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(context.Background()) })
-	s, err := mcpserver.New(k, mcpserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	k := startKernel(t, cfg)
+	s := serve(t, k, mcpserver.Options{})
 	cs := stdioClient(t, s, nil)
 
 	lt, err := cs.ListTools(context.Background(), nil)

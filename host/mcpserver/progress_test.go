@@ -2,8 +2,6 @@ package mcpserver_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -11,10 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/host/mcpserver"
-	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 // slowStart is the host backend with a first command that reports a slow
@@ -60,32 +56,13 @@ func (s slowShell) Execute(ctx context.Context, req backend.ExecRequest) (backen
 }
 
 func TestProgressCarriesBackendStage(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "noop.wasm")
-	if err := os.WriteFile(path, plugbuild.Build(t, "host/testdata/noop"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg := host.DefaultConfig()
+	cfg := hostConfig(t, noopPlugin)
 	cfg.Backend = "progress-test"
-	cfg.BundledTools = []string{}
-	cfg.Plugins = []host.PluginConfig{{Path: path, Grants: []string{"shell"}}}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	cfg.StateDir = filepath.Join(base, "wai-test", "mcpserver-progress-state")
-	k, err := host.New(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(context.Background()) })
+	cfg.StateDir = cachedStateDir("mcpserver-progress-state")
+	k := startKernel(t, cfg)
 	// An interval far longer than the call: a notification naming the
 	// stage can only come from the stage's own start.
-	s, err := mcpserver.New(k, mcpserver.Options{ProgressInterval: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s := serve(t, k, mcpserver.Options{ProgressInterval: time.Hour})
 
 	var (
 		mu   sync.Mutex

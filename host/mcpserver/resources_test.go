@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,50 +12,18 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/mcpserver"
-	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
-var (
-	filesOnce sync.Once
-	filesK    *host.Kernel
-	filesErr  error
-)
+var filesK sharedKernel
 
 // filesServer serves the vfs tools and the noop plugin's "run", on the
 // host backend.
 func filesServer(t *testing.T) *mcpserver.Server {
 	t.Helper()
-	filesOnce.Do(func() {
-		dir := t.TempDir()
-		var plugins []host.PluginConfig
-		for pkg, grants := range map[string][]string{"host/testdata/noop": {"shell"}, "tools/vfs": {"fs.read", "fs.write"}} {
-			p := filepath.Join(dir, filepath.Base(pkg)+".wasm")
-			if filesErr = os.WriteFile(p, plugbuild.Build(t, pkg), 0o644); filesErr != nil {
-				return
-			}
-			plugins = append(plugins, host.PluginConfig{Path: p, Grants: grants})
-		}
-		cfg := host.DefaultConfig()
-		cfg.Backend = "host"
-		cfg.BundledTools = []string{}
-		cfg.Plugins = plugins
-		cfg.PolicyTimeout = 30 * time.Second
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		cfg.StateDir = filepath.Join(base, "wai-test", "mcpserver-state")
-		filesK, filesErr = host.New(context.Background(), cfg)
+	k := filesK.get(t, func() host.Config {
+		return hostConfig(t, noopPlugin, testPlugin{"tools/vfs", []string{"fs.read", "fs.write"}})
 	})
-	if filesErr != nil {
-		t.Fatal(filesErr)
-	}
-	s, err := mcpserver.New(filesK, mcpserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return s
+	return serve(t, k, mcpserver.Options{})
 }
 
 // The PNG signature and the start of an IHDR chunk: what a command that

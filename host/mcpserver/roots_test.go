@@ -3,17 +3,13 @@
 package mcpserver_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/mcpserver"
-	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 // With mcp.client_roots set, a client's root under it is copied into the
@@ -39,31 +35,7 @@ func TestClientRootsCopiedIn(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	noop := filepath.Join(t.TempDir(), "noop.wasm")
-	if err := os.WriteFile(noop, plugbuild.Build(t, "host/testdata/noop"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg := host.DefaultConfig()
-	cfg.Backend = "host"
-	cfg.BundledTools = []string{}
-	cfg.Plugins = []host.PluginConfig{{Path: noop, Grants: []string{"shell"}}}
-	cfg.PolicyTimeout = 30 * time.Second
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	cfg.StateDir = filepath.Join(base, "wai-test", "mcpserver-state")
-	ctx := context.Background()
-	k, err := host.New(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { k.Close(context.Background()) })
-	s, err := mcpserver.New(k, mcpserver.Options{ClientRoots: []string{allowed}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s := serve(t, startKernel(t, hostConfig(t, noopPlugin)), mcpserver.Options{ClientRoots: []string{allowed}})
 
 	c := mcp.NewClient(&mcp.Implementation{Name: "roots", Version: "1"}, nil)
 	c.AddRoots(&mcp.Root{URI: "file://" + proj, Name: "proj"}, &mcp.Root{URI: "file://" + elsewhere, Name: "elsewhere"})

@@ -18,62 +18,24 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/mcpserver"
-	"github.com/wai-dev/wai/internal/plugbuild"
 	_ "github.com/wai-dev/wai/plugins/host"
 )
 
-// One kernel for the whole file: loading plugins is the slow part, and the
-// sessions the tests open are what must be isolated, not kernels.
-var (
-	kernelOnce sync.Once
-	kernel     *host.Kernel
-	kernelErr  error
-)
+// The kernel most tests here share: the hello example and the noop plugin.
+var kernel sharedKernel
 
 func testKernel(t *testing.T) *host.Kernel {
 	t.Helper()
-	kernelOnce.Do(func() {
-		dir := t.TempDir()
-		var plugins []host.PluginConfig
-		for _, pkg := range []string{"examples/hello", "host/testdata/noop"} {
-			path := filepath.Join(dir, filepath.Base(pkg)+".wasm")
-			if kernelErr = os.WriteFile(path, plugbuild.Build(t, pkg), 0o644); kernelErr != nil {
-				return
-			}
-			plugins = append(plugins, host.PluginConfig{Path: path, Grants: []string{"shell"}})
-		}
-		cfg := host.DefaultConfig()
-		cfg.Backend = "host"
-		cfg.BundledTools = []string{}
-		cfg.Plugins = plugins
-		// Plugins are described under policy_timeout; 1 s is not enough
-		// for a first instantiation with -race on a loaded machine, and
-		// these tests are about MCP, not policy deadlines.
-		cfg.PolicyTimeout = 30 * time.Second
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		// Shared across runs so wazero's compiled modules are reused.
-		cfg.StateDir = filepath.Join(base, "wai-test", "mcpserver-state")
-		kernel, kernelErr = host.New(context.Background(), cfg)
+	return kernel.get(t, func() host.Config {
+		return hostConfig(t, testPlugin{"examples/hello", []string{"shell"}}, noopPlugin)
 	})
-	if kernelErr != nil {
-		t.Fatal(kernelErr)
-	}
-	return kernel
 }
 
 var testToken = mcpserver.Token{Secret: "test-token-0123456789"}
 
 func newServer(t *testing.T) *mcpserver.Server {
 	t.Helper()
-	s, err := mcpserver.New(testKernel(t), mcpserver.Options{ProgressInterval: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return s
+	return serve(t, testKernel(t), mcpserver.Options{ProgressInterval: 200 * time.Millisecond})
 }
 
 // stdioClient connects a Go SDK client to s over a pair of pipes carrying
@@ -153,13 +115,7 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallT
 // text is a result's text without the line the kernel ends every
 // unsandboxed result with (these tests run on the host backend).
 func text(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	msg, _, _ := strings.Cut(b.String(), "\n\n[wai: this ran on the ")
+	msg, _, _ := strings.Cut(fullText(res), "\n\n[wai: this ran on the ")
 	return msg
 }
 
@@ -362,11 +318,7 @@ func TestCheckListen(t *testing.T) {
 // stream open) loses it after the idle timeout, workspace and all: over
 // HTTP that silence is the only sign it left.
 func TestHTTPIdleSessionClosed(t *testing.T) {
-	s, err := mcpserver.New(testKernel(t), mcpserver.Options{HTTPIdleTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s := serve(t, testKernel(t), mcpserver.Options{HTTPIdleTimeout: time.Second})
 	ts := httptest.NewServer(s.HTTPHandler(testToken))
 	t.Cleanup(ts.Close)
 	cs := connectHTTP(t, ts.URL, bearer{token: testToken.Secret, noStream: true})

@@ -1,9 +1,6 @@
 package mcpserver_test
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,12 +9,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/mcpserver"
-	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 var (
 	softMu      sync.Mutex
-	softKernels = map[string]*host.Kernel{}
+	softKernels = map[string]*sharedKernel{}
 )
 
 // softServer serves the noop plugin's "run" tool with a soft timeout of
@@ -26,40 +22,20 @@ var (
 func softServer(t *testing.T, unattended string) *mcpserver.Server {
 	t.Helper()
 	softMu.Lock()
-	k := softKernels[unattended]
-	if k == nil {
-		dir := t.TempDir()
-		noop := filepath.Join(dir, "noop.wasm")
-		if err := os.WriteFile(noop, plugbuild.Build(t, "host/testdata/noop"), 0o644); err != nil {
-			softMu.Unlock()
-			t.Fatal(err)
-		}
-		cfg := host.DefaultConfig()
-		cfg.Backend = "host"
-		cfg.BundledTools = []string{}
-		cfg.Plugins = []host.PluginConfig{{Path: noop, Grants: []string{"shell"}}}
-		cfg.PolicyTimeout = 30 * time.Second
+	sk := softKernels[unattended]
+	if sk == nil {
+		sk = &sharedKernel{}
+		softKernels[unattended] = sk
+	}
+	softMu.Unlock()
+	k := sk.get(t, func() host.Config {
+		cfg := hostConfig(t, noopPlugin)
 		cfg.SoftTimeouts = map[string]host.SoftTimeout{
 			"run": {After: time.Second, ExtendBy: 4 * time.Second, HardCap: 9 * time.Second, Unattended: unattended},
 		}
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		cfg.StateDir = filepath.Join(base, "wai-test", "mcpserver-state")
-		if k, err = host.New(context.Background(), cfg); err != nil {
-			softMu.Unlock()
-			t.Fatal(err)
-		}
-		softKernels[unattended] = k
-	}
-	softMu.Unlock()
-	s, err := mcpserver.New(k, mcpserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return s
+		return cfg
+	})
+	return serve(t, k, mcpserver.Options{})
 }
 
 // runTimed calls run with a shell string and returns the result, its
@@ -78,6 +54,7 @@ func exitCode(res *mcp.CallToolResult) float64 {
 	return c
 }
 
+// fullText is all of a result's text content.
 func fullText(res *mcp.CallToolResult) string {
 	var b strings.Builder
 	for _, c := range res.Content {

@@ -70,7 +70,7 @@ func warm(ctx context.Context, dir, path string, module []byte) error {
 	if _, err := os.Stat(marker); err == nil {
 		return nil
 	}
-	root, err := moduleRoot()
+	root, err := ModuleRoot()
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ type build struct {
 // Path builds (or finds in the cache) the plugin in pkgDir and returns the
 // path of the cached .wasm. The file must not be modified.
 func Path(ctx context.Context, pkgDir string) (string, error) {
-	root, err := moduleRoot()
+	root, err := ModuleRoot()
 	if err != nil {
 		return "", err
 	}
@@ -289,7 +289,9 @@ func fileSum(path string) (string, error) {
 	return hex.EncodeToString(s[:]), nil
 }
 
-func moduleRoot() (string, error) {
+// ModuleRoot is the directory of go.mod, found upwards from the working
+// directory (a test's is its package directory).
+func ModuleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err

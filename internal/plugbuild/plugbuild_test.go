@@ -13,7 +13,7 @@ import (
 // time from the cache), then changes a source file and sees a new build.
 func TestBuildCachesByContent(t *testing.T) {
 	t.Setenv("WAI_PLUGBUILD_CACHE", t.TempDir())
-	root, err := moduleRoot()
+	root, err := ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 // AllTools returns the package directories (relative to the module root,
@@ -51,21 +53,5 @@ func isMain(dir string) bool {
 	return false
 }
 
-// moduleRoot is the directory of go.mod, found upwards from the test's
-// working directory (its package directory).
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", os.ErrNotExist
-		}
-		dir = parent
-	}
-}
+// moduleRoot is the directory of go.mod, found as plugbuild finds it.
+var moduleRoot = plugbuild.ModuleRoot

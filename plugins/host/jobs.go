@@ -57,14 +57,9 @@ var jobIDPattern = regexp.MustCompile(`^j[0-9a-f]{12}$`)
 // command runs.
 func (w *Workspace) StartJob(ctx context.Context, req backend.JobRequest) (backend.JobInfo, error) {
 	const op = "job.start"
-	if _, err := w.b.limits.CheckExec(req.Exec()); err != nil {
+	req, err := w.b.limits.CheckJob(op, req)
+	if err != nil {
 		return backend.JobInfo{}, err
-	}
-	if req.MaxRuntime < 0 {
-		return backend.JobInfo{}, backend.Errorf(backend.ErrInvalid, op, "", "max runtime %s is negative", req.MaxRuntime)
-	}
-	if req.MaxRuntime == 0 {
-		req.MaxRuntime = backend.DefaultJobRuntime
 	}
 	if err := ctx.Err(); err != nil {
 		return backend.JobInfo{}, err

@@ -78,12 +78,11 @@ type Options struct {
 type Backend struct {
 	opts Options
 
+	canned // every workspace's, after its own
+
 	mu         sync.Mutex
 	closed     bool
 	workspaces map[string]*Workspace
-	responses  []Response
-	def        *backend.ExecResult
-	calls      []Call
 }
 
 // New returns a mock backend. Invalid limits surface as ErrInvalid from
@@ -114,29 +113,6 @@ func New(opts Options) *Backend {
 		b.def = &d
 	}
 	return b
-}
-
-// AddResponse registers a canned result for every workspace of the
-// backend, consulted after each workspace's own responses.
-func (b *Backend) AddResponse(pattern string, result backend.ExecResult) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.responses = append(b.responses, cloneResponse(Response{pattern, result}))
-}
-
-// SetDefault sets the backend-wide result of unmatched commands.
-func (b *Backend) SetDefault(result backend.ExecResult) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	d := cloneResult(result)
-	b.def = &d
-}
-
-// Calls returns every shell call made on any workspace, in order.
-func (b *Backend) Calls() []Call {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return cloneCalls(b.calls)
 }
 
 // Workspace returns the workspace of an open (or kept) session.
@@ -190,12 +166,6 @@ func (b *Backend) Close(context.Context) error {
 		delete(b.workspaces, s)
 	}
 	return nil
-}
-
-func (b *Backend) record(c Call) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.calls = append(b.calls, c)
 }
 
 // ResultConfig is a canned result in JSON config.

@@ -6,7 +6,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/wai-dev/wai/host/backend"
 )
@@ -35,42 +34,12 @@ type Call struct {
 // Shell is the mock's shell: canned results, every call recorded.
 type Shell struct {
 	ws *Workspace
-
-	mu        sync.Mutex
-	responses []Response
-	def       *backend.ExecResult
-	calls     []Call
-}
-
-// AddResponse makes commands containing pattern answer result. The first
-// registered match wins; the workspace's responses come before the
-// backend's.
-func (s *Shell) AddResponse(pattern string, result backend.ExecResult) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.responses = append(s.responses, cloneResponse(Response{pattern, result}))
-}
-
-// SetDefault sets the result of commands no response matches.
-func (s *Shell) SetDefault(result backend.ExecResult) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := cloneResult(result)
-	s.def = &d
-}
-
-// Calls returns this workspace's calls, in order.
-func (s *Shell) Calls() []Call {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return cloneCalls(s.calls)
+	canned
 }
 
 func (s *Shell) record(c Call) {
 	c.Session = s.ws.spec.Session
-	s.mu.Lock()
-	s.calls = append(s.calls, c)
-	s.mu.Unlock()
+	s.canned.record(c)
 	s.ws.b.record(c)
 }
 
@@ -148,24 +117,18 @@ func replay(live backend.OutputFunc, res backend.ExecResult) {
 // backend's, then exit 0 with no output. Patterns come before defaults at
 // both levels, so a workspace default never hides a backend response.
 func (s *Shell) answer(text string) backend.ExecResult {
-	s.mu.Lock()
-	r, ok := firstMatch(s.responses, text)
-	def := s.def
-	s.mu.Unlock()
+	r, ok, def := s.match(text)
 	if ok {
 		return r
 	}
-	b := s.ws.b
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if r, ok := firstMatch(b.responses, text); ok {
-		return r
-	}
+	r, ok, bdef := s.ws.b.match(text)
 	switch {
+	case ok:
+		return r
 	case def != nil:
-		return cloneResult(*def)
-	case b.def != nil:
-		return cloneResult(*b.def)
+		return *def
+	case bdef != nil:
+		return *bdef
 	}
 	return backend.ExecResult{}
 }
@@ -232,15 +195,6 @@ func (s *Shell) Env(ctx context.Context) (backend.EnvSnapshot, error) {
 // Info says mock, sandboxed, no network.
 func (s *Shell) Info(context.Context) (backend.Info, error) {
 	return backend.Info{Backend: Name, Sandboxed: true, NetworkEnabled: false, DefaultTimeout: s.ws.limits().DefaultTimeout}, nil
-}
-
-func firstMatch(rs []Response, text string) (backend.ExecResult, bool) {
-	for _, r := range rs {
-		if strings.Contains(text, r.Pattern) {
-			return cloneResult(r.Result), true
-		}
-	}
-	return backend.ExecResult{}, false
 }
 
 // The clones keep recorded requests and canned results immune to later

@@ -11,30 +11,23 @@
 package main
 
 import (
+	"sync"
+
 	"github.com/wai-dev/wai/pdk"
 	"github.com/wai-dev/wai/policies/allowlist/rules"
 	"github.com/wai-dev/wai/policies/internal/plugconf"
 )
 
-var (
-	list    *rules.Allowlist
-	loadErr error
-)
-
-func load() {
-	c, err := rules.ParseConfig(plugconf.Object([]string{"commands", "ask"}, pdk.Config))
-	if err == nil {
-		list, err = rules.New(c)
-	}
-	loadErr = err
-}
+// loadRules builds the rules from the config on the first check, once;
+// a config it cannot read is an error every check denies with.
+var loadRules = sync.OnceValues(func() (*rules.Allowlist, error) {
+	return plugconf.Rules([]string{"commands", "ask"}, pdk.Config, rules.ParseConfig, rules.New)
+})
 
 func check(req pdk.CheckRequest) pdk.Decision {
-	if list == nil && loadErr == nil {
-		load()
-	}
-	if loadErr != nil {
-		return pdk.Deny("%v", loadErr)
+	list, err := loadRules()
+	if err != nil {
+		return pdk.Deny("%v", err)
 	}
 	v := list.Judge(rules.Request{Action: req.Action, Command: req.Command, Shell: req.Shell, Script: req.Script, EnvKeys: req.EnvKeys})
 	switch {

@@ -11,31 +11,23 @@
 package main
 
 import (
+	"sync"
+
 	"github.com/wai-dev/wai/pdk"
 	"github.com/wai-dev/wai/policies/blocklist/rules"
 	"github.com/wai-dev/wai/policies/internal/plugconf"
 )
 
-var (
-	list    *rules.Blocklist
-	loadErr error
-)
-
-func load() {
-	raw := plugconf.Object([]string{"patterns", "extra_patterns", "max_command_bytes", "disable_rules"}, pdk.Config)
-	c, err := rules.ParseConfig(raw)
-	if err == nil {
-		list, err = rules.New(c)
-	}
-	loadErr = err
-}
+// loadRules builds the rules from the config on the first check, once;
+// a config it cannot read is an error every check denies with.
+var loadRules = sync.OnceValues(func() (*rules.Blocklist, error) {
+	return plugconf.Rules([]string{"patterns", "extra_patterns", "max_command_bytes", "disable_rules"}, pdk.Config, rules.ParseConfig, rules.New)
+})
 
 func check(req pdk.CheckRequest) pdk.Decision {
-	if list == nil && loadErr == nil {
-		load()
-	}
-	if loadErr != nil {
-		return pdk.Deny("%v", loadErr)
+	list, err := loadRules()
+	if err != nil {
+		return pdk.Deny("%v", err)
 	}
 	ok, reason := list.Check(rules.Request{Action: req.Action, Command: req.Command, Shell: req.Shell, Script: req.Script})
 	if ok {

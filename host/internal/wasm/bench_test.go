@@ -3,12 +3,12 @@ package wasm
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/tetratelabs/wazero"
 
+	"github.com/wai-dev/wai/internal/benchlat"
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
@@ -131,15 +131,15 @@ func BenchmarkCallTool(b *testing.B) {
 		env := &fakeEnv{}
 		req.Scope = p.rt.NewScope("bench") // one session: its instance stays warm
 		defer req.Scope.Close()
-		var lat latencies
+		var lat benchlat.Ring
 		for b.Loop() {
 			t := time.Now()
 			if _, err := p.CallTool(context.Background(), env, req); err != nil {
 				b.Fatal(err)
 			}
-			lat.add(time.Since(t))
+			lat.Add(time.Since(t))
 		}
-		lat.report(b)
+		lat.Report(b)
 	}
 	// A pdk tool answering its params.
 	b.Run("pdk-echo", func(b *testing.B) {
@@ -179,16 +179,16 @@ func BenchmarkCheck(b *testing.B) {
 	req := CheckRequest{Action: ActionShellExec, Command: []string{"ls", "-la", "/workspace"}, Cwd: "src", Session: "s1", Tool: "shell_execute"}
 	interruptModes(b, func(b *testing.B, r *Runtime) {
 		p := loadTestdata(b, r, "allow")
-		var lat latencies
+		var lat benchlat.Ring
 		for b.Loop() {
 			t := time.Now()
 			d, err := p.Check(context.Background(), req)
 			if err != nil || !d.Allow {
 				b.Fatal(d, err)
 			}
-			lat.add(time.Since(t))
+			lat.Add(time.Since(t))
 		}
-		lat.report(b)
+		lat.Report(b)
 	})
 }
 
@@ -222,15 +222,15 @@ func BenchmarkExtismOverhead(b *testing.B) {
 			}
 			defer p.shared.release(in)
 			input := pad8([]byte(`{"tool":"echo","params":{}}`))
-			var lat latencies
+			var lat benchlat.Ring
 			for b.Loop() {
 				t := time.Now()
 				if _, _, err := in.p.CallWithContext(context.Background(), "noop", input); err != nil {
 					b.Fatal(err)
 				}
-				lat.add(time.Since(t))
+				lat.Add(time.Since(t))
 			}
-			lat.report(b)
+			lat.Report(b)
 		})
 	})
 	b.Run("wazero-empty-function", func(b *testing.B) {
@@ -242,15 +242,15 @@ func BenchmarkExtismOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		f := mod.ExportedFunction("noop")
-		var lat latencies
+		var lat benchlat.Ring
 		for b.Loop() {
 			t := time.Now()
 			if _, err := f.Call(ctx); err != nil {
 				b.Fatal(err)
 			}
-			lat.add(time.Since(t))
+			lat.Add(time.Since(t))
 		}
-		lat.report(b)
+		lat.Report(b)
 	})
 	b.Run("wazero-lookup-and-call", func(b *testing.B) {
 		ctx := context.Background()
@@ -289,28 +289,4 @@ func emptyExport() []byte {
 	b = append(b, 7, 8, 1, 4, 'n', 'o', 'o', 'p', 0, 0) // export "noop" func 0
 	b = append(b, 10, 6, 1, 4, 0, 0x41, 0, 0x0b)        // body: i32.const 0
 	return b
-}
-
-// latencies keeps the durations of the latest calls of a benchmark, to
-// report their median: the goals are stated as medians, and on a shared
-// machine a mean is skewed by the calls that were preempted. A fixed ring
-// keeps the loop free of allocations.
-type latencies struct {
-	ring [8192]time.Duration
-	n    int
-}
-
-func (l *latencies) add(d time.Duration) {
-	l.ring[l.n%len(l.ring)] = d
-	l.n++
-}
-
-// report adds the median of the latest calls as the metric p50-ns.
-func (l *latencies) report(b *testing.B) {
-	d := slices.Clone(l.ring[:min(l.n, len(l.ring))])
-	if len(d) == 0 {
-		return
-	}
-	slices.Sort(d)
-	b.ReportMetric(float64(d[len(d)/2].Nanoseconds()), "p50-ns")
 }

@@ -21,9 +21,10 @@ const (
 var knownActions = append([]string{ActionShellExec, ActionShellScript, ActionFSWrite, ActionFSEdit, ActionFSRemove, ActionLifecycleStart, ActionLifecycleStop},
 	ContainerActions...)
 
-// validName: [A-Za-z0-9_-], 1–64 bytes (tool names must survive MCP and
-// the "plugin::tool" namespacing).
-func validName(s string) bool {
+// ValidName reports whether s is a valid plugin or tool name:
+// [A-Za-z0-9_-], 1–64 bytes (tool names must survive MCP and the
+// "plugin::tool" namespacing). The kernel holds tool aliases to it too.
+func ValidName(s string) bool {
 	if s == "" || len(s) > maxNameLen {
 		return false
 	}
@@ -43,7 +44,7 @@ func (p *Plugin) validate(d *Description) error {
 	if d.ABI != ABIVersion {
 		return bad("speaks ABI %d; this host speaks ABI %d: rebuild the plugin against a matching pdk", d.ABI, ABIVersion)
 	}
-	if !validName(d.Name) {
+	if !ValidName(d.Name) {
 		return bad("name %q must be 1–%d characters of [A-Za-z0-9_-]", d.Name, maxNameLen)
 	}
 	p.name = d.Name
@@ -85,7 +86,7 @@ func (p *Plugin) validate(d *Description) error {
 	seen := map[string]bool{}
 	for i := range d.Tools {
 		t := &d.Tools[i]
-		if !validName(t.Name) {
+		if !ValidName(t.Name) {
 			return bad("tool name %q must be 1–%d characters of [A-Za-z0-9_-]", t.Name, maxNameLen)
 		}
 		if seen[t.Name] {

@@ -153,20 +153,12 @@ func inspectModule(b []byte) (moduleInfo, error) {
 }
 
 func (info *moduleInfo) readImports(s *reader) error {
-	n, err := s.u32()
-	if err != nil {
-		return err
-	}
-	for i := uint32(0); i < n; i++ {
+	return s.vector(func() error {
 		mod, err := s.name()
 		if err != nil {
 			return err
 		}
-		name, err := s.name()
-		if err != nil {
-			return err
-		}
-		kind, err := s.byte()
+		name, kind, err := s.entity()
 		if err != nil {
 			return err
 		}
@@ -203,30 +195,48 @@ func (info *moduleInfo) readImports(s *reader) error {
 		default:
 			return fmt.Errorf("import %s.%s has unknown kind %#x", mod, name, kind)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func (info *moduleInfo) readExports(s *reader) error {
-	n, err := s.u32()
-	if err != nil {
-		return err
-	}
-	for i := uint32(0); i < n; i++ {
-		name, err := s.name()
+	return s.vector(func() error {
+		name, kind, err := s.entity()
 		if err != nil {
 			return err
 		}
-		kind, err := s.byte()
-		if err != nil {
-			return err
-		}
-		if _, err := s.u32(); err != nil {
+		if _, err := s.u32(); err != nil { // index
 			return err
 		}
 		if kind == kindFunc {
 			info.exports[name] = true
 		}
+		return nil
+	})
+}
+
+// vector reads a vector of the binary format: its length, then each
+// element with elem.
+func (r *reader) vector(elem func() error) error {
+	n, err := r.u32()
+	if err != nil {
+		return err
+	}
+	for range n {
+		if err := elem(); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// entity reads what an import and an export both start with after the
+// module name: the entity's name and its kind.
+func (r *reader) entity() (string, byte, error) {
+	name, err := r.name()
+	if err != nil {
+		return "", 0, err
+	}
+	kind, err := r.byte()
+	return name, kind, err
 }

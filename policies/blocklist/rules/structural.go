@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/wai-dev/wai/policies/internal/shellparse"
@@ -89,66 +90,66 @@ func (b *Blocklist) checkWords(words []string) string {
 }
 
 // rmRoot denies a recursive rm of a dangerous target, or any recursive rm
-// with --no-preserve-root. Options may come anywhere before "--", as GNU
-// rm permutes them, and in any spelling: -rf, -fr, -r -f, -Rf, --recursive.
+// with --no-preserve-root. Options come in any spelling: -rf, -fr, -r -f,
+// -Rf, --recursive (or its unambiguous prefixes).
 func rmRoot(args []string) string {
+	long, short, targets := gnuArgs(args)
 	recursive, noPreserve := false, false
-	var targets []string
-	opts := true
-	for _, a := range args {
-		switch {
-		case opts && a == "--":
-			opts = false
-		case opts && strings.HasPrefix(a, "--"):
-			if a == "--recursive" || len(a) >= 5 && strings.HasPrefix("--recursive", a) {
-				recursive = true
-			}
-			if len(a) >= 4 && strings.HasPrefix("--no-preserve-root", a) {
-				noPreserve = true
-			}
-		case opts && len(a) > 1 && a[0] == '-':
-			if strings.ContainsAny(a[1:], "rR") {
-				recursive = true
-			}
-		default:
-			targets = append(targets, a)
+	for _, a := range long {
+		if a == "--recursive" || len(a) >= 5 && strings.HasPrefix("--recursive", a) {
+			recursive = true
+		}
+		if len(a) >= 4 && strings.HasPrefix("--no-preserve-root", a) {
+			noPreserve = true
 		}
 	}
-	if !recursive {
-		return ""
+	for _, a := range short {
+		recursive = recursive || strings.ContainsAny(a[1:], "rR")
 	}
-	if noPreserve {
+	switch {
+	case !recursive:
+		return ""
+	case noPreserve:
 		return "recursive rm with --no-preserve-root"
 	}
-	for _, t := range targets {
-		if what := dangerousTarget(t); what != "" {
-			return fmt.Sprintf("recursive rm of %q (%s)", t, what)
-		}
-	}
-	return ""
+	return dangerAmong("rm", targets)
 }
 
 // recursiveOnDanger denies chmod/chown/chgrp -R over a dangerous target.
 func recursiveOnDanger(name string, args []string) string {
-	recursive := false
-	var targets []string
+	long, short, targets := gnuArgs(args)
+	recursive := slices.Contains(long, "--recursive")
+	for _, a := range short {
+		recursive = recursive || strings.ContainsRune(a[1:], 'R')
+	}
+	if !recursive {
+		return ""
+	}
+	return dangerAmong(name, targets)
+}
+
+// gnuArgs splits a GNU tool's arguments into long options, short option
+// clusters and operands. Options may come anywhere before "--", as GNU
+// tools permute them; a lone "-" is an operand.
+func gnuArgs(args []string) (long, short, operands []string) {
 	opts := true
 	for _, a := range args {
 		switch {
 		case opts && a == "--":
 			opts = false
-		case opts && a == "--recursive":
-			recursive = true
 		case opts && strings.HasPrefix(a, "--"):
-		case opts && len(a) > 1 && a[0] == '-' && strings.ContainsRune(a[1:], 'R'):
-			recursive = true
+			long = append(long, a)
+		case opts && len(a) > 1 && a[0] == '-':
+			short = append(short, a)
 		default:
-			targets = append(targets, a)
+			operands = append(operands, a)
 		}
 	}
-	if !recursive {
-		return ""
-	}
+	return long, short, operands
+}
+
+// dangerAmong names the first dangerous target of a recursive name, or "".
+func dangerAmong(name string, targets []string) string {
 	for _, t := range targets {
 		if what := dangerousTarget(t); what != "" {
 			return fmt.Sprintf("recursive %s of %q (%s)", name, t, what)

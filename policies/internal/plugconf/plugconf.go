@@ -52,3 +52,17 @@ func Decode(raw []byte, v any) error {
 	}
 	return nil
 }
+
+// Rules builds a policy's rules from its plugin config: the keys of its
+// TOML table, read through get (pdk.Config) into one JSON object, parsed
+// strictly by parse and built by build. A Wasm policy calls it once, on
+// its first check (the config is there only once the host calls), and
+// denies every request with the error it returns.
+func Rules[C, R any](keys []string, get func(string) (string, bool), parse func([]byte) (C, error), build func(C) (R, error)) (R, error) {
+	c, err := parse(Object(keys, get))
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return build(c)
+}
