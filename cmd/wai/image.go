@@ -7,6 +7,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 )
 
@@ -68,26 +69,22 @@ func imageBuild(ctx context.Context, std stdio, config string, args []string) in
 	if err != nil {
 		return exitError
 	}
-	af := adminFlags{kernelFlags: kernelFlags{config: config}}
-	k, err := af.open(ctx, std.err)
-	if err != nil {
-		return fail(ctx, std.err, err)
-	}
-	defer closeKernel(k, std.err)
-	if len(args) != 1 {
-		purposes, _ := k.ImagePurposes()
-		fmt.Fprintf(std.err, "wai image build: want one PURPOSE (one of %v), got %q\n", purposes, args)
-		return exitError
-	}
-	progress := func(ev backend.ImageProgress) {
-		fmt.Fprintf(std.err, "wai image: %-9s %s\n", ev.Phase, oneLine(ev.Message))
-	}
-	ref, err := k.BuildImage(ctx, args[0], backend.ImageBuild{Force: *force, Progress: progress})
-	if err != nil {
-		return imageFail(ctx, std.err, err)
-	}
-	fmt.Fprintln(std.out, ref.Name)
-	return exitOK
+	return withConfigKernel(ctx, std, config, func(k *host.Kernel) int {
+		if len(args) != 1 {
+			purposes, _ := k.ImagePurposes()
+			fmt.Fprintf(std.err, "wai image build: want one PURPOSE (one of %v), got %q\n", purposes, args)
+			return exitError
+		}
+		progress := func(ev backend.ImageProgress) {
+			fmt.Fprintf(std.err, "wai image: %-9s %s\n", ev.Phase, oneLine(ev.Message))
+		}
+		ref, err := k.BuildImage(ctx, args[0], backend.ImageBuild{Force: *force, Progress: progress})
+		if err != nil {
+			return imageFail(ctx, std.err, err)
+		}
+		fmt.Fprintln(std.out, ref.Name)
+		return exitOK
+	})
 }
 
 func imageList(ctx context.Context, std stdio, config string, args []string) int {
@@ -103,20 +100,21 @@ func imageList(ctx context.Context, std stdio, config string, args []string) int
 		fmt.Fprintf(std.err, "wai image ls: takes no arguments, got %q\n", args)
 		return exitError
 	}
-	af := adminFlags{kernelFlags: kernelFlags{config: config}}
-	k, err := af.open(ctx, std.err)
-	if err != nil {
-		return fail(ctx, std.err, err)
-	}
-	defer closeKernel(k, std.err)
-	refs, err := k.Images(ctx)
-	if err != nil {
-		return imageFail(ctx, std.err, err)
-	}
-	if *asJSON {
-		return writeJSON(std, refs)
-	}
-	tw := tabwriter.NewWriter(std.out, 0, 4, 2, ' ', 0)
+	return withConfigKernel(ctx, std, config, func(k *host.Kernel) int {
+		refs, err := k.Images(ctx)
+		if err != nil {
+			return imageFail(ctx, std.err, err)
+		}
+		if *asJSON {
+			return writeJSON(std, refs)
+		}
+		return printImages(std.out, refs)
+	})
+}
+
+// printImages prints the purpose images as a table.
+func printImages(out io.Writer, refs []backend.ImageRef) int {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PURPOSE\tIMAGE\tRECIPE\tSTATUS")
 	for _, r := range refs {
 		status := "missing"
