@@ -49,7 +49,7 @@ func (w *Workspace) StartJob(ctx context.Context, req backend.JobRequest) (backe
 	if err := checkReserved(op, req.Env); err != nil {
 		return backend.JobInfo{}, err
 	}
-	cwd, err := w.shell.cwd(op, req.Cwd)
+	cwd, err := w.shell.cwd(ctx, op, req.Cwd)
 	if be := (*backend.Error)(nil); errors.As(err, &be) && be.Kind == backend.ErrInvalid {
 		return backend.JobInfo{}, backend.Errorf(backend.ErrInvalid, op, req.Cwd, "bad cwd: %s", be.Msg)
 	}
