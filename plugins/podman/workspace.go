@@ -38,7 +38,7 @@ type Workspace struct {
 	// hydrate: host_mounts still to be copied into a new volume, between
 	// creating its first container and starting it (guarded by mu).
 	hydrate bool
-	shell     *Shell
+	shell   *Shell
 	// managed: this is an agent-managed container (ExecContainer), not a
 	// session's: its container is never created, recreated nor given a
 	// directory check, and what a command leaves running stays.
