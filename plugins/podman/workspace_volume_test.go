@@ -37,7 +37,7 @@ func withVolume(extra map[string]any) map[string]any {
 // conformanceVolume runs the suites on volume workspaces through the local
 // socket; every workspace is checked to leave no directory on this side.
 var conformanceVolume = func() sdktests.Backend {
-	c := conformanceWith("podman-volume", volumeExtra)
+	c := conformanceWith("podman", volumeExtra)
 	open := c.Open
 	c.Open = func(t *testing.T, l backend.Limits) backend.Workspace {
 		ws := open(t, l)
