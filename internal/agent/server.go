@@ -3,6 +3,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,15 +29,22 @@ type Server struct {
 	// is; on a shared machine it would hit others' daemons.
 	KillOrphans bool
 
-	mu   sync.Mutex
-	cmds map[uint32]*command
-	wg   sync.WaitGroup
+	// FSRoot is the directory file operations are confined to
+	// (/workspace in a session container).
+	FSRoot string
+
+	mu      sync.Mutex
+	cmds    map[uint32]*command
+	wg      sync.WaitGroup
+	version int                           // the protocol version of the hello
+	fsOps   map[uint32]context.CancelFunc // file operations running, by id
+	fsCache fsCache                       // confined filesystems by limits (fs.go)
 }
 
 // NewServer serves the host on in/out, logging diagnostics to log.
 func NewServer(in io.Reader, out io.Writer, log io.Writer) *Server {
 	return &Server{in: agentproto.NewReader(in, agentproto.MaxHostFrame), out: agentproto.NewWriter(out),
-		log: log, cmds: map[uint32]*command{}}
+		log: log, cmds: map[uint32]*command{}, fsOps: map[uint32]context.CancelFunc{}, FSRoot: "/workspace"}
 }
 
 // Serve answers the hello, then runs commands until the host closes its
@@ -50,6 +58,9 @@ func (s *Server) Serve() error {
 	s.mu.Lock()
 	for _, c := range s.cmds {
 		c.cancel(0)
+	}
+	for _, cancel := range s.fsOps {
+		cancel()
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
@@ -71,12 +82,20 @@ func (s *Server) handshake() error {
 	if err := agentproto.Decode(f.Payload, &h); err != nil {
 		return err
 	}
-	if !slices.Contains(h.Versions, agentproto.Version) {
-		msg := fmt.Sprintf("%s speaks protocol version %d, the host offers %v", Name, agentproto.Version, h.Versions)
+	// The newest version both ends speak: a host that offers only 1 gets
+	// an agent without file operations, as it expects.
+	for v := agentproto.Version; v >= agentproto.MinVersion; v-- {
+		if slices.Contains(h.Versions, v) {
+			s.version = v
+			break
+		}
+	}
+	if s.version == 0 {
+		msg := fmt.Sprintf("%s speaks protocol versions %d–%d, the host offers %v", Name, agentproto.MinVersion, agentproto.Version, h.Versions)
 		_ = s.out.WriteJSON(agentproto.TypeError, 0, agentproto.Error{Message: msg})
 		return errors.New(msg)
 	}
-	return s.out.WriteJSON(agentproto.TypeHello, 0, agentproto.Hello{Version: agentproto.Version, PID: os.Getpid(), Agent: Name})
+	return s.out.WriteJSON(agentproto.TypeHello, 0, agentproto.Hello{Version: s.version, PID: os.Getpid(), Agent: Name})
 }
 
 func (s *Server) loop() error {
@@ -100,10 +119,24 @@ func (s *Server) loop() error {
 				return err
 			}
 			s.mu.Lock()
-			cmd := s.cmds[f.ID]
+			cmd, stopFS := s.cmds[f.ID], s.fsOps[f.ID]
 			s.mu.Unlock()
 			if cmd != nil { // one that just ended: its Exit is on the way
 				cmd.cancel(c.GraceMS)
+			}
+			if stopFS != nil { // likewise its answer
+				stopFS()
+			}
+		case agentproto.TypeFS:
+			if s.version < agentproto.FSVersion {
+				return fmt.Errorf("%w: the host sent %s on protocol version %d", agentproto.ErrMalformed, f.Type, s.version)
+			}
+			var req agentproto.FSRequest
+			if err := agentproto.Decode(f.Payload, &req); err != nil {
+				return err
+			}
+			if err := s.startFS(f.ID, req); err != nil {
+				return err
 			}
 		default:
 			return fmt.Errorf("%w: the host sent %s", agentproto.ErrMalformed, f.Type)
@@ -115,7 +148,7 @@ func (s *Server) loop() error {
 // error.
 func (s *Server) start(id uint32, e agentproto.Exec) error {
 	s.mu.Lock()
-	if _, dup := s.cmds[id]; dup || id == 0 {
+	if _, dup := s.cmds[id]; dup || s.fsOps[id] != nil || id == 0 {
 		s.mu.Unlock()
 		return fmt.Errorf("%w: exec with id %d, which is in use", agentproto.ErrMalformed, id)
 	}

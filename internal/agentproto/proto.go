@@ -19,8 +19,14 @@ import (
 	"sync"
 )
 
-// Version is the protocol version this package speaks.
-const Version = 1
+// Version is the newest protocol version this package speaks; MinVersion
+// the oldest. Version 2 added the filesystem frames (TypeFS, TypeFSPart,
+// TypeFSEnd): an agent that chose 1 in its hello serves commands only.
+const (
+	Version    = 2
+	MinVersion = 1
+	FSVersion  = 2 // the first version with filesystem frames
+)
 
 // Type is a frame's kind.
 type Type uint8
@@ -32,17 +38,21 @@ type Type uint8
 const (
 	TypeHello   Type = 1  // JSON Hello, both ways, id 0
 	TypeExec    Type = 2  // JSON Exec: start command id
-	TypeCancel  Type = 3  // JSON Cancel: stop command id's tree
+	TypeCancel  Type = 3  // JSON Cancel: stop command id's tree (or file operation id)
+	TypeFS      Type = 4  // JSON FSRequest: run file operation id (version 2)
 	TypeStarted Type = 16 // JSON Started: command id runs
 	TypeStdout  Type = 17 // raw bytes of command id's stdout
 	TypeStderr  Type = 18 // raw bytes of command id's stderr
 	TypeExit    Type = 19 // JSON Exit: command id ended; its last frame
 	TypeError   Type = 20 // JSON Error: command id (or, id 0, the agent) failed
+	TypeFSPart  Type = 21 // raw bytes: a piece of file operation id's FSResponse (version 2)
+	TypeFSEnd   Type = 22 // raw bytes: the last piece of file operation id's FSResponse (version 2)
 )
 
 func (t Type) known() bool {
 	switch t {
-	case TypeHello, TypeExec, TypeCancel, TypeStarted, TypeStdout, TypeStderr, TypeExit, TypeError:
+	case TypeHello, TypeExec, TypeCancel, TypeStarted, TypeStdout, TypeStderr, TypeExit, TypeError,
+		TypeFS, TypeFSPart, TypeFSEnd:
 		return true
 	}
 	return false
@@ -66,6 +76,12 @@ func (t Type) String() string {
 		return "exit"
 	case TypeError:
 		return "error"
+	case TypeFS:
+		return "fs"
+	case TypeFSPart:
+		return "fs_part"
+	case TypeFSEnd:
+		return "fs_end"
 	}
 	return fmt.Sprintf("type(%d)", uint8(t))
 }

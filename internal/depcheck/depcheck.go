@@ -155,6 +155,20 @@ var rules = []rule{
 		allowed: func(_ string, d dep) bool { return d.std },
 	},
 	{
+		text: "wai-agent (cmd/wai-agent, internal/agent, internal/agentproto, internal/agentfs) imports only the standard library, " +
+			"its own packages, the shared helpers and host/backend with host/backend/rootfs: it is a small static binary in every container, and it serves " +
+			"the workspace's files with the host's own confined filesystem, so both sides confine them the same way",
+		applies: func(rel string) bool {
+			return under(rel, "cmd/wai-agent") || under(rel, "internal/agent") || under(rel, "internal/agentproto") || under(rel, "internal/agentfs")
+		},
+		transitive: true,
+		allowed: func(_ string, d dep) bool {
+			return d.std || d.local && (under(d.rel, "internal/agent") || under(d.rel, "internal/agentproto") ||
+				under(d.rel, "internal/agentfs") || under(d.rel, "host/backend") ||
+				slices.ContainsFunc(sharedHelpers, func(h string) bool { return under(d.rel, h) }))
+		},
+	},
+	{
 		text:    "pdk imports only the standard library and github.com/extism/go-pdk",
 		applies: func(rel string) bool { return under(rel, "pdk") },
 		allowed: func(_ string, d dep) bool {

@@ -95,6 +95,27 @@ func TestRules(t *testing.T) {
 			},
 		},
 		{
+			name: "wai-agent reaching past the standard library and the confined filesystem",
+			pkgs: []Package{
+				pkg("cmd/wai-agent", "+internal/agent"),
+				pkg("internal/agent", "+internal/agentfs", "+host/backend/rootfs", "+internal/jobring", "+internal/plugbuild"),
+				pkg("internal/agentfs", "+host/backend", "+internal/agentproto"),
+				pkg("internal/agentproto", "encoding/json", "golang.org/x/sys/unix"),
+				pkg("host/backend/rootfs", "+host/backend"),
+				pkg("host/backend"),
+				pkg("internal/jobring", "os"),
+				pkg("internal/plugbuild", "os/exec"),
+			},
+			want: []edge{
+				{"cmd/wai-agent", mod + "/internal/plugbuild"},
+				{"cmd/wai-agent", "golang.org/x/sys/unix"},
+				{"internal/agent", mod + "/internal/plugbuild"},
+				{"internal/agent", "golang.org/x/sys/unix"},
+				{"internal/agentfs", "golang.org/x/sys/unix"},
+				{"internal/agentproto", "golang.org/x/sys/unix"},
+			},
+		},
+		{
 			name: "a shared helper reaching beyond the standard library",
 			pkgs: []Package{
 				pkg("internal/atomicfile", "os", "+host/backend"),

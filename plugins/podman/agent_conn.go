@@ -33,9 +33,16 @@ type agentConn struct {
 	out    *agentproto.Writer
 	stderr *backend.OutputBuffer // what the agent logged, for diagnostics
 
+	// version is the protocol version of its hello: below
+	// agentproto.FSVersion (an agent bind-mounted by an older wai) it
+	// serves commands only.
+	version int
+
 	mu     sync.Mutex
 	calls  map[uint32]*agentCall
 	nextID uint32
+	// fsCalls are the file operations running (agent_fs_conn.go).
+	fsCalls map[uint32]*fsCall
 
 	dead    chan struct{} // closed when the connection is over
 	deadErr error         // why; set before dead is closed
@@ -111,7 +118,11 @@ func (a *agentConn) logTail() string {
 }
 
 func (a *agentConn) hello(fr *agentproto.Reader) error {
-	if err := a.out.WriteJSON(agentproto.TypeHello, 0, agentproto.Hello{Versions: []int{agentproto.Version}}); err != nil {
+	var versions []int // newest first; the agent picks the newest it speaks
+	for v := agentproto.Version; v >= agentproto.MinVersion; v-- {
+		versions = append(versions, v)
+	}
+	if err := a.out.WriteJSON(agentproto.TypeHello, 0, agentproto.Hello{Versions: versions}); err != nil {
 		return err
 	}
 	f, err := fr.Read()
@@ -130,10 +141,10 @@ func (a *agentConn) hello(fr *agentproto.Reader) error {
 	if err := agentproto.Decode(f.Payload, &h); err != nil {
 		return err
 	}
-	if h.Version != agentproto.Version || h.PID <= 1 {
+	if h.Version < agentproto.MinVersion || h.Version > agentproto.Version || h.PID <= 1 {
 		return fmt.Errorf("%w: hello with version %d, pid %d", agentproto.ErrMalformed, h.Version, h.PID)
 	}
-	a.pid = h.PID
+	a.pid, a.version = h.PID, h.Version
 	return nil
 }
 
@@ -161,6 +172,9 @@ func (a *agentConn) read(fr *agentproto.Reader) {
 }
 
 func (a *agentConn) dispatch(f agentproto.Frame) error {
+	if f.Type == agentproto.TypeFSPart || f.Type == agentproto.TypeFSEnd {
+		return a.fsFrame(f)
+	}
 	a.mu.Lock()
 	c := a.calls[f.ID]
 	a.mu.Unlock()
@@ -216,13 +230,16 @@ func (a *agentConn) fail(err error) {
 	a.once.Do(func() {
 		a.mu.Lock()
 		a.deadErr = err
-		calls := a.calls
-		a.calls = map[uint32]*agentCall{}
+		calls, fsCalls := a.calls, a.fsCalls
+		a.calls, a.fsCalls = map[uint32]*agentCall{}, nil
 		a.mu.Unlock()
 		close(a.dead)
 		a.att.close()
 		for _, c := range calls {
 			c.finish(agentproto.Exit{}, fmt.Errorf("%w (%v)", errAgentDead, err))
+		}
+		for _, c := range fsCalls {
+			c.finish(fmt.Errorf("%w (%v)", errAgentDead, err))
 		}
 	})
 }

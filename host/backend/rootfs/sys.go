@@ -124,3 +124,17 @@ func closeFD(fd int) {
 
 // fileType returns the S_IFMT bits of a stat result.
 func fileType(st *syscall.Stat_t) uint32 { return st.Mode & syscall.S_IFMT }
+
+// notRegularAt reports whether name in dfd (not followed) is something
+// other than a regular file, directory or symlink.
+func notRegularAt(dfd int, name string) bool {
+	var st syscall.Stat_t
+	if lstatat(dfd, name, &st) != nil {
+		return false
+	}
+	switch fileType(&st) {
+	case syscall.S_IFREG, syscall.S_IFDIR, syscall.S_IFLNK:
+		return false
+	}
+	return true
+}

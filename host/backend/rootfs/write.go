@@ -104,6 +104,11 @@ func (f *FS) openForWrite(dfd int, name string, mode backend.WriteMode) (*os.Fil
 				continue // created by someone else meanwhile: open it instead
 			}
 		}
+		if err == syscall.EACCES && notRegularAt(dfd, name) {
+			// A FIFO or device the caller may not open is still no
+			// file: said as such, whoever owns it.
+			return nil, false, syscall.ENXIO
+		}
 		if err != nil {
 			return nil, false, err
 		}

@@ -1,0 +1,242 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package podman
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/agentfs"
+	"github.com/wai-dev/wai/internal/agentproto"
+)
+
+// agentFS is the workspace's Filesystem served inside its container by
+// wai-agent (docs/AGENT.md, "File operations"), for a workspace that is
+// no directory of this host (a Podman volume, a remote service): the
+// agent runs host/backend/rootfs over /workspace, so the confinement, the
+// refusal of FIFOs and devices and the limits are the host side's. The
+// host sends its limits and the caller's deadline with every request,
+// keeps its own deadline (a stuck agent never holds a call past the
+// caller's context) and checks every answer against the limits before
+// using it. Calls share the container's resident agent connection with
+// its commands and may run concurrently.
+type agentFS struct {
+	w *Workspace
+}
+
+// agentFS returns the workspace's filesystem served through its agent.
+func (w *Workspace) agentFS() *agentFS { return &agentFS{w: w} }
+
+// Interface guards
+var (
+	_ backend.Filesystem   = (*agentFS)(nil)
+	_ backend.PathResolver = (*agentFS)(nil)
+	_ backend.BlobReader   = (*agentFS)(nil)
+)
+
+// fsStopped is the error of a call whose context ended, worded as
+// rootfs words its own (and wrapping the context's error the same way).
+func fsStopped(op, p string, err error) error {
+	msg := "cancelled by the caller"
+	if errors.Is(err, context.DeadlineExceeded) {
+		msg = "stopped at the call's deadline before finishing (a huge or sparse file, or a large tree?): " +
+			"narrow the request to a smaller file or directory, or use a shell command that reads only part of it"
+	}
+	return &backend.Error{Kind: backend.ErrUnavailable, Op: op, Path: p, Msg: msg, Err: err}
+}
+
+// conn returns the container's agent, starting the container and the
+// agent when needed, with the release of the workspace's hold.
+func (f *agentFS) conn(ctx context.Context, op, p string) (*agentConn, func(), error) {
+	w := f.w
+	release, err := w.enter(op)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := w.ensure(ctx)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	conn := w.agentFor(ctx, st)
+	if conn == nil {
+		release()
+		return nil, nil, backend.Errorf(backend.ErrUnavailable, op, p,
+			"this workspace's files are served by wai-agent in the container, which is not running "+
+				"(agent = false in [backends.podman], or it failed to start: see the runtime.podman.agent_failed event); "+
+				"turn the agent on, or keep the workspace in a host directory")
+	}
+	if conn.version < agentproto.FSVersion {
+		release()
+		return nil, nil, backend.Errorf(backend.ErrUnavailable, op, p,
+			"the container %s runs wai-agent protocol version %d, from an older wai, which serves no files (version %d does): "+
+				"stop the session's container so that the next call creates it with this wai's agent", w.name, conn.version, agentproto.FSVersion)
+	}
+	return conn, release, nil
+}
+
+// do runs req through the agent and returns its answer, or the error of
+// a call that got none: the context ended, the workspace closed, the
+// agent died or answered past the limits.
+func (f *agentFS) do(ctx context.Context, req agentproto.FSRequest) (*agentproto.FSResponse, error) {
+	op, p := "fs."+req.Op, string(req.Path)
+	if err := ctx.Err(); err != nil {
+		return nil, fsStopped(op, p, err)
+	}
+	conn, release, err := f.conn(ctx, op, p)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if dl, ok := ctx.Deadline(); ok {
+		left := time.Until(dl).Milliseconds()
+		if left < 1 {
+			return nil, fsStopped(op, p, context.DeadlineExceeded)
+		}
+		req.TimeoutMS = left
+	}
+	call, err := conn.fsStart(req)
+	if errors.Is(err, errAgentDead) {
+		return nil, backend.Errorf(backend.ErrUnavailable, op, p,
+			"the in-container agent's connection ended before the call was sent (%v): run it again, a new agent is started", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-call.done:
+	case <-ctx.Done():
+		conn.fsCancel(call)
+		return nil, fsStopped(op, p, ctx.Err())
+	case <-f.w.closing:
+		conn.fsCancel(call)
+		return nil, backend.Errorf(backend.ErrUnavailable, op, p, "the workspace of session %s closed during the call", f.w.session)
+	}
+	return call.response(op, p)
+}
+
+func (f *agentFS) request(op, p string) agentproto.FSRequest {
+	req := agentfs.NewRequest(op, f.w.b.limits)
+	req.Path = agentproto.Text(p)
+	return req
+}
+
+// Stat implements backend.Filesystem.
+func (f *agentFS) Stat(ctx context.Context, p string) (backend.FileInfo, error) {
+	resp, err := f.do(ctx, f.request(agentproto.FSStat, p))
+	if err != nil {
+		return backend.FileInfo{}, err
+	}
+	return agentfs.DecodeStat(resp)
+}
+
+// List implements backend.Filesystem.
+func (f *agentFS) List(ctx context.Context, p string) (backend.ListResult, error) {
+	resp, err := f.do(ctx, f.request(agentproto.FSList, p))
+	if err != nil {
+		return backend.ListResult{}, err
+	}
+	return agentfs.DecodeList(resp, f.w.b.limits)
+}
+
+// Read implements backend.Filesystem.
+func (f *agentFS) Read(ctx context.Context, req backend.ReadRequest) (backend.ReadResult, error) {
+	r := f.request(agentproto.FSRead, req.Path)
+	r.Offset, r.Limit = req.Offset, req.Limit
+	resp, err := f.do(ctx, r)
+	if err != nil {
+		return backend.ReadResult{}, err
+	}
+	return agentfs.DecodeRead(resp, req, f.w.b.limits)
+}
+
+// Write implements backend.Filesystem.
+func (f *agentFS) Write(ctx context.Context, req backend.WriteRequest) (backend.WriteResult, error) {
+	// Checked here too: content past the limit never crosses the wire.
+	if err := f.w.b.limits.CheckWrite("fs.write", req.Path, req.Content); err != nil {
+		return backend.WriteResult{}, err
+	}
+	r := f.request(agentproto.FSWrite, req.Path)
+	r.Content, r.Mode, r.Resolved = agentproto.Text(req.Content), string(req.Mode), agentproto.Text(req.Resolved)
+	resp, err := f.do(ctx, r)
+	if err != nil {
+		return backend.WriteResult{}, err
+	}
+	return agentfs.DecodeWrite(resp)
+}
+
+// Edit implements backend.Filesystem.
+func (f *agentFS) Edit(ctx context.Context, req backend.EditRequest) (backend.EditResult, error) {
+	if err := f.w.b.limits.CheckWrite("fs.edit", req.Path, req.New); err != nil {
+		return backend.EditResult{}, err
+	}
+	r := f.request(agentproto.FSEdit, req.Path)
+	r.Old, r.New, r.ReplaceAll, r.Resolved = agentproto.Text(req.Old), agentproto.Text(req.New), req.ReplaceAll, agentproto.Text(req.Resolved)
+	resp, err := f.do(ctx, r)
+	if err != nil {
+		return backend.EditResult{}, err
+	}
+	return agentfs.DecodeEdit(resp)
+}
+
+// Glob implements backend.Filesystem.
+func (f *agentFS) Glob(ctx context.Context, req backend.GlobRequest) (backend.GlobResult, error) {
+	r := f.request(agentproto.FSGlob, req.Path)
+	r.Pattern = agentproto.Text(req.Pattern)
+	resp, err := f.do(ctx, r)
+	if err != nil {
+		return backend.GlobResult{}, err
+	}
+	return agentfs.DecodeGlob(resp, f.w.b.limits)
+}
+
+// Grep implements backend.Filesystem.
+func (f *agentFS) Grep(ctx context.Context, req backend.GrepRequest) (backend.GrepResult, error) {
+	r := f.request(agentproto.FSGrep, req.Path)
+	r.Pattern, r.Glob = agentproto.Text(req.Pattern), agentproto.Text(req.Glob)
+	resp, err := f.do(ctx, r)
+	if err != nil {
+		return backend.GrepResult{}, err
+	}
+	return agentfs.DecodeGrep(resp, f.w.b.limits)
+}
+
+// Remove implements backend.Filesystem.
+func (f *agentFS) Remove(ctx context.Context, req backend.RemoveRequest) (backend.RemoveResult, error) {
+	r := f.request(agentproto.FSRemove, req.Path)
+	r.Recursive, r.Resolved = req.Recursive, agentproto.Text(req.Resolved)
+	resp, err := f.do(ctx, r)
+	if err != nil {
+		return backend.RemoveResult{}, err
+	}
+	return agentfs.DecodeRemove(resp)
+}
+
+// ResolvePath implements backend.PathResolver, resolving in the
+// container as the write that follows will.
+func (f *agentFS) ResolvePath(ctx context.Context, p string, followLast bool) (string, error) {
+	r := f.request(agentproto.FSResolve, p)
+	r.FollowLast = followLast
+	resp, err := f.do(ctx, r)
+	if err != nil {
+		return "", err
+	}
+	return agentfs.DecodeResolve(resp)
+}
+
+// ReadBytes implements backend.BlobReader: at most max bytes (no more
+// than agentfs.MaxReadBytesAnswer in one call).
+func (f *agentFS) ReadBytes(ctx context.Context, p string, max int64) ([]byte, int64, error) {
+	if max < 0 || max > agentfs.MaxReadBytesAnswer {
+		return nil, 0, backend.Errorf(backend.ErrInvalid, "fs.read_bytes", p, "byte limit %d is outside 0–%d", max, agentfs.MaxReadBytesAnswer)
+	}
+	r := f.request(agentproto.FSReadBytes, p)
+	r.Max = max
+	resp, err := f.do(ctx, r)
+	if err != nil {
+		return nil, 0, err
+	}
+	return agentfs.DecodeReadBytes(resp, max)
+}
