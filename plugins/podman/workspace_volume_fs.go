@@ -6,8 +6,14 @@ import "github.com/wai-dev/wai/host/backend"
 
 // volumeFiles returns the Filesystem of a volume workspace: its files are
 // on the service's machine, reachable only from inside the container, so
-// wai-agent serves them there.
+// wai-agent serves them there (agentFS). Without the agent there is no
+// way to them: Open says so rather than hand out a workspace whose file
+// tools all fail.
 func (b *Backend) volumeFiles(w *Workspace) (backend.Filesystem, error) {
-	return nil, backend.Errorf(backend.ErrUnavailable, "open", w.volume,
-		"backend podman: this build cannot serve a volume workspace's files (wai-agent's file service is missing): set workspace = \"bind\" in [backends.podman]")
+	if !b.cfg.agentEnabled() || b.agentBin == "" {
+		return nil, backend.Errorf(backend.ErrUnavailable, "open", w.volume,
+			"backend podman: a volume workspace's files are served by wai-agent in the container, and this backend runs without it "+
+				"(agent = false in [backends.podman], or a build without the agent: `make build`): turn the agent on, or set workspace = \"bind\"")
+	}
+	return w.agentFS(), nil
 }
