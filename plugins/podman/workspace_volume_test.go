@@ -5,6 +5,7 @@ package podman
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -266,4 +267,33 @@ func TestVolumeWorkspaceForeignVolume(t *testing.T) {
 
 func volumeCreate(name string) entitiesTypes.VolumeCreateOptions {
 	return entitiesTypes.VolumeCreateOptions{Name: name, Labels: map[string]string{"someone": "else"}}
+}
+
+// The kernel's copy-in of a host directory (backend.CopyInFS) works on a
+// volume workspace: new files, missing parents, owned by the container
+// user; an existing one is ErrExist and stays as it was.
+func TestVolumeWorkspaceCopyIn(t *testing.T) {
+	w := openTest(t, newTestBackend(t, backend.Limits{}, volumeExtra), false)
+	cfs, ok := w.FS().(backend.CopyInFS)
+	if !ok {
+		t.Fatalf("%T is no CopyInFS", w.FS())
+	}
+	sh(t, w, "echo old > keep; ln -s /etc up")
+	body := strings.Repeat("x", 70000)
+	if n, err := cfs.CopyIn(bg, "a/b/c.txt", strings.NewReader(body), 0o640); err != nil || n != int64(len(body)) {
+		t.Fatalf("CopyIn: %d, %v", n, err)
+	}
+	if _, err := cfs.CopyIn(bg, "keep", strings.NewReader("new"), 0o644); !errors.Is(err, backend.ErrExist) {
+		t.Errorf("CopyIn over a file: %v", err)
+	}
+	// Through a symlink that points out of the workspace: it stays inside.
+	if _, err := cfs.CopyIn(bg, "up/escaped", strings.NewReader("e"), 0o644); err != nil {
+		t.Logf("CopyIn through a symlink: %v", err)
+	}
+	res := sh(t, w, "wc -c < a/b/c.txt; stat -c '%a %u' a/b/c.txt; stat -c '%u' a a/b; cat keep; test -e /etc/escaped && echo ESCAPED; id -u")
+	uid := strings.TrimSpace(res.Stdout[strings.LastIndexByte(strings.TrimSpace(res.Stdout), '\n')+1:])
+	want := fmt.Sprintf("70000\n640 %s\n%s\n%s\nold\n", uid, uid, uid)
+	if !strings.HasPrefix(res.Stdout, want) || strings.Contains(res.Stdout, "ESCAPED") {
+		t.Errorf("got %q, want %q first", res.Stdout, want)
+	}
 }
