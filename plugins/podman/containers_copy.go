@@ -40,6 +40,9 @@ func (b *Backend) openHostSide(op string, owner backend.ContainerOwner, p string
 	if p == "" {
 		return nil, backend.Errorf(backend.ErrInvalid, op, "", "give host_path: a path in the session workspace, or an absolute one under allowed_host_roots")
 	}
+	if ws.volume != "" && (!filepath.IsAbs(p) || p == ws.dir || strings.HasPrefix(p, ws.dir+"/")) {
+		return nil, errVolumeHostSide(op, p)
+	}
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(ws.dir, p)
 	}

@@ -17,3 +17,13 @@ func (b *Backend) volumeFiles(w *Workspace) (backend.Filesystem, error) {
 	}
 	return volumeFS{w.agentFS()}, nil
 }
+
+// errVolumeHostSide refuses a container copy to or from the session
+// workspace when that is a volume: its files are on the service's
+// machine, not under a host path here. Copies from and to
+// allowed_host_roots work as ever (the archive API carries them).
+func errVolumeHostSide(op, p string) error {
+	return backend.Errorf(backend.ErrUnavailable, op, p,
+		"the session workspace is a Podman volume on the service's machine, not a directory here: copy with an absolute host_path under allowed_host_roots, "+
+			"or move files between the containers with a command (workspace = \"bind\" in [backends.podman] makes the workspace a host directory again)")
+}

@@ -297,3 +297,20 @@ func TestVolumeWorkspaceCopyIn(t *testing.T) {
 		t.Errorf("got %q, want %q first", res.Stdout, want)
 	}
 }
+
+// Container copies name a volume session's workspace in vain: it is no
+// directory here, and the refusal says what works instead.
+func TestVolumeWorkspaceContainerCopyRefused(t *testing.T) {
+	cfg, err := ParseConfig(testConfig(t, volumeExtra), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Backend{cfg: cfg}
+	p, _ := cfg.pathsFor(backend.WorkspaceSpec{Session: "s1"})
+	for _, hp := range []string{"out.txt", filepath.Join(p.dir, "out.txt")} {
+		_, err := b.openHostSide("containers.copy_out", backend.ContainerOwner{Session: "s1"}, hp, true)
+		if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "allowed_host_roots") {
+			t.Errorf("%s: %v", hp, err)
+		}
+	}
+}
