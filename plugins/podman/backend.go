@@ -35,6 +35,9 @@ type Backend struct {
 	// every container; "" when there is none (agent = false, or no
 	// binary), and commands run as Podman execs.
 	agentBin string
+	// svcFiles: where the service's machine has the seccomp profile and
+	// the agent, for a volume configuration (service_files.go).
+	svcFiles serviceFiles
 
 	mu      sync.Mutex
 	open    map[string]*Workspace

@@ -119,6 +119,9 @@ func (b *Backend) createStarted(ctx context.Context, w *Workspace) (*ctrState, e
 	if s.SeccompProfilePath, err = writeSeccompProfile(b.seccompDir); err != nil {
 		return nil, err
 	}
+	if err := b.useFilesOnService(ctx, s); err != nil {
+		return nil, err
+	}
 	// Create and start take about a second, more on a busy service: the
 	// front end says so rather than look hung before the first command.
 	defer backend.StartProgress(ctx, "starting container "+w.name)()

@@ -50,6 +50,9 @@ func (b *Backend) CreateContainer(ctx context.Context, req backend.ContainerSpec
 	if s.SeccompProfilePath, err = writeSeccompProfile(b.seccompDir); err != nil {
 		return info, err
 	}
+	if err := b.useFilesOnService(ctx, s); err != nil {
+		return info, err
+	}
 	cctx, err := b.svc.ctx(ctx)
 	if err != nil {
 		return info, err

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/containers/podman/v5/pkg/bindings/containers"
 	"github.com/containers/podman/v5/pkg/bindings/volumes"
 	entitiesTypes "github.com/containers/podman/v5/pkg/domain/entities/types"
 
@@ -128,6 +129,25 @@ func TestVolumeWorkspaceLifecycle(t *testing.T) {
 		t.Errorf("a symlink of the host mount was copied:\n%s", out)
 	}
 	noLocalWorkspace(t, w)
+	// The agent and the seccomp profile come from the files volume on the
+	// service's side, not from wai's directory.
+	cctx, err := b.svc.ctx(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := containers.Inspect(cctx, w.name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentSrc := ""
+	for _, m := range data.Mounts {
+		if m.Destination == agentMountPath {
+			agentSrc = m.Source
+		}
+	}
+	if !strings.Contains(agentSrc, "/wai-test-files-") || strings.HasPrefix(agentSrc, b.cfg.WorkspaceDir) {
+		t.Errorf("the agent is mounted from %q, not from the files volume", agentSrc)
+	}
 	if err := w.Close(bg); err != nil {
 		t.Fatal(err)
 	}
