@@ -4,6 +4,7 @@ package agent
 
 import (
 	"context"
+	"io"
 	"sync"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -69,21 +70,38 @@ func (s *Server) startFS(id uint32, req agentproto.FSRequest) error {
 		return errIDInUse(id)
 	}
 	s.fsOps[id] = cancel
+	var in *io.PipeReader
+	var body io.Reader // nil, not a nil *PipeReader, when there is none
+	if req.Op == agentproto.FSCopyIn {
+		pr, pw := io.Pipe()
+		if s.fsIn == nil {
+			s.fsIn = map[uint32]*io.PipeWriter{}
+		}
+		s.fsIn[id], in, body = pw, pr, pr
+		// A read waiting for content the host no longer sends ends with
+		// the operation's context (its deadline, a cancel, the
+		// connection's end).
+		context.AfterFunc(ctx, func() { pw.CloseWithError(ctx.Err()) })
+	}
 	s.wg.Add(1)
 	s.mu.Unlock()
 	go func() {
 		defer s.wg.Done()
-		resp := s.serveFS(ctx, req)
+		resp := s.serveFS(ctx, req, body)
 		s.mu.Lock()
 		delete(s.fsOps, id)
+		delete(s.fsIn, id)
 		s.mu.Unlock()
+		if in != nil {
+			in.CloseWithError(io.ErrClosedPipe) // a pending fsData returns
+		}
 		cancel()
 		s.sendFS(id, resp)
 	}()
 	return nil
 }
 
-func (s *Server) serveFS(ctx context.Context, req agentproto.FSRequest) agentproto.FSResponse {
+func (s *Server) serveFS(ctx context.Context, req agentproto.FSRequest, in io.Reader) agentproto.FSResponse {
 	l, err := agentfs.RequestLimits(req)
 	if err != nil {
 		return agentproto.FSResponse{Error: agentfs.EncodeError(err)}
@@ -93,5 +111,8 @@ func (s *Server) serveFS(ctx context.Context, req agentproto.FSRequest) agentpro
 		return agentproto.FSResponse{Error: agentfs.EncodeError(err)}
 	}
 	defer done()
+	if in != nil {
+		return agentfs.HandleCopyIn(ctx, f, req, in)
+	}
 	return agentfs.Handle(ctx, f, req)
 }

@@ -248,3 +248,52 @@ func TestFSDeadlineAndCancel(t *testing.T) {
 		t.Errorf("cancelled grep: %v after %s, want context.Canceled at once", err, time.Since(start))
 	}
 }
+
+// TestFSCopyIn: content in several FSData frames lands in a new file with
+// the asked mode; an existing file is ErrExist, and a copy whose content
+// stops coming ends at its deadline.
+func TestFSCopyIn(t *testing.T) {
+	root := t.TempDir()
+	h, _ := startFSServer(t, root, []int{agentproto.Version})
+	content := strings.Repeat("0123456789abcdef", 40_000) // 640 KB: three frames
+	req := fsReq(agentproto.FSCopyIn, "in/c.bin")
+	req.Perm = 0o600
+	h.send(1, req)
+	for rest := content; rest != ""; {
+		n := min(len(rest), agentproto.MaxFSData)
+		if err := h.out.Write(agentproto.TypeFSData, 1, []byte(rest[:n])); err != nil {
+			t.Fatal(err)
+		}
+		rest = rest[n:]
+	}
+	if err := h.out.Write(agentproto.TypeFSData, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	resp, _ := h.answer(1)
+	if n, err := agentfs.DecodeCopyIn(&resp, int64(len(content))); err != nil || n != int64(len(content)) {
+		t.Fatalf("copy_in: %d bytes, %v", n, err)
+	}
+	fi, err := os.Stat(filepath.Join(root, "in", "c.bin"))
+	if b, _ := os.ReadFile(filepath.Join(root, "in", "c.bin")); err != nil || string(b) != content || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the copied file: %v, %d bytes, mode %v", err, len(b), fi.Mode())
+	}
+	// Existing: refused at once, and the content the host still sends is
+	// dropped without breaking the connection.
+	h.send(2, req)
+	resp, _ = h.answer(2)
+	if _, err := agentfs.DecodeCopyIn(&resp, 0); !errors.Is(err, backend.ErrExist) {
+		t.Errorf("copy_in over an existing file: %v, want ErrExist", err)
+	}
+	_ = h.out.Write(agentproto.TypeFSData, 2, []byte("late"))
+	req.Path, req.TimeoutMS = "in/stalled.bin", 300
+	h.send(3, req)
+	_ = h.out.Write(agentproto.TypeFSData, 3, []byte("some, then nothing"))
+	start := time.Now()
+	resp, _ = h.answer(3)
+	if _, err := agentfs.DecodeCopyIn(&resp, 18); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 3*time.Second {
+		t.Errorf("a stalled copy_in: %v after %s, want its deadline", err, time.Since(start))
+	}
+	if resp := h.fs(4, fsReq(agentproto.FSStat, "in/c.bin")); resp.Error != nil {
+		t.Errorf("the connection after the copies: %+v", resp.Error)
+	}
+}

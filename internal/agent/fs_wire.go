@@ -35,3 +35,22 @@ func (s *Server) sendFS(id uint32, resp agentproto.FSResponse) {
 	}
 	_ = s.out.Write(agentproto.TypeFSEnd, id, p)
 }
+
+// fsData hands a piece of a copy_in's content to the operation; empty,
+// it ends the content. It blocks until the operation took it (the file
+// system's pace is the host's), and drops data for an operation that
+// ended already: the host may still be sending when the answer (an
+// error, say) crosses it.
+func (s *Server) fsData(id uint32, p []byte) {
+	s.mu.Lock()
+	pw := s.fsIn[id]
+	s.mu.Unlock()
+	if pw == nil {
+		return
+	}
+	if len(p) == 0 {
+		_ = pw.Close()
+		return
+	}
+	_, _ = pw.Write(p)
+}

@@ -39,6 +39,7 @@ type Server struct {
 	version int                           // the protocol version of the hello
 	fsOps   map[uint32]context.CancelFunc // file operations running, by id
 	fsCache fsCache                       // confined filesystems by limits (fs.go)
+	fsIn    map[uint32]*io.PipeWriter     // content of the copy_in operations running
 }
 
 // NewServer serves the host on in/out, logging diagnostics to log.
@@ -138,6 +139,11 @@ func (s *Server) loop() error {
 			if err := s.startFS(f.ID, req); err != nil {
 				return err
 			}
+		case agentproto.TypeFSData:
+			if s.version < agentproto.FSVersion {
+				return fmt.Errorf("%w: the host sent %s on protocol version %d", agentproto.ErrMalformed, f.Type, s.version)
+			}
+			s.fsData(f.ID, f.Payload)
 		default:
 			return fmt.Errorf("%w: the host sent %s", agentproto.ErrMalformed, f.Type)
 		}

@@ -201,3 +201,14 @@ func DecodeReadBytes(resp *agentproto.FSResponse, max int64) ([]byte, int64, err
 	}
 	return resp.Data, resp.Size, nil
 }
+
+// DecodeCopyIn is CopyIn's answer: the bytes copied, at most sent.
+func DecodeCopyIn(resp *agentproto.FSResponse, sent int64) (int64, error) {
+	if err := failed(resp); err != nil {
+		return 0, err
+	}
+	if resp.Size < 0 || resp.Size > sent {
+		return 0, errBadAnswer("fs.copyin", "%d bytes copied of %d sent", resp.Size, sent)
+	}
+	return resp.Size, nil
+}

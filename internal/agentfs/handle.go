@@ -3,6 +3,8 @@ package agentfs
 import (
 	"context"
 	"fmt"
+	"io"
+	"io/fs"
 
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/internal/agentproto"
@@ -150,4 +152,22 @@ func texts(ss []string) []agentproto.Text {
 		out[i] = agentproto.Text(s)
 	}
 	return out
+}
+
+// HandleCopyIn runs a copy_in on fsys with the content read from r.
+func HandleCopyIn(ctx context.Context, fsys backend.Filesystem, req agentproto.FSRequest, r io.Reader) agentproto.FSResponse {
+	const op = "fs.copyin"
+	p := string(req.Path)
+	c, ok := fsys.(backend.CopyInFS)
+	if !ok {
+		return agentproto.FSResponse{Error: EncodeError(backend.Errorf(backend.ErrUnavailable, op, p, "this agent's filesystem cannot copy files in"))}
+	}
+	if req.Perm&^uint32(fs.ModePerm) != 0 {
+		return agentproto.FSResponse{Error: EncodeError(backend.Errorf(backend.ErrInvalid, op, p, "perm may only hold permission bits, got %#o", req.Perm))}
+	}
+	n, err := c.CopyIn(ctx, p, r, fs.FileMode(req.Perm))
+	if err != nil {
+		return agentproto.FSResponse{Error: EncodeError(err)}
+	}
+	return agentproto.FSResponse{Size: n}
 }

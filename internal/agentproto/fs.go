@@ -20,7 +20,11 @@ const (
 	FSRemove    = "remove"
 	FSResolve   = "resolve"    // backend.PathResolver
 	FSReadBytes = "read_bytes" // backend.BlobReader
+	FSCopyIn    = "copy_in"    // backend.CopyInFS: the content follows in FSData frames
 )
+
+// MaxFSData is the most content bytes one FSData frame carries.
+const MaxFSData = 256 << 10
 
 // FSRequest asks the agent for one file operation on the workspace, under
 // a fresh id (shared with Exec's: an id in use is a protocol error). The
@@ -50,6 +54,7 @@ type FSRequest struct {
 	Recursive  bool   `json:"recursive,omitempty"`   // remove
 	FollowLast bool   `json:"follow_last,omitempty"` // resolve
 	Max        int64  `json:"max,omitempty"`         // read_bytes
+	Perm       uint32 `json:"perm,omitempty"`        // copy_in: permission bits
 }
 
 // FSError is a failed operation. Kind is the backend error kind

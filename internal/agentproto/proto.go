@@ -31,8 +31,8 @@ const (
 // Type is a frame's kind.
 type Type uint8
 
-// Frame types. Host to agent: Hello, Exec, Cancel. Agent to host: Hello,
-// Started, Stdout, Stderr, Exit, Error. New types get new numbers; an end
+// Frame types. Host to agent: Hello, Exec, Cancel, FS, FSData. Agent to host:
+// Hello, Started, Stdout, Stderr, Exit, Error, FSPart, FSEnd. New types get new numbers; an end
 // that receives a type it does not know treats the peer as broken, so
 // adding one needs a new protocol version.
 const (
@@ -40,6 +40,7 @@ const (
 	TypeExec    Type = 2  // JSON Exec: start command id
 	TypeCancel  Type = 3  // JSON Cancel: stop command id's tree (or file operation id)
 	TypeFS      Type = 4  // JSON FSRequest: run file operation id (version 2)
+	TypeFSData  Type = 5  // raw bytes: copy_in content for operation id; empty: the end (version 2)
 	TypeStarted Type = 16 // JSON Started: command id runs
 	TypeStdout  Type = 17 // raw bytes of command id's stdout
 	TypeStderr  Type = 18 // raw bytes of command id's stderr
@@ -52,7 +53,7 @@ const (
 func (t Type) known() bool {
 	switch t {
 	case TypeHello, TypeExec, TypeCancel, TypeStarted, TypeStdout, TypeStderr, TypeExit, TypeError,
-		TypeFS, TypeFSPart, TypeFSEnd:
+		TypeFS, TypeFSData, TypeFSPart, TypeFSEnd:
 		return true
 	}
 	return false
@@ -78,6 +79,8 @@ func (t Type) String() string {
 		return "error"
 	case TypeFS:
 		return "fs"
+	case TypeFSData:
+		return "fs_data"
 	case TypeFSPart:
 		return "fs_part"
 	case TypeFSEnd:

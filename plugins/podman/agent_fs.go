@@ -5,6 +5,8 @@ package podman
 import (
 	"context"
 	"errors"
+	"io"
+	"io/fs"
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -34,6 +36,7 @@ var (
 	_ backend.Filesystem   = (*agentFS)(nil)
 	_ backend.PathResolver = (*agentFS)(nil)
 	_ backend.BlobReader   = (*agentFS)(nil)
+	_ backend.CopyInFS     = (*agentFS)(nil)
 )
 
 // fsStopped is the error of a call whose context ended, worded as
@@ -49,72 +52,122 @@ func fsStopped(op, p string, err error) error {
 
 // conn returns the container's agent, starting the container and the
 // agent when needed, with the release of the workspace's hold.
-func (f *agentFS) conn(ctx context.Context, op, p string) (*agentConn, func(), error) {
+func (f *agentFS) conn(ctx context.Context, op, p string) (*ctrState, *agentConn, func(), error) {
 	w := f.w
 	release, err := w.enter(op)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	st, err := w.ensure(ctx)
 	if err != nil {
 		release()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	conn := w.agentFor(ctx, st)
 	if conn == nil {
 		release()
-		return nil, nil, backend.Errorf(backend.ErrUnavailable, op, p,
+		return nil, nil, nil, backend.Errorf(backend.ErrUnavailable, op, p,
 			"this workspace's files are served by wai-agent in the container, which is not running "+
 				"(agent = false in [backends.podman], or it failed to start: see the runtime.podman.agent_failed event); "+
 				"turn the agent on, or keep the workspace in a host directory")
 	}
 	if conn.version < agentproto.FSVersion {
 		release()
-		return nil, nil, backend.Errorf(backend.ErrUnavailable, op, p,
+		return nil, nil, nil, backend.Errorf(backend.ErrUnavailable, op, p,
 			"the container %s runs wai-agent protocol version %d, from an older wai, which serves no files (version %d does): "+
 				"stop the session's container so that the next call creates it with this wai's agent", w.name, conn.version, agentproto.FSVersion)
 	}
-	return conn, release, nil
+	return st, conn, release, nil
 }
 
 // do runs req through the agent and returns its answer, or the error of
 // a call that got none: the context ended, the workspace closed, the
 // agent died or answered past the limits.
 func (f *agentFS) do(ctx context.Context, req agentproto.FSRequest) (*agentproto.FSResponse, error) {
+	resp, _, err := f.exchange(ctx, req, nil)
+	return resp, err
+}
+
+// exchange is do with content: body, when set, is streamed to the agent
+// after the request (copy_in); sent is how many bytes of it went.
+func (f *agentFS) exchange(ctx context.Context, req agentproto.FSRequest, body io.Reader) (_ *agentproto.FSResponse, sent int64, _ error) {
 	op, p := "fs."+req.Op, string(req.Path)
 	if err := ctx.Err(); err != nil {
-		return nil, fsStopped(op, p, err)
+		return nil, 0, fsStopped(op, p, err)
 	}
-	conn, release, err := f.conn(ctx, op, p)
+	st, conn, release, err := f.conn(ctx, op, p)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer release()
+	if _, ok := ctx.Deadline(); !ok {
+		// No operation runs unbounded: without a deadline of the
+		// caller's, the longest a command may run.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.w.b.limits.MaxTimeout)
+		defer cancel()
+	}
 	if dl, ok := ctx.Deadline(); ok {
 		left := time.Until(dl).Milliseconds()
 		if left < 1 {
-			return nil, fsStopped(op, p, context.DeadlineExceeded)
+			return nil, 0, fsStopped(op, p, context.DeadlineExceeded)
 		}
 		req.TimeoutMS = left
 	}
 	call, err := conn.fsStart(req)
 	if errors.Is(err, errAgentDead) {
-		return nil, backend.Errorf(backend.ErrUnavailable, op, p,
+		return nil, 0, backend.Errorf(backend.ErrUnavailable, op, p,
 			"the in-container agent's connection ended before the call was sent (%v): run it again, a new agent is started", err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	var sendErr chan error
+	if body != nil {
+		sendErr = make(chan error, 1)
+		go func() {
+			var err error
+			sent, err = conn.fsSend(ctx, call, body)
+			sendErr <- err
+		}()
+	}
+	var resp *agentproto.FSResponse
 	select {
 	case <-call.done:
+		resp, err = call.response(op, p)
 	case <-ctx.Done():
-		conn.fsCancel(call)
-		return nil, fsStopped(op, p, ctx.Err())
+		f.abandon(st, conn, call)
+		err = fsStopped(op, p, ctx.Err())
 	case <-f.w.closing:
-		conn.fsCancel(call)
-		return nil, backend.Errorf(backend.ErrUnavailable, op, p, "the workspace of session %s closed during the call", f.w.session)
+		f.abandon(st, conn, call)
+		err = backend.Errorf(backend.ErrUnavailable, op, p, "the workspace of session %s closed during the call", f.w.session)
 	}
-	return call.response(op, p)
+	if sendErr != nil {
+		// The sender stops at the call's end or the context's (each
+		// frame's write is bounded): sent is final after it.
+		if serr := <-sendErr; serr != nil && err == nil {
+			err = backend.Errorf(backend.ErrUnavailable, op, p, "reading the content to copy in failed: %v", serr)
+		}
+	}
+	return resp, sent, err
+}
+
+// abandon cancels call, which the caller no longer waits for. An agent
+// that does not answer the cancel within agentCancelWait is wedged (the
+// operations run on a local file system and check their context every
+// 64 KiB): it is dropped and killed, as for a command, so the next call
+// gets a new one instead of waiting on it too.
+func (f *agentFS) abandon(st *ctrState, conn *agentConn, call *fsCall) {
+	conn.fsCancel(call)
+	go func() {
+		t := time.NewTimer(agentCancelWait)
+		defer t.Stop()
+		select {
+		case <-call.done:
+		case <-t.C:
+			f.w.dropAgent(st, conn, "it did not answer a cancelled file operation")
+		}
+	}()
 }
 
 func (f *agentFS) request(op, p string) agentproto.FSRequest {
@@ -239,4 +292,19 @@ func (f *agentFS) ReadBytes(ctx context.Context, p string, max int64) ([]byte, i
 		return nil, 0, err
 	}
 	return agentfs.DecodeReadBytes(resp, max)
+}
+
+// CopyIn implements backend.CopyInFS: the new file is made in the
+// container by rootfs's CopyIn, and r streamed to it in FSData frames.
+func (f *agentFS) CopyIn(ctx context.Context, p string, r io.Reader, perm fs.FileMode) (int64, error) {
+	if perm&^fs.ModePerm != 0 {
+		return 0, backend.Errorf(backend.ErrInvalid, "fs.copyin", p, "perm may only hold permission bits, got %v", perm)
+	}
+	req := f.request(agentproto.FSCopyIn, p)
+	req.Perm = uint32(perm)
+	resp, sent, err := f.exchange(ctx, req, r)
+	if err != nil {
+		return 0, err
+	}
+	return agentfs.DecodeCopyIn(resp, sent)
 }

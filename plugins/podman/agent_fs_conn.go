@@ -3,8 +3,10 @@
 package podman
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -133,4 +135,39 @@ func (c *fsCall) response(op, p string) (*agentproto.FSResponse, error) {
 		return nil, backend.Errorf(backend.ErrUnavailable, op, p, "the in-container agent's answer is not valid: %v", err)
 	}
 	return &resp, nil
+}
+
+// fsSend streams body to call c in FSData frames, then the empty frame
+// that ends it; it stops when the call ends (the agent answered, an error
+// say) or ctx does. A body that fails to read cancels the call.
+func (a *agentConn) fsSend(ctx context.Context, c *fsCall, body io.Reader) (int64, error) {
+	buf := make([]byte, agentproto.MaxFSData)
+	var sent int64
+	for {
+		select {
+		case <-c.done:
+			return sent, nil
+		case <-ctx.Done():
+			return sent, nil // the caller cancels the call
+		default:
+		}
+		n, err := body.Read(buf)
+		if n > 0 {
+			if werr := a.out.Write(agentproto.TypeFSData, c.id, buf[:n]); werr != nil {
+				a.fail(werr)
+				return sent, nil // the call fails with the connection
+			}
+			sent += int64(n)
+		}
+		switch {
+		case err == io.EOF:
+			if werr := a.out.Write(agentproto.TypeFSData, c.id, nil); werr != nil {
+				a.fail(werr)
+			}
+			return sent, nil
+		case err != nil:
+			a.fsCancel(c)
+			return sent, err
+		}
+	}
 }

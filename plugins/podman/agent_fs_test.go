@@ -3,10 +3,14 @@
 package podman
 
 import (
+	"bytes"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/agentproto"
 	sdktests "github.com/wai-dev/wai/sdk-tests"
 )
 
@@ -25,6 +29,7 @@ func openAgentFS(t *testing.T, l backend.Limits, extra map[string]any) agentFSWo
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
+	t.Cleanup(func() { _ = ws.Close(bg) }) // a second Close (the suite's) does nothing
 	return agentFSWorkspace{ws.(*Workspace)}
 }
 
@@ -43,3 +48,50 @@ var conformanceAgentFS = sdktests.Backend{
 }
 
 func TestFilesystemConformanceAgentFS(t *testing.T) { sdktests.RunFilesystem(t, conformanceAgentFS) }
+
+// The agent's answers to file operations are checked, not believed:
+// pieces for no operation or past MaxChunk break the protocol; an answer
+// past the call's cap, or one that is no valid JSON, fails that call
+// alone (ErrUnavailable) and leaves the connection to the others.
+func TestAgentFSFramesChecked(t *testing.T) {
+	newConn := func(cap int) (*agentConn, *fsCall) {
+		a := &agentConn{calls: map[uint32]*agentCall{}, dead: make(chan struct{})}
+		c := &fsCall{id: 1, cap: cap, done: make(chan struct{})}
+		a.fsCalls = map[uint32]*fsCall{1: c}
+		return a, c
+	}
+	for name, f := range map[string]agentproto.Frame{
+		"piece for no operation": {Type: agentproto.TypeFSPart, ID: 2, Payload: []byte("{")},
+		"end for no operation":   {Type: agentproto.TypeFSEnd, ID: 2, Payload: []byte("{}")},
+		"oversized piece":        {Type: agentproto.TypeFSPart, ID: 1, Payload: make([]byte, agentproto.MaxChunk+1)},
+		"a host-only type":       {Type: agentproto.TypeFS, ID: 1, Payload: []byte("{}")},
+	} {
+		a, _ := newConn(1 << 20)
+		if err := a.dispatch(f); !errors.Is(err, agentproto.ErrMalformed) {
+			t.Errorf("%s: dispatch returned %v, want ErrMalformed", name, err)
+		}
+	}
+	a, c := newConn(100)
+	for _, f := range []agentproto.Frame{
+		{Type: agentproto.TypeFSPart, ID: 1, Payload: bytes.Repeat([]byte(" "), 80)},
+		{Type: agentproto.TypeFSPart, ID: 1, Payload: bytes.Repeat([]byte(" "), 80)},
+		{Type: agentproto.TypeFSEnd, ID: 1, Payload: []byte("{}")},
+	} {
+		if err := a.dispatch(f); err != nil {
+			t.Fatalf("an answer past the cap broke the connection: %v", err)
+		}
+	}
+	if _, err := c.response("fs.read", "x"); !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "exceeds 100 bytes") {
+		t.Errorf("an answer past the cap: %v, want ErrUnavailable naming the cap", err)
+	}
+	a, c = newConn(100)
+	if err := a.dispatch(agentproto.Frame{Type: agentproto.TypeFSEnd, ID: 1, Payload: []byte(`{"info":`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.response("fs.stat", "x"); !errors.Is(err, backend.ErrUnavailable) {
+		t.Errorf("broken JSON: %v, want ErrUnavailable", err)
+	}
+	if a.fsCalls[1] != nil {
+		t.Errorf("the ended call is still registered")
+	}
+}

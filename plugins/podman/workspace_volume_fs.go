@@ -6,7 +6,8 @@ import "github.com/wai-dev/wai/host/backend"
 
 // volumeFiles returns the Filesystem of a volume workspace: its files are
 // on the service's machine, reachable only from inside the container, so
-// wai-agent serves them there (agentFS, plus CopyIn: volumeFS). Without the agent there is no
+// wai-agent serves them there (agentFS; CopyIn included, so the kernel's
+// copy-in of a person's host directory works too). Without the agent there is no
 // way to them: Open says so rather than hand out a workspace whose file
 // tools all fail.
 func (b *Backend) volumeFiles(w *Workspace) (backend.Filesystem, error) {
@@ -15,7 +16,7 @@ func (b *Backend) volumeFiles(w *Workspace) (backend.Filesystem, error) {
 			"backend podman: a volume workspace's files are served by wai-agent in the container, and this backend runs without it "+
 				"(agent = false in [backends.podman], or a build without the agent: `make build`): turn the agent on, or set workspace = \"bind\"")
 	}
-	return volumeFS{w.agentFS()}, nil
+	return w.agentFS(), nil
 }
 
 // errVolumeHostSide refuses a container copy to or from the session
