@@ -62,6 +62,14 @@ func TestRemoteFilesystemConformance(t *testing.T) {
 	}
 }
 
+// The containers agents manage, over ssh:// (their owner session on a
+// volume workspace).
+func TestRemoteContainersConformance(t *testing.T) {
+	if s := needSSHD(t); inHome(t, s.home()) {
+		sdktests.RunContainers(t, remoteConformance(s))
+	}
+}
+
 // A command whose ssh connection is cut fails with ErrUnavailable saying
 // so, and the next command dials again and succeeds: the backend is not
 // left holding a dead connection.
