@@ -27,6 +27,9 @@ import (
 // reads by path on its own machine, and wai-agent, bind-mounted by path.
 const kindFiles = "files"
 
+// filesMu serializes finding and filling files volumes in this process.
+var filesMu sync.Mutex
+
 // serviceFiles are those two files' paths on the service's machine.
 type serviceFiles struct {
 	mu      sync.Mutex
@@ -66,15 +69,22 @@ func (b *Backend) filesOnService(ctx context.Context) (seccompPath, agentPath st
 	sum := sha256.New()
 	sum.Write(profile)
 	sum.Write(agent)
-	name := b.cfg.NamePrefix + "-files-" + hex.EncodeToString(sum.Sum(nil)[:8])
+	// Named by content alone: configurations with the same files share the
+	// volume rather than leave one each (name_prefix keeps sessions apart;
+	// these files are the same for all).
+	name := "wai-files-" + hex.EncodeToString(sum.Sum(nil)[:8])
 	cctx, err := b.svc.ctx(ctx)
 	if err != nil {
 		return "", "", err
 	}
+	// Backends of one process (tests, a server with several configs)
+	// wait for the one filling rather than find it half made.
+	filesMu.Lock()
 	v, err := volumes.Inspect(cctx, name, nil)
 	if volumeNotFound(err) {
 		v, err = b.fillFilesVolume(ctx, name, profile, agent)
 	}
+	filesMu.Unlock()
 	if err != nil {
 		return "", "", b.svc.wrap(ctx, "create", name, err)
 	}

@@ -145,7 +145,7 @@ func TestVolumeWorkspaceLifecycle(t *testing.T) {
 			agentSrc = m.Source
 		}
 	}
-	if !strings.Contains(agentSrc, "/wai-test-files-") || strings.HasPrefix(agentSrc, b.cfg.WorkspaceDir) {
+	if !strings.Contains(agentSrc, "/wai-files-") || strings.HasPrefix(agentSrc, b.cfg.WorkspaceDir) {
 		t.Errorf("the agent is mounted from %q, not from the files volume", agentSrc)
 	}
 	if err := w.Close(bg); err != nil {
