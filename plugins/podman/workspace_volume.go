@@ -10,6 +10,7 @@ import (
 
 	"github.com/containers/podman/v5/pkg/bindings/volumes"
 	entitiesTypes "github.com/containers/podman/v5/pkg/domain/entities/types"
+	"github.com/containers/podman/v5/pkg/specgen"
 
 	"github.com/wai-dev/wai/host/backend"
 )
@@ -164,4 +165,37 @@ func gcVolumes(ctx context.Context, svc *service, cfg Config, scope gcScope, now
 		}
 		rep.Removed = append(rep.Removed, item)
 	}
+}
+
+// mountWorkspaceVolume mounts the owner session's workspace volume at
+// /workspace of a managed container (mount_cwd) in a volume
+// configuration. The volume must be the session's, made by its Open:
+// naming a missing one would have the service make an unlabelled volume
+// that the session's next Open refuses.
+func (b *Backend) mountWorkspaceVolume(ctx context.Context, req backend.ContainerSpec, s *specgen.SpecGenerator) error {
+	if !req.MountWorkspace || !b.cfg.volumeMode() {
+		return nil
+	}
+	p, err := b.cfg.pathsFor(backend.WorkspaceSpec{Session: req.Owner.Session, User: req.Owner.User})
+	if err != nil {
+		return err
+	}
+	cctx, err := b.svc.ctx(ctx)
+	if err != nil {
+		return err
+	}
+	v, err := volumes.Inspect(cctx, p.volume, nil)
+	if volumeNotFound(err) {
+		return backend.Errorf(backend.ErrUnavailable, "containers.create", p.volume,
+			"the session's workspace volume %s does not exist: open the session (run a command in it) first", p.volume)
+	}
+	if err != nil {
+		return b.svc.wrap(ctx, "containers.create", p.volume, err)
+	}
+	owner := &Workspace{session: req.Owner.Session, user: req.Owner.User, volume: p.volume}
+	if err := owner.checkVolumeLabels(v.Labels); err != nil {
+		return err
+	}
+	s.Volumes = append(s.Volumes, &specgen.NamedVolume{Name: p.volume, Dest: ContainerWorkspace, Options: []string{"rw", "nosuid", "nodev"}})
+	return nil
 }

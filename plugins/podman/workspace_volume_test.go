@@ -334,3 +334,23 @@ func TestVolumeWorkspaceContainerCopyRefused(t *testing.T) {
 		}
 	}
 }
+
+// A managed container with mount_cwd mounts the session's volume: both
+// see the same files. A session without a volume yet is refused rather
+// than given a volume the service would make unlabelled.
+func TestVolumeWorkspaceMountCwd(t *testing.T) {
+	b, w, owner := containerTest(t, volumeExtra)
+	sh(t, w, "echo shared > f")
+	info := create(t, b, backend.ContainerSpec{Owner: owner, MountWorkspace: true})
+	ref := backend.ContainerRef{Owner: owner, Name: info.Name}
+	if out := cexec(t, b, ref, "cat /workspace/f; echo back > /workspace/g"); out.Stdout != "shared\n" {
+		t.Errorf("the managed container sees %+v", out)
+	}
+	if res := sh(t, w, "cat g"); res.Stdout != "back\n" {
+		t.Errorf("the session sees %+v", res)
+	}
+	_, err := b.CreateContainer(bg, backend.ContainerSpec{Owner: backend.ContainerOwner{Session: session("none")}, MountWorkspace: true})
+	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "open the session") {
+		t.Errorf("mount_cwd of a session without a volume: %v", err)
+	}
+}
