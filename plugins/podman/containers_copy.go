@@ -86,6 +86,11 @@ func (b *Backend) CopyToContainer(ctx context.Context, ref backend.ContainerRef,
 	if err != nil {
 		return res, err
 	}
+	if rel, ok := b.volumeCopySide(ref.Owner, req.HostPath); ok {
+		r, err := b.copyVolume(ctx, op, ref.Owner, rel, data.ID, req.ContainerPath, true)
+		r.HostPath, r.ContainerPath = res.HostPath, res.ContainerPath
+		return r, err
+	}
 	hs, err := b.openHostSide(op, ref.Owner, req.HostPath, false)
 	if err != nil {
 		return res, err
@@ -155,6 +160,11 @@ func (b *Backend) CopyFromContainer(ctx context.Context, ref backend.ContainerRe
 	data, err := b.lookup(ctx, op, ref)
 	if err != nil {
 		return res, err
+	}
+	if rel, ok := b.volumeCopySide(ref.Owner, req.HostPath); ok {
+		r, err := b.copyVolume(ctx, op, ref.Owner, rel, data.ID, req.ContainerPath, false)
+		r.HostPath, r.ContainerPath = res.HostPath, res.ContainerPath
+		return r, err
 	}
 	hs, err := b.openHostSide(op, ref.Owner, req.HostPath, true)
 	if err != nil {

@@ -19,10 +19,10 @@ func (b *Backend) volumeFiles(w *Workspace) (backend.Filesystem, error) {
 	return w.agentFS(), nil
 }
 
-// errVolumeHostSide refuses a container copy to or from the session
-// workspace when that is a volume: its files are on the service's
-// machine, not under a host path here. Copies from and to
-// allowed_host_roots work as ever (the archive API carries them).
+// errVolumeHostSide refuses the host-directory side of a container copy
+// for a volume session's workspace, whose files are on the service's
+// machine, not under a host path here: such copies go container to
+// container (copyVolume), and this is the guard behind that.
 func errVolumeHostSide(op, p string) error {
 	return backend.Errorf(backend.ErrUnavailable, op, p,
 		"the session workspace is a Podman volume on the service's machine, not a directory here: copy with an absolute host_path under allowed_host_roots, "+

@@ -318,8 +318,9 @@ func TestVolumeWorkspaceCopyIn(t *testing.T) {
 	}
 }
 
-// Container copies name a volume session's workspace in vain: it is no
-// directory here, and the refusal says what works instead.
+// The host-directory side of container copies refuses a volume session's
+// workspace (copies with it go container to container, copyVolume): it
+// is no directory here, and the refusal says what works instead.
 func TestVolumeWorkspaceContainerCopyRefused(t *testing.T) {
 	cfg, err := ParseConfig(testConfig(t, volumeExtra), t.TempDir())
 	if err != nil {
@@ -352,5 +353,34 @@ func TestVolumeWorkspaceMountCwd(t *testing.T) {
 	_, err := b.CreateContainer(bg, backend.ContainerSpec{Owner: backend.ContainerOwner{Session: session("none")}, MountWorkspace: true})
 	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "open the session") {
 		t.Errorf("mount_cwd of a session without a volume: %v", err)
+	}
+}
+
+// copy_in and copy_out with the session's volume workspace as the host
+// side: tar streams between the two containers, symlinks left behind,
+// files owned by the session's user, max_copy_bytes kept.
+func TestVolumeWorkspaceContainerCopy(t *testing.T) {
+	b, w, owner := containerTest(t, withVolume(map[string]any{"containers": map[string]any{"max_copy_bytes": "1m"}}))
+	info := create(t, b, backend.ContainerSpec{Owner: owner})
+	ref := backend.ContainerRef{Owner: owner, Name: info.Name}
+	sh(t, w, "mkdir -p d/sub && echo hello > d/sub/a.txt && ln -s /etc/passwd d/link")
+	res, err := b.CopyToContainer(bg, ref, backend.ContainerCopy{HostPath: "d", ContainerPath: "/tmp/d"})
+	if err != nil || res.Files != 1 || res.Bytes != 6 {
+		t.Fatalf("CopyToContainer = %+v, %v", res, err)
+	}
+	if out := cexec(t, b, ref, "cat /tmp/d/sub/a.txt; ls -A /tmp/d; echo more >> /tmp/d/sub/a.txt"); out.Stdout != "hello\nsub\n" {
+		t.Errorf("in the container: %+v (the symlink must stay behind)", out)
+	}
+	res, err = b.CopyFromContainer(bg, ref, backend.ContainerCopy{HostPath: "back", ContainerPath: "/tmp/d"})
+	if err != nil || res.Files != 1 {
+		t.Fatalf("CopyFromContainer = %+v, %v", res, err)
+	}
+	if out := sh(t, w, "cat back/sub/a.txt; stat -c %u back/sub/a.txt; id -u"); !strings.HasPrefix(out.Stdout, "hello\nmore\n") ||
+		strings.Count(out.Stdout, strings.TrimSpace(out.Stdout[strings.LastIndexByte(strings.TrimSpace(out.Stdout), '\n')+1:])) != 2 {
+		t.Errorf("copied out: %+v", out)
+	}
+	cexec(t, b, ref, "head -c 2000000 /dev/zero > /tmp/big")
+	if _, err := b.CopyFromContainer(bg, ref, backend.ContainerCopy{HostPath: "big", ContainerPath: "/tmp/big"}); !errors.Is(err, backend.ErrInvalid) {
+		t.Errorf("copy_out above max_copy_bytes: %v, want ErrInvalid", err)
 	}
 }
