@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/containers/podman/v5/pkg/bindings/containers"
+	"github.com/containers/podman/v5/pkg/bindings/volumes"
 
 	"github.com/wai-dev/wai/host/backend"
 )
@@ -99,7 +100,7 @@ type gcScope struct {
 }
 
 func (sc gcScope) takes(cfg Config, session, workspace string) bool {
-	if p, err := cfg.pathsOf(session); sc.ours && (err != nil || workspace != p.dir) {
+	if p, err := cfg.pathsOf(session); sc.ours && (err != nil || workspace != p.workspaceRef()) {
 		return false
 	}
 	return sc.match == nil || sc.match(session)
@@ -155,6 +156,7 @@ func gcIn(ctx context.Context, svc *service, cfg Config, scope gcScope, now time
 		}
 	}
 	gcDirs(cfg, scope, now, seen, &rep)
+	gcVolumes(ctx, svc, cfg, scope, now, &rep)
 	return rep, nil
 }
 
@@ -216,7 +218,7 @@ func (b *Backend) ListSessions(ctx context.Context) ([]backend.SessionInfo, erro
 	}
 	byName := map[string]*backend.SessionInfo{}
 	for _, c := range cs {
-		if p, err := b.cfg.pathsOf(c.Session); err != nil || c.Workspace != p.dir {
+		if p, err := b.cfg.pathsOf(c.Session); err != nil || c.Workspace != p.workspaceRef() {
 			continue // another configuration's container
 		}
 		byName[c.Session] = &backend.SessionInfo{Backend: "podman", Session: c.Session, Created: c.Created,
@@ -224,7 +226,7 @@ func (b *Backend) ListSessions(ctx context.Context) ([]backend.SessionInfo, erro
 	}
 	for _, n := range b.sessionNames() {
 		if p, err := b.cfg.pathsOf(n); err == nil && byName[n] == nil {
-			byName[n] = &backend.SessionInfo{Backend: "podman", Session: n, Workspace: p.dir}
+			byName[n] = &backend.SessionInfo{Backend: "podman", Session: n, Workspace: p.workspaceRef()}
 		}
 	}
 	out := make([]backend.SessionInfo, 0, len(byName))
@@ -280,10 +282,13 @@ func (b *Backend) fillInfo(ctx context.Context, si *backend.SessionInfo) {
 			si.Holder = st.Owner.String()
 		}
 	}
-	if n, err := backend.DiskUsage(ctx, si.Workspace); err == nil {
+	if p.volume != "" {
+		return // a volume's size is the service's to measure: unknown here
+	}
+	if n, err := backend.DiskUsage(ctx, p.dir); err == nil {
 		si.Size = n
 	} else if si.Created.IsZero() {
-		if fi, err := os.Stat(si.Workspace); err == nil {
+		if fi, err := os.Stat(p.dir); err == nil {
 			si.Created = fi.ModTime()
 		}
 	}
@@ -299,17 +304,22 @@ func (b *Backend) RemoveSession(ctx context.Context, session string) (backend.Se
 	if err != nil {
 		return backend.SessionInfo{}, err
 	}
-	si := backend.SessionInfo{Backend: "podman", Session: session, Workspace: p.dir, Container: p.name}
+	si := backend.SessionInfo{Backend: "podman", Session: session, Workspace: p.workspaceRef(), Container: p.name}
 	stPath := p.state
 	st, _, stErr := readState(stPath)
 	if stErr == nil && st.Owner.Alive() {
 		return si, backend.Errorf(backend.ErrPermission, "rm", session,
 			"the session is in use by %s: wai never removes a session a running process holds; end it there (close the client, or stop that process) and run wai rm again", st.Owner)
 	}
-	_, dirErr := os.Stat(si.Workspace)
+	_, dirErr := os.Stat(p.dir)
 	cctx, err := b.svc.ctx(ctx)
 	if err != nil {
 		return si, err
+	}
+	if p.volume != "" {
+		if ok, err := volumes.Exists(cctx, p.volume, nil); err == nil && ok {
+			dirErr = nil
+		}
 	}
 	exists, err := containers.Exists(cctx, si.Container, nil)
 	if err != nil {
@@ -324,7 +334,12 @@ func (b *Backend) RemoveSession(ctx context.Context, session string) (backend.Se
 			return si, err
 		}
 	}
-	return si, removeWorkspace(si.Workspace, session, stPath)
+	if p.volume != "" {
+		if err := removeVolume(ctx, b.svc, p.volume, session); err != nil {
+			return si, err
+		}
+	}
+	return si, removeWorkspace(p.dir, session, stPath)
 }
 
 // CollectGarbage sweeps this configuration's sessions as GC does, limited

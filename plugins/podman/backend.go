@@ -35,6 +35,9 @@ type Backend struct {
 	// every container; "" when there is none (agent = false, or no
 	// binary), and commands run as Podman execs.
 	agentBin string
+	// svcFiles: where the service's machine has the seccomp profile and
+	// the agent, for a volume configuration (service_files.go).
+	svcFiles serviceFiles
 
 	mu      sync.Mutex
 	open    map[string]*Workspace
@@ -80,7 +83,7 @@ func newBackend(ctx context.Context, cfg Config, opts backend.Options) (*Backend
 	if _, err := b.svc.ctx(ctx); err != nil {
 		return nil, err
 	}
-	if cfg.workspaceBytes > 0 {
+	if cfg.workspaceBytes > 0 && !cfg.volumeMode() {
 		if err := checkVolumeSupport(cfg.workspaceBytes); err != nil {
 			return nil, err
 		}
@@ -181,7 +184,7 @@ func (b *Backend) openWorkspace(ctx context.Context, spec backend.WorkspaceSpec)
 	}
 	w := &Workspace{
 		b: b, session: spec.Session, user: spec.User, name: paths.name,
-		dir: paths.dir, statePath: paths.state, imagePath: paths.image,
+		dir: paths.dir, statePath: paths.state, imagePath: paths.image, volume: paths.volume,
 		closing: make(chan struct{}), refs: 1, keepFlag: spec.Keep,
 	}
 	w.shell = &Shell{w: w}
@@ -191,13 +194,16 @@ func (b *Backend) openWorkspace(ctx context.Context, spec backend.WorkspaceSpec)
 	// The state file comes first: from then on wai gc sees a live owner,
 	// never a bare directory it would take for a crash's leftover.
 	prev, _, prevErr := readState(w.statePath)
-	state := sessionState{Session: spec.Session, User: spec.User, Container: w.name, Workspace: w.dir, Keep: spec.Keep,
+	state := sessionState{Session: spec.Session, User: spec.User, Container: w.name, Workspace: w.ref(), Keep: spec.Keep,
 		Created: time.Now().UTC(), Owner: backend.CurrentHolder(), IdleTimeout: &b.cfg.IdleTimeout}
 	if prevErr == nil && !prev.Created.IsZero() {
 		state.Created = prev.Created
 	}
 	if err := writeState(w.statePath, state); err != nil {
 		return nil, backend.Errorf(backend.ErrUnavailable, "open", w.statePath, "cannot write the session's state file: %v", err)
+	}
+	if w.volume != "" {
+		return b.openVolume(ctx, w, spec)
 	}
 	fresh, err := b.makeDir(ctx, w)
 	if err != nil {

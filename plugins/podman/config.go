@@ -120,6 +120,12 @@ type Config struct {
 	// past it fails with "No space left on device". Default "1g"; "0"
 	// turns the limit off, explicitly.
 	WorkspaceSize string `json:"workspace_size"`
+	// Workspace is where a session's /workspace lives: "bind" (a directory
+	// under workspace_dir on wai's machine, bind-mounted) or "volume" (a
+	// Podman named volume on the service's machine, its files served by
+	// wai-agent in the container). Default: bind for a unix:// service,
+	// volume for ssh:// and tcp:// (see config_workspace.go).
+	Workspace string `json:"workspace"`
 	// Containers configures the containers agents manage beyond their
 	// session's ([backends.podman.containers]; see ContainersConfig).
 	Containers ContainersConfig `json:"containers"`
@@ -221,6 +227,7 @@ func (c *Config) resolve(stateDir string) error {
 		c.checkMounts,
 		c.Containers.resolve,
 		func() error { return c.resolveWorkspace(stateDir) },
+		c.resolveWorkspaceMode,
 	} {
 		if err := step(); err != nil {
 			return err

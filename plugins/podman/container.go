@@ -41,7 +41,7 @@ func (b *Backend) spec(w *Workspace) (*specgen.SpecGenerator, error) {
 		labelManaged:   "true",
 		labelSession:   w.session,
 		labelUser:      w.user,
-		labelWorkspace: w.dir,
+		labelWorkspace: w.ref(),
 		labelState:     w.statePath,
 		labelKeep:      fmt.Sprint(w.keep()),
 	}
@@ -83,7 +83,11 @@ func (b *Backend) spec(w *Workspace) (*specgen.SpecGenerator, error) {
 	s.Mounts = []spec.Mount{
 		{Destination: "/tmp", Type: "tmpfs", Source: "tmpfs",
 			Options: []string{"rw", "nosuid", "nodev", fmt.Sprintf("size=%d", c.tmpfsBytes), "mode=1777"}},
-		{Destination: ContainerWorkspace, Type: "bind", Source: w.dir, Options: []string{"rbind", "rw", "nosuid", "nodev"}},
+	}
+	if w.volume != "" {
+		s.Volumes = []*specgen.NamedVolume{{Name: w.volume, Dest: ContainerWorkspace, Options: []string{"rw", "nosuid", "nodev"}}}
+	} else {
+		s.Mounts = append(s.Mounts, spec.Mount{Destination: ContainerWorkspace, Type: "bind", Source: w.dir, Options: []string{"rbind", "rw", "nosuid", "nodev"}})
 	}
 	if b.agentBin != "" {
 		s.Mounts = append(s.Mounts, spec.Mount{Destination: agentMountPath, Type: "bind", Source: b.agentBin,
@@ -115,6 +119,9 @@ func (b *Backend) createStarted(ctx context.Context, w *Workspace) (*ctrState, e
 	if s.SeccompProfilePath, err = writeSeccompProfile(b.seccompDir); err != nil {
 		return nil, err
 	}
+	if err := b.useFilesOnService(ctx, s); err != nil {
+		return nil, err
+	}
 	// Create and start take about a second, more on a busy service: the
 	// front end says so rather than look hung before the first command.
 	defer backend.StartProgress(ctx, "starting container "+w.name)()
@@ -129,6 +136,14 @@ func (b *Backend) createStarted(ctx context.Context, w *Workspace) (*ctrState, e
 			return nil, b.imageMissing(b.image(), fmt.Errorf("the image disappeared: %w", err))
 		}
 		return nil, b.svc.wrap(ctx, "create", w.name, err)
+	}
+	if w.hydrate {
+		// A new volume workspace: host_mounts go in before anything runs.
+		if err := b.hydrateVolume(ctx, w, resp.ID); err != nil {
+			b.removeQuiet(resp.ID)
+			return nil, err
+		}
+		w.hydrate = false
 	}
 	b.event(ctx, "runtime.podman.created", w, "container_id", short(resp.ID), "image", s.Image, "duration", time.Since(t0))
 	t1 := time.Now()

@@ -68,6 +68,12 @@ func (b *Backend) CreateContainer(ctx context.Context, req backend.ContainerSpec
 	if s.SeccompProfilePath, err = writeSeccompProfile(b.seccompDir); err != nil {
 		return info, err
 	}
+	if err := b.useFilesOnService(ctx, s); err != nil {
+		return info, err
+	}
+	if err := b.mountWorkspaceVolume(ctx, req, s); err != nil {
+		return info, err
+	}
 	cctx, err := b.svc.ctx(ctx)
 	if err != nil {
 		return info, err
@@ -305,7 +311,7 @@ func (b *Backend) containerMounts(req backend.ContainerSpec) ([]spec.Mount, []ba
 	const op = "containers.create"
 	var ms []spec.Mount
 	var shown []backend.ContainerMount
-	if req.MountWorkspace {
+	if req.MountWorkspace && !b.cfg.volumeMode() { // a volume: mountWorkspaceVolume
 		p, err := b.cfg.pathsFor(backend.WorkspaceSpec{Session: req.Owner.Session, User: req.Owner.User})
 		if err != nil {
 			return nil, nil, err

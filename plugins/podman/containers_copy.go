@@ -40,6 +40,9 @@ func (b *Backend) openHostSide(op string, owner backend.ContainerOwner, p string
 	if p == "" {
 		return nil, backend.Errorf(backend.ErrInvalid, op, "", "give host_path: a path in the session workspace, or an absolute one under allowed_host_roots")
 	}
+	if ws.volume != "" && (!filepath.IsAbs(p) || p == ws.dir || strings.HasPrefix(p, ws.dir+"/")) {
+		return nil, errVolumeHostSide(op, p)
+	}
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(ws.dir, p)
 	}
@@ -82,6 +85,11 @@ func (b *Backend) CopyToContainer(ctx context.Context, ref backend.ContainerRef,
 	data, err := b.lookup(ctx, op, ref)
 	if err != nil {
 		return res, err
+	}
+	if rel, ok := b.volumeCopySide(ref.Owner, req.HostPath); ok {
+		r, err := b.copyVolume(ctx, op, ref.Owner, rel, data.ID, req.ContainerPath, true)
+		r.HostPath, r.ContainerPath = res.HostPath, res.ContainerPath
+		return r, err
 	}
 	hs, err := b.openHostSide(op, ref.Owner, req.HostPath, false)
 	if err != nil {
@@ -152,6 +160,11 @@ func (b *Backend) CopyFromContainer(ctx context.Context, ref backend.ContainerRe
 	data, err := b.lookup(ctx, op, ref)
 	if err != nil {
 		return res, err
+	}
+	if rel, ok := b.volumeCopySide(ref.Owner, req.HostPath); ok {
+		r, err := b.copyVolume(ctx, op, ref.Owner, rel, data.ID, req.ContainerPath, false)
+		r.HostPath, r.ContainerPath = res.HostPath, res.ContainerPath
+		return r, err
 	}
 	hs, err := b.openHostSide(op, ref.Owner, req.HostPath, true)
 	if err != nil {

@@ -75,9 +75,9 @@ func hasAgentMount(data *define.InspectContainerData) bool {
 // jobCwd is where a job runs: a workspace path in a session's container;
 // in a managed one an absolute container path, by default the
 // container's working directory.
-func (w *Workspace) jobCwd(op, cwd string) (string, error) {
+func (w *Workspace) jobCwd(ctx context.Context, op, cwd string) (string, error) {
 	if !w.managed {
-		return w.shell.cwd(op, cwd)
+		return w.shell.cwd(ctx, op, cwd)
 	}
 	if cwd == "" {
 		return w.workdir, nil

@@ -37,19 +37,14 @@ func (b *Backend) jobBudget() int { return 4 * b.limits.MaxOutputBytes }
 // the command runs.
 func (w *Workspace) StartJob(ctx context.Context, req backend.JobRequest) (backend.JobInfo, error) {
 	const op = "job.start"
-	if _, err := w.b.limits.CheckExec(req.Exec()); err != nil {
+	req, err := w.b.limits.CheckJob(op, req)
+	if err != nil {
 		return backend.JobInfo{}, err
-	}
-	if req.MaxRuntime < 0 {
-		return backend.JobInfo{}, backend.Errorf(backend.ErrInvalid, op, "", "max runtime %s is negative", req.MaxRuntime)
-	}
-	if req.MaxRuntime == 0 {
-		req.MaxRuntime = backend.DefaultJobRuntime
 	}
 	if err := checkReserved(op, req.Env); err != nil {
 		return backend.JobInfo{}, err
 	}
-	cwd, err := w.jobCwd(op, req.Cwd)
+	cwd, err := w.jobCwd(ctx, op, req.Cwd)
 	if be := (*backend.Error)(nil); errors.As(err, &be) && be.Kind == backend.ErrInvalid {
 		return backend.JobInfo{}, backend.Errorf(backend.ErrInvalid, op, req.Cwd, "bad cwd: %s", be.Msg)
 	}

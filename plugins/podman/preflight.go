@@ -59,7 +59,9 @@ func Preflight(ctx context.Context, cfg Config) []Check {
 	}
 	if runtime.Status == CheckOK && image.Status == CheckOK {
 		add(sandboxCheck(ctx, cfg))
-		if !local {
+		if cfg.volumeMode() {
+			add(volumeWorkspaceCheck(ctx, cfg))
+		} else if !local {
 			add(sharedWorkspaceCheck(ctx, cfg))
 		}
 	}

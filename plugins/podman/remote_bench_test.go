@@ -16,10 +16,10 @@ import (
 // machine: what is measured is the ssh transport):
 //
 //	exec  Shell.Execute of `true` in a running container
-//	file  FS Write then Read of a 4 KiB file. Today the workspace is a
-//	      host directory and the file tools never use the connection, so
-//	      this is the baseline the volume workspace (files through the
-//	      in-container agent) will be measured against.
+//	file  FS Write then Read of a 4 KiB file: on the local socket through
+//	      a bind workspace (wai's own directory, no connection used) and a
+//	      volume workspace (wai-agent in the container), over ssh:// on a
+//	      volume workspace (ssh://'s default).
 //
 // Reports the median of each in ms.
 func BenchmarkRemoteVsLocal(b *testing.B) {
@@ -28,6 +28,7 @@ func BenchmarkRemoteVsLocal(b *testing.B) {
 		return
 	}
 	local := openTest(b, newTestBackend(b, backend.Limits{}, nil), false)
+	localVol := openTest(b, newTestBackend(b, backend.Limits{}, volumeExtra), false)
 	remote := openTest(b, newRemoteBackend(b, s, backend.Limits{}), false)
 	content := string(make([]byte, 4096))
 	execTrue := func(w *Workspace) func() error {
@@ -54,7 +55,7 @@ func BenchmarkRemoteVsLocal(b *testing.B) {
 		run  func() error
 	}{
 		{"local-exec", execTrue(local)}, {"ssh-exec", execTrue(remote)},
-		{"local-file", fileRoundTrip(local)}, {"ssh-file", fileRoundTrip(remote)},
+		{"local-file", fileRoundTrip(local)}, {"localvol-file", fileRoundTrip(localVol)}, {"ssh-file", fileRoundTrip(remote)},
 	}
 	for _, v := range variants { // start both containers, outside the timing
 		if err := v.run(); err != nil {
@@ -77,7 +78,8 @@ func BenchmarkRemoteVsLocal(b *testing.B) {
 }
 
 // BenchmarkRemoteNewSession: Open to the first command's result over the
-// local socket and over ssh://, alternately (image present; Close not
+// local socket (bind workspace) and over ssh:// (volume workspace: the
+// volume is made at Open), alternately (image present; Close not
 // timed). The ssh:// backend keeps its connection between sessions, as a
 // long-running wai does; the first dial is outside the timing.
 func BenchmarkRemoteNewSession(b *testing.B) {

@@ -174,10 +174,22 @@ func sshAnswers(port int) bool {
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // newRemoteBackend opens a backend that reaches the Podman service over
-// ssh:// through the test sshd.
+// ssh:// through the test sshd, with the workspaces an ssh:// service gets
+// by default: volumes (without a size limit, which CI's ext4 volume
+// storage cannot enforce).
 func newRemoteBackend(t testing.TB, s testSSHD, l backend.Limits) *Backend {
 	t.Helper()
-	return newTestBackend(t, l, map[string]any{"url": s.url(), "identity": s.identity()})
+	return newTestBackend(t, l, remoteExtra(s, nil))
+}
+
+// remoteExtra is the configuration of a backend on the test sshd, plus
+// extra.
+func remoteExtra(s testSSHD, extra map[string]any) map[string]any {
+	m := map[string]any{"url": s.url(), "identity": s.identity(), "workspace_size": "0"}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return m
 }
 
 // killSessions kills the test sshd's per-connection processes (its

@@ -20,13 +20,18 @@ import (
 // remoteConformance runs the sdk-tests suites against the Podman service
 // reached over ssh:// through a real sshd on loopback (scripts/setup-sshd.sh).
 //
-// Every API call, exec and attach stream goes over the ssh connection. The
-// workspace, however, is still a host directory bind-mounted at /workspace
-// and read and written from this side: that works here only because the
-// "remote" service runs on this machine and sees the same path. Volume
-// workspaces served by the in-sandbox agent are the next step; then these
-// suites prove that nothing relies on a shared path.
+// Every API call, exec and attach stream goes over the ssh connection, and
+// the workspace is a volume on the service's side, its files served by
+// wai-agent in the container: each workspace is checked to leave no
+// directory on wai's side, so the suites prove that nothing relies on a
+// path shared with the service (which here happens to be this machine).
 func remoteConformance(s testSSHD) sdktests.Backend {
+	caps := conformance.Caps
+	caps.HostDir = nil // there is none: planting goes through commands
+	caps.Reopen = reopener(remoteExtra(s, nil))
+	caps.Containers = func(t *testing.T) (backend.Containers, backend.ContainerOwner) {
+		return newRemoteBackend(t, s, backend.Limits{}), backend.ContainerOwner{Session: session("ssh")}
+	}
 	return sdktests.Backend{
 		Name: "podman",
 		Open: func(t *testing.T, l backend.Limits) backend.Workspace {
@@ -34,9 +39,13 @@ func remoteConformance(s testSSHD) sdktests.Backend {
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}
+			if w := ws.(*Workspace); w.volume == "" {
+				t.Fatalf("an ssh:// backend opened a %s workspace, not a volume", w.b.cfg.Workspace)
+			}
+			t.Cleanup(func() { noLocalWorkspace(t, ws.(*Workspace)) })
 			return ws
 		},
-		Caps:     conformance.Caps,
+		Caps:     caps,
 		Watchdog: conformance.Watchdog,
 	}
 }
@@ -53,6 +62,14 @@ func TestRemoteFilesystemConformance(t *testing.T) {
 	}
 }
 
+// The containers agents manage, over ssh:// (their owner session on a
+// volume workspace).
+func TestRemoteContainersConformance(t *testing.T) {
+	if s := needSSHD(t); inHome(t, s.home()) {
+		sdktests.RunContainers(t, remoteConformance(s))
+	}
+}
+
 // A command whose ssh connection is cut fails with ErrUnavailable saying
 // so, and the next command dials again and succeeds: the backend is not
 // left holding a dead connection.
@@ -64,13 +81,15 @@ func TestRemoteConnectionCutRecovers(t *testing.T) {
 	w := openTest(t, newRemoteBackend(t, s, backend.Limits{}), false)
 	sh(t, w, "true") // the container runs; what follows is one exec
 
-	started := filepath.Join(w.Dir(), "started")
 	done := make(chan error, 1)
 	go func() {
 		_, err := w.Shell().Execute(bg, backend.ExecRequest{Shell: "touch started; sleep 60", Timeout: 2 * time.Minute})
 		done <- err
 	}()
-	waitFor(t, func() bool { return fileExists(started) }, "the command to start")
+	waitFor(t, func() bool {
+		_, err := w.FS().Stat(bg, "started")
+		return err == nil
+	}, "the command to start")
 	if n := s.killSessions(t); n == 0 {
 		t.Fatal("no ssh connection to the test sshd to cut")
 	}
@@ -262,15 +281,15 @@ func TestRemoteDialHonoursContext(t *testing.T) {
 	}
 }
 
-// Preflight against an ssh:// service passes every check, including that
-// the service's containers see wai's workspace directory (true here: the
-// service is this machine). The failing case needs two machines.
+// Preflight against an ssh:// service passes every check, the last one
+// being that volume workspaces work there (a file written by wai-agent is
+// the one a command reads, and nothing lands on wai's side).
 func TestRemotePreflight(t *testing.T) {
 	s := needSSHD(t)
 	if !inHome(t, s.home()) {
 		return
 	}
-	cfg, err := ParseConfig(testConfig(t, map[string]any{"url": s.url(), "identity": s.identity()}), t.TempDir())
+	cfg, err := ParseConfig(testConfig(t, remoteExtra(s, nil)), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +300,7 @@ func TestRemotePreflight(t *testing.T) {
 			t.Errorf("check %s: %s (fix: %s)", c.Name, c.Detail, c.Fix)
 		}
 	}
-	if last := checks[len(checks)-1]; last.Name != "workspace shared with service" || last.Status != CheckOK {
-		t.Errorf("the last check is %+v, want the shared workspace passing", last)
+	if last := checks[len(checks)-1]; last.Name != "workspace volume on service" || last.Status != CheckOK {
+		t.Errorf("the last check is %+v, want the volume workspace passing", last)
 	}
 }

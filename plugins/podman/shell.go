@@ -29,7 +29,7 @@ func (s *Shell) Execute(ctx context.Context, req backend.ExecRequest) (backend.E
 	if err := checkReserved("exec", req.Env); err != nil {
 		return backend.ExecResult{}, err
 	}
-	cwd, err := s.cwd("exec", req.Cwd)
+	cwd, err := s.cwd(ctx, "exec", req.Cwd)
 	if err != nil {
 		return backend.ExecResult{}, err
 	}
@@ -59,7 +59,7 @@ func (s *Shell) ExecuteScript(ctx context.Context, req backend.ScriptRequest) (b
 	if len(interp) == 0 {
 		interp = []string{backend.DefaultInterpreter}
 	}
-	cwd, err := s.cwd(op, req.Cwd)
+	cwd, err := s.cwd(ctx, op, req.Cwd)
 	if err != nil {
 		return backend.ExecResult{}, err
 	}
@@ -150,9 +150,12 @@ func (s *Shell) Info(context.Context) (backend.Info, error) {
 // workspace is, confined to it: an escape ("..", a symlink out) or a
 // directory that does not exist is ErrInvalid. The container sees the same
 // directory under /workspace.
-func (s *Shell) cwd(op, cwd string) (string, error) {
+func (s *Shell) cwd(ctx context.Context, op, cwd string) (string, error) {
 	if cwd == "" {
 		return ContainerWorkspace, nil
+	}
+	if s.w.volume != "" {
+		return s.w.volumeCwd(ctx, op, cwd)
 	}
 	host, err := s.w.fs.Resolve(cwd)
 	if err != nil {

@@ -30,7 +30,15 @@ type Workspace struct {
 	dir       string // host directory
 	statePath string
 	imagePath string // the file system image of a size-limited workspace
-	shell     *Shell
+	// volume is the named volume at /workspace in volume mode, "" in
+	// bind mode (then dir, imagePath and fs are unused); files serves
+	// its Filesystem from inside the container.
+	volume string
+	files  backend.Filesystem
+	// hydrate: host_mounts still to be copied into a new volume, between
+	// creating its first container and starting it (guarded by mu).
+	hydrate bool
+	shell   *Shell
 	// managed: this is an agent-managed container (ExecContainer), not a
 	// session's: its container is never created, recreated nor given a
 	// directory check, and what a command leaves running stays.
@@ -107,10 +115,21 @@ func (w *Workspace) Shell() backend.Shell { return w.shell }
 
 // FS returns the workspace's filesystem: the host directory behind
 // /workspace, confined to it.
-func (w *Workspace) FS() backend.Filesystem { return &workspaceFS{FS: w.fs, w: w} }
+func (w *Workspace) FS() backend.Filesystem {
+	if w.volume != "" {
+		return w.files
+	}
+	return &workspaceFS{FS: w.fs, w: w}
+}
 
-// Dir is the host directory mounted at /workspace.
-func (w *Workspace) Dir() string { return w.dir }
+// Dir is the host directory mounted at /workspace; "" for a volume
+// workspace, which has none on this machine.
+func (w *Workspace) Dir() string {
+	if w.volume != "" {
+		return ""
+	}
+	return w.dir
+}
 
 // ContainerName is the name of the session's container.
 func (w *Workspace) ContainerName() string { return w.name }
@@ -188,7 +207,7 @@ func (w *Workspace) ensure(ctx context.Context) (*ctrState, error) {
 			return nil, backend.Errorf(backend.ErrPermission, "exec", w.name,
 				"the container %s belongs to a session of another user: open the session under another name", w.name)
 		}
-		if reason == "" && data.State != nil && data.State.Running && data.Config.Labels[labelWorkspace] == w.dir {
+		if reason == "" && data.State != nil && data.State.Running && data.Config.Labels[labelWorkspace] == w.ref() {
 			st := &ctrState{id: data.ID, started: data.State.StartedAt, env: data.Config.Env}
 			if n, ok := b.oomKills(ctx, st.id); ok {
 				st.oomBase.Store(int64(n))
@@ -197,7 +216,7 @@ func (w *Workspace) ensure(ctx context.Context) (*ctrState, error) {
 			b.event(ctx, "runtime.podman.reattached", w, "container_id", short(st.id))
 			return st, nil
 		}
-		if ws := data.Config.Labels[labelWorkspace]; reason == "" && ws != w.dir {
+		if ws := data.Config.Labels[labelWorkspace]; reason == "" && ws != w.ref() {
 			reason = "it mounted another workspace directory (" + ws + ")"
 		} else if reason == "" && data.State != nil {
 			reason = "found it " + data.State.Status
@@ -334,8 +353,10 @@ func (w *Workspace) Close(ctx context.Context) error {
 	}
 	keep := w.keep()
 	var errs []error
-	if err := w.fs.Close(); err != nil {
-		errs = append(errs, err)
+	if w.fs != nil {
+		if err := w.fs.Close(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if keep {
 		// The container stays; its agent ends with this process's hold.
@@ -357,9 +378,16 @@ func (w *Workspace) Close(ctx context.Context) error {
 	} else if st != nil {
 		w.b.event(ctx, "runtime.podman.removed", w, "container_id", short(st.id), "reason", "session closed")
 	}
-	// The session's file system (when it has one) is unmounted first;
-	// anything else mounted there is not descended into.
-	if err := detachVolume(w.dir, w.imagePath); err != nil {
+	if w.volume != "" {
+		// The volume goes once its container has.
+		if len(errs) == 0 {
+			if err := removeVolume(ctx, w.b.svc, w.volume, w.session); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	} else if err := detachVolume(w.dir, w.imagePath); err != nil {
+		// The session's file system (when it has one) is unmounted first;
+		// anything else mounted there is not descended into.
 		errs = append(errs, err)
 	} else if err := os.RemoveAll(w.dir); err != nil {
 		errs = append(errs, fmt.Errorf("removing workspace %s: %w", w.dir, err))

@@ -87,7 +87,12 @@ func (w *Workspace) checkDir(ctx context.Context) error {
 	defer w.dirMu.Unlock()
 	if msg := w.removedNotice; msg != "" {
 		w.removedNotice = ""
-		return backend.Errorf(backend.ErrUnavailable, "open", w.dir, "%s", msg)
+		return backend.Errorf(backend.ErrUnavailable, "open", w.ref(), "%s", msg)
+	}
+	if w.volume != "" {
+		// The volume cannot go while its container mounts it, and a new
+		// container mounts it by name: nothing to check on this machine.
+		return nil
 	}
 	if id, err := dirIdentity(w.dir); err == nil && id == w.dirID {
 		return nil

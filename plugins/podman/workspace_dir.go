@@ -63,6 +63,9 @@ type sessionPaths struct {
 	state string // the state file
 	image string // the file-system image of a size-limited workspace
 	name  string // the container's name
+	// volume is the named volume mounted at /workspace in volume mode
+	// (then dir and image are never created); "" in bind mode.
+	volume string
 }
 
 // pathsFor expands workspace_dir for a session. A session's state file and
@@ -81,12 +84,18 @@ func (c Config) pathsFor(spec backend.WorkspaceSpec) (sessionPaths, error) {
 		root = filepath.Join(root, usersDirName, spec.User)
 	}
 	parent := filepath.Join(root, stateDirName)
-	return sessionPaths{
+	p := sessionPaths{
 		dir:   filepath.Join(root, spec.Session),
 		state: filepath.Join(parent, spec.Session+".json"),
 		image: filepath.Join(parent, spec.Session+imageSuffix),
 		name:  containerName(c.NamePrefix, spec),
-	}, nil
+	}
+	if c.volumeMode() {
+		// The container's name: unique per user and session already, and
+		// volumes have a namespace of their own.
+		p.volume = p.name
+	}
+	return p, nil
 }
 
 // usersDirName holds users' sessions on a workspace_dir without {user};

@@ -1,0 +1,146 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package podman
+
+import (
+	"archive/tar"
+	"context"
+	"errors"
+	"io"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/containers/podman/v5/pkg/bindings/containers"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// volumeCopySide reports whether a container copy's host path names the
+// session's workspace in a volume configuration, and its path there.
+func (b *Backend) volumeCopySide(owner backend.ContainerOwner, hostPath string) (rel string, ok bool) {
+	ws, err := b.cfg.pathsFor(backend.WorkspaceSpec{Session: owner.Session, User: owner.User})
+	if err != nil || ws.volume == "" || hostPath == "" {
+		return "", false
+	}
+	p := filepath.ToSlash(hostPath)
+	if filepath.IsAbs(hostPath) {
+		r, inside := strings.CutPrefix(filepath.Clean(hostPath), ws.dir)
+		if !inside || r != "" && r[0] != '/' {
+			return "", false // under allowed_host_roots, as ever
+		}
+		p = r
+	}
+	return strings.TrimPrefix(path.Clean("/"+p), "/"), true
+}
+
+// copyVolume copies between a managed container (ctrID, containerPath)
+// and the session's volume workspace (rel) as a tar stream from one
+// container to the other through the archive API; in: to the managed
+// container. The workspace side is resolved by the session's agent, inside
+// /workspace; only directories and regular files cross, within
+// max_copy_bytes.
+func (b *Backend) copyVolume(ctx context.Context, op string, owner backend.ContainerOwner, rel, ctrID, containerPath string, in bool) (backend.ContainerCopyResult, error) {
+	var res backend.ContainerCopyResult
+	b.mu.Lock()
+	w := b.open[openKey(owner.User, owner.Session)]
+	b.mu.Unlock()
+	if w == nil || w.volume == "" {
+		return res, backend.Errorf(backend.ErrUnavailable, op, rel, "the session's workspace is a volume reached through the session: open the session in this process first")
+	}
+	if rel == "" {
+		rel = "."
+	}
+	r, ok := w.files.(backend.PathResolver)
+	if !ok {
+		return res, backend.Errorf(backend.ErrUnavailable, op, rel, "the workspace's file service cannot resolve paths")
+	}
+	real, err := r.ResolvePath(ctx, rel, true)
+	if err != nil {
+		return res, err
+	}
+	st, err := w.ensure(ctx)
+	if err != nil {
+		return res, err
+	}
+	wsPath := path.Join(ContainerWorkspace, real)
+	src, srcPath, dst, dstDir, dstBase := st.id, wsPath, ctrID, path.Dir(containerPath), path.Base(containerPath)
+	if !in {
+		src, srcPath, dst, dstDir, dstBase = ctrID, containerPath, st.id, path.Dir(wsPath), path.Base(wsPath)
+	}
+	if dstBase == "." || dstBase == "/" || dstBase == path.Base(ContainerWorkspace) && dstDir == "/" {
+		return res, backend.Errorf(backend.ErrInvalid, op, rel, "name a file or directory in the workspace, not the workspace itself")
+	}
+	cctx, err := b.svc.ctx(ctx)
+	if err != nil {
+		return res, err
+	}
+	pr1, pw1 := io.Pipe()
+	get, err := containers.CopyToArchive(cctx, src, srcPath, pw1)
+	if err != nil {
+		if notFound(err) || strings.Contains(err.Error(), "no such file") {
+			return res, backend.Errorf(backend.ErrNotFound, op, srcPath, "no such file")
+		}
+		return res, b.svc.wrap(ctx, op, srcPath, err)
+	}
+	go func() { pw1.CloseWithError(get()) }()
+	defer pr1.Close()
+	pr2, pw2 := io.Pipe()
+	werr := make(chan error, 1)
+	go func() {
+		err := b.retar(tar.NewReader(pr1), tar.NewWriter(pw2), path.Base(srcPath), dstBase, &res)
+		pw2.CloseWithError(err)
+		werr <- err
+	}()
+	put, err := containers.CopyFromArchiveWithOptions(cctx, dst, dstDir, pr2, new(containers.CopyOptions).WithChown(true))
+	if err == nil {
+		err = put()
+	}
+	pr2.Close()
+	if rerr := <-werr; rerr != nil && !errors.Is(rerr, io.ErrClosedPipe) {
+		return res, rerr
+	}
+	return res, b.svc.wrap(ctx, op, path.Join(dstDir, dstBase), err)
+}
+
+// retar passes directories and regular files of a tar stream whose
+// entries start with from on, renamed to start with to, within
+// max_copy_bytes.
+func (b *Backend) retar(tr *tar.Reader, tw *tar.Writer, from, to string, res *backend.ContainerCopyResult) error {
+	budget := b.cfg.Containers.copyBytes
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return tw.Close()
+		}
+		if err != nil {
+			return backend.Errorf(backend.ErrUnavailable, "containers.copy", from, "reading the archive: %v", err)
+		}
+		rest, ok := strings.CutPrefix(strings.TrimSuffix(h.Name, "/"), from)
+		if !ok || rest != "" && !strings.HasPrefix(rest, "/") || strings.Contains(rest, "..") {
+			continue
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: to + rest + "/", Mode: h.Mode & 0o777, ModTime: h.ModTime}); err != nil {
+				return err
+			}
+			continue
+		case tar.TypeReg:
+		default:
+			continue // links and devices stay behind
+		}
+		if budget -= h.Size; budget < 0 {
+			return backend.Errorf(backend.ErrInvalid, "containers.copy", from, "more than containers.max_copy_bytes (%s) to copy", b.cfg.Containers.MaxCopyBytes)
+		}
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: to + rest, Mode: h.Mode & 0o777, Size: h.Size, ModTime: h.ModTime}); err != nil {
+			return err
+		}
+		n, err := io.CopyN(tw, tr, h.Size)
+		if err != nil {
+			return err
+		}
+		res.Files++
+		res.Bytes += n
+	}
+}
