@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -23,7 +22,7 @@ func init() {
 		text:    containersHelp,
 		flags: func(*flag.FlagSet) func(context.Context, stdio, []string) int {
 			return func(ctx context.Context, std stdio, args []string) int {
-				return containersMain(ctx, args, std.out, std.err)
+				return containersMain(ctx, args, std)
 			}
 		},
 	})
@@ -55,7 +54,8 @@ images of your own: they stay until rmsnapshot. Every
 subcommand takes --config, --backend, --user and -v as wai exec does.`
 
 // containersMain runs `wai containers SUB …`.
-func containersMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func containersMain(ctx context.Context, args []string, std stdio) int {
+	stdout, stderr := std.out, std.err
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintln(stderr, strings.TrimSpace(containersHelp))
 		return exitError
@@ -105,7 +105,7 @@ func containersMain(ctx context.Context, args []string, stdout, stderr io.Writer
 	code := exitOK
 	// A create may build its purpose image (minutes): its steps show on
 	// the terminal's status line.
-	st := newStatus(stderr, false, os.Getenv)
+	st := newStatus(stderr, false, std.getenv)
 	for _, req := range reqs {
 		resp, err := s.Containers(st.begin(ctx, "wai containers "+sub), req)
 		st.end()
