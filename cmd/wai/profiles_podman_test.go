@@ -19,16 +19,7 @@ func profilesConfig(t *testing.T, prefix string) (string, func(args ...string) r
 	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf(
 		"backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nimage = %q\nname_prefix = %q\n",
 		t.TempDir(), podmanImage(), prefix))
-	if r := inProcess(t, config, "exec", "--", "true"); r.code == exitError && strings.Contains(r.stderr, "hint: the backend cannot serve") {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Podman is required on CI: %v", r)
-		}
-		t.Skipf("no usable Podman service: %s", r.stderr)
-	}
-	return config, func(args ...string) result {
-		t.Helper()
-		return inProcess(t, config, append([]string{"containers", args[0], "--config", config}, args[1:]...)...)
-	}
+	return config, containersCLI(t, config)
 }
 
 // Each purpose image has its tool chain, and its profile sets the
@@ -37,7 +28,7 @@ func profilesConfig(t *testing.T, prefix string) (string, func(args ...string) r
 // The images come from scripts/setup-podman.sh; a missing one fails with
 // the command that builds it (build_images is off).
 func TestPurposeProfilesPodman(t *testing.T) {
-	id := marker(t)[len("wai-test-"):][:8]
+	id := testID(t)
 	_, wai := profilesConfig(t, "wai-prof-"+id)
 	cases := []struct{ purpose, command, want string }{
 		{"python", `mkdir -p /tmp/t && printf 'def test_sum():\n    assert 1 + 1 == 2\n' > /tmp/t/test_sum.py && cd /tmp/t && "$HOME/.venv/bin/python" -m pytest -q 2>&1 | tail -n 1 | cut -d' ' -f1,2`, "1 passed"},
@@ -72,7 +63,7 @@ func TestPurposeProfilesPodman(t *testing.T) {
 // its tests run there with pytest. A Dockerfile alone gives general with
 // a note.
 func TestTryRepoPodman(t *testing.T) {
-	id := marker(t)[len("wai-test-"):][:8]
+	id := testID(t)
 	_, wai := profilesConfig(t, "wai-try-"+id)
 	py := gitRepoAt(t, filepath.Join(t.TempDir(), "pyproj"), map[string]string{
 		"pyproject.toml":     "[project]\nname = \"pyproj\"\nversion = \"0.1\"\n",
