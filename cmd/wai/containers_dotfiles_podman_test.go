@@ -37,10 +37,8 @@ func TestContainersCLIDotfilesPodman(t *testing.T) {
 		t.Fatalf("git (scripts/setup-podman.sh installs it): %v\n%s", err, out)
 	}
 	id := testID(t)
-	config := filepath.Join(t.TempDir(), "wai.toml")
-	table := fmt.Sprintf("image = %q\nname_prefix = %q\nallowed_host_roots = [%q]\n", podmanImage(), "wai-cli-"+id, roots)
-	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\n\n[dotfiles]\nrepo = %q\n\n[backends.podman]\n%s",
-		state, repo, table))
+	table := podmanTable("wai-cli-"+id, roots)
+	config := writePodmanConfig(t, state, fmt.Sprintf("\n[dotfiles]\nrepo = %q\n", repo), table)
 	wai := containersCLI(t, config)
 	name := "wai-cli-d-" + id
 	// The test's context is gone by cleanup time: the backend itself

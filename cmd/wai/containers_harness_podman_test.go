@@ -52,6 +52,27 @@ func testID(t *testing.T) string {
 	return marker(t)[len("wai-test-"):][:8]
 }
 
+// writePodmanConfig writes a wai.toml with the Podman backend on state:
+// the lines top (settings, other tables) before [backends.podman]
+// holding table. It returns the file's path.
+func writePodmanConfig(t *testing.T, state, top, table string) string {
+	t.Helper()
+	config := filepath.Join(t.TempDir(), "wai.toml")
+	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\n%s\n[backends.podman]\n%s", state, top, table))
+	return config
+}
+
+// podmanTable is a [backends.podman] table with the test image, names
+// prefixed with prefix and, unless roots is "", roots the one allowed
+// host root.
+func podmanTable(prefix, roots string) string {
+	table := fmt.Sprintf("image = %q\nname_prefix = %q\n", podmanImage(), prefix)
+	if roots != "" {
+		table += fmt.Sprintf("allowed_host_roots = [%q]\n", roots)
+	}
+	return table
+}
+
 // containersServe is a wai serve (Podman backend, containers tool only)
 // with an MCP client connected over stdio.
 type containersServe struct {
@@ -78,9 +99,7 @@ func serveContainers(t *testing.T, ctx context.Context, table, client string, en
 	if err := os.WriteFile(filepath.Join(plugins, "containers.wasm"), plugbuild.Build(t, "tools/containers"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	config := filepath.Join(t.TempDir(), "wai.toml")
-	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\nplugin_dir = %q\nbundled_tools = [\"containers\"]\npolicy_timeout = \"30s\"\n\n[backends.podman]\n%s",
-		state, plugins, table))
+	config := writePodmanConfig(t, state, fmt.Sprintf("plugin_dir = %q\nbundled_tools = [\"containers\"]\npolicy_timeout = \"30s\"\n", plugins), table)
 	s := &containersServe{t: t, ctx: ctx, config: config, backend: managedBackend(t, state, table)}
 	s.cmd = exec.CommandContext(ctx, bin, "serve", "--config", config)
 	if len(env) > 0 {

@@ -14,10 +14,7 @@ import (
 func TestContainersNetComposeCLIPodman(t *testing.T) {
 	state, roots := t.TempDir(), t.TempDir()
 	id := testID(t)
-	config := filepath.Join(t.TempDir(), "wai.toml")
-	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf(
-		"backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nimage = %q\nname_prefix = %q\nallowed_host_roots = [%q]\n",
-		state, podmanImage(), "wai-cli-"+id, roots))
+	config := writePodmanConfig(t, state, "", podmanTable("wai-cli-"+id, roots))
 	wai := containersCLI(t, config)
 	net, project := "cnet-"+id, "c"+id
 	t.Cleanup(func() {

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,10 +14,7 @@ import (
 func TestContainersCLIPodman(t *testing.T) {
 	state, roots := t.TempDir(), t.TempDir()
 	id := testID(t)
-	config := filepath.Join(t.TempDir(), "wai.toml")
-	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf(
-		"backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nimage = %q\nname_prefix = %q\nallowed_host_roots = [%q]\n\n[backends.podman.containers]\nallow_write_mounts = true\n",
-		state, podmanImage(), "wai-cli-"+id, roots))
+	config := writePodmanConfig(t, state, "", podmanTable("wai-cli-"+id, roots)+"\n[backends.podman.containers]\nallow_write_mounts = true\n")
 	wai := containersCLI(t, config)
 	name := "wai-cli-c-" + id
 	t.Cleanup(func() { wai("rm", "--force", name) })

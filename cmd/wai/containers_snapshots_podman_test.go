@@ -3,7 +3,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,10 +17,8 @@ import (
 func TestContainersCLISnapshotsPodman(t *testing.T) {
 	state := t.TempDir()
 	id := testID(t)
-	config := filepath.Join(t.TempDir(), "wai.toml")
-	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf(
-		"backend = \"podman\"\nstate_dir = %q\ndefault_policies = [\"blocklist\"]\n\n[[policies]]\nname = \"container_safety\"\nconfig = { allow_gpu = true }\n\n[backends.podman]\nimage = %q\nname_prefix = %q\n",
-		state, podmanImage(), "wai-cli-"+id))
+	config := writePodmanConfig(t, state, "default_policies = [\"blocklist\"]\n\n[[policies]]\nname = \"container_safety\"\nconfig = { allow_gpu = true }\n",
+		podmanTable("wai-cli-"+id, ""))
 	wai := containersCLI(t, config)
 	name, restored, snap := "wai-cli-s-"+id, "wai-cli-r-"+id, "cli-snap-"+id
 	t.Cleanup(func() {

@@ -41,8 +41,8 @@ func TestServeContainersPodman(t *testing.T) {
 	writeFile(t, home, ".gitconfig", "[user]\n\tname = Ada Container\n\temail = ada@example.com\n")
 	writeFile(t, roots, "from-host.txt", "hello from the host\n")
 	id := testID(t)
-	podmanTable := fmt.Sprintf("image = %q\nname_prefix = %q\nallowed_host_roots = [%q]\nagent_path = %q\n", podmanImage(), "wai-mcp-"+id, roots, agent)
-	s := serveContainers(t, ctx, podmanTable, "containers-test", "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+	table := podmanTable("wai-mcp-"+id, roots) + fmt.Sprintf("agent_path = %q\n", agent)
+	s := serveContainers(t, ctx, table, "containers-test", "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "FOO_API_KEY=sk-test-4242")
 	b, call, mustOK := s.backend, s.call, s.mustOK
 	name, kept, temp, restored, snap := "wai-c-"+id, "wai-keep-"+id, "wai-temp-"+id, "wai-r-"+id, "snap-"+id

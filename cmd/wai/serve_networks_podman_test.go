@@ -49,7 +49,7 @@ func TestServeNetworksComposePodman(t *testing.T) {
 	writeFile(t, roots, "compose.yaml", fmt.Sprintf("services:\n  client:\n    image: %s\n    depends_on: [web]\n"+
 		"  web:\n    image: %s\n    command: python3 -m http.server 8000\n    environment:\n      GREETING: hi\n", img, img))
 	writeFile(t, roots, "bad.yaml", fmt.Sprintf("services:\n  web:\n    image: %s\n    privileged: true\n", img))
-	s := serveContainers(t, ctx, fmt.Sprintf("image = %q\nname_prefix = %q\nallowed_host_roots = [%q]\n", img, "wai-mcp-"+id, roots), "networks-test")
+	s := serveContainers(t, ctx, podmanTable("wai-mcp-"+id, roots), "networks-test")
 	b, config, call, mustOK := s.backend, s.config, s.call, s.mustOK
 	t.Cleanup(func() {
 		cctx, ccancel := context.WithTimeout(context.Background(), 2*time.Minute)
