@@ -3,22 +3,18 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wai-dev/wai/internal/gittest"
 )
 
 // profilesConfig writes a config for the containers tests of purposes and
 // returns it with wai, a runner of `wai containers SUB --config … ARGS`.
 func profilesConfig(t *testing.T, prefix string) (string, func(args ...string) result) {
 	t.Helper()
-	config := filepath.Join(t.TempDir(), "wai.toml")
-	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf(
-		"backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nimage = %q\nname_prefix = %q\n",
-		t.TempDir(), podmanImage(), prefix))
+	config := writePodmanConfig(t, t.TempDir(), "", podmanTable(prefix, ""))
 	return config, containersCLI(t, config)
 }
 
@@ -65,7 +61,7 @@ func TestPurposeProfilesPodman(t *testing.T) {
 func TestTryRepoPodman(t *testing.T) {
 	id := testID(t)
 	_, wai := profilesConfig(t, "wai-try-"+id)
-	py := gitRepoAt(t, filepath.Join(t.TempDir(), "pyproj"), map[string]string{
+	py := gittest.Repo(t, filepath.Join(t.TempDir(), "pyproj"), map[string]string{
 		"pyproject.toml":     "[project]\nname = \"pyproj\"\nversion = \"0.1\"\n",
 		"tests/test_calc.py": "def test_calc():\n    assert 2 * 21 == 42\n",
 	})
@@ -79,7 +75,7 @@ func TestTryRepoPodman(t *testing.T) {
 	if r.code != 0 || r.stdout != "1\n1 passed\n" {
 		t.Errorf("pytest in the cloned repository: %+v", r)
 	}
-	docker := gitRepoAt(t, filepath.Join(t.TempDir(), "dock"), map[string]string{"Dockerfile": "FROM scratch\n"})
+	docker := gittest.Repo(t, filepath.Join(t.TempDir(), "dock"), map[string]string{"Dockerfile": "FROM scratch\n"})
 	dname := "wai-try-dock-" + id
 	t.Cleanup(func() { wai("rm", "--force", dname) })
 	if r := wai("create", "--name", dname, "--purpose", "try-repo", "--repo", "file://"+docker); r.code != 0 ||
@@ -89,24 +85,4 @@ func TestTryRepoPodman(t *testing.T) {
 	if r := wai("create", "--name", "x-"+id, "--purpose", "try-repo", "--repo", "ext::sh -c true"); r.code == 0 {
 		t.Errorf("an ext:: URL was accepted: %+v", r)
 	}
-}
-
-// gitRepoAt makes a git repository at dir with files and one commit.
-func gitRepoAt(t *testing.T, dir string, files map[string]string) string {
-	t.Helper()
-	for name, body := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"},
-		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return dir
 }
