@@ -31,6 +31,9 @@ func TestContainersCLIPodman(t *testing.T) {
 	if r := wai("ls"); r.code != 0 || !strings.Contains(r.stdout, name) || !strings.Contains(r.stdout, "true") {
 		t.Errorf("ls: %+v", r)
 	}
+	if r := wai("ls", "--json"); r.code != 0 || !strings.HasPrefix(r.stdout, "[") || !strings.Contains(r.stdout, `"name": "`+name+`"`) {
+		t.Errorf("ls --json: %+v", r)
+	}
 	if r := wai("cp", filepath.Join(roots, "in.txt"), name+":/tmp/in.txt"); r.code != 0 {
 		t.Errorf("cp in: %+v", r)
 	}
