@@ -119,21 +119,13 @@ func (k *Kernel) ListSessions(ctx context.Context, scope AdminScope) (out []Sess
 				out = append(out, SessionEntry{SessionInfo: si, User: user, Name: own})
 			}
 		}
-		cs, err := listManagedContainers(ctx, name, b, scope)
-		if err != nil {
-			errs = append(errs, &BackendError{name, err})
+		for _, list := range managedListers {
+			es, err := list(ctx, name, b, scope)
+			if err != nil {
+				errs = append(errs, &BackendError{name, err})
+			}
+			out = append(out, es...)
 		}
-		out = append(out, cs...)
-		ss, err := listManagedSnapshots(ctx, name, b, scope)
-		if err != nil {
-			errs = append(errs, &BackendError{name, err})
-		}
-		out = append(out, ss...)
-		ns, err := listManagedNetworks(ctx, name, b, scope)
-		if err != nil {
-			errs = append(errs, &BackendError{name, err})
-		}
-		out = append(out, ns...)
 		return false
 	})
 	sort.SliceStable(out, func(i, j int) bool {

@@ -23,16 +23,34 @@ func listManagedContainers(ctx context.Context, name string, b backend.Backend, 
 		return nil, nil
 	}
 	infos, err := l.ListManagedContainers(ctx)
+	return managedEntries(infos, scope, func(c backend.ContainerInfo) (string, string, SessionEntry) {
+		return c.User, c.Session, SessionEntry{Name: ContainerEntryPrefix + c.Name, SessionInfo: backend.SessionInfo{
+			Backend: name, Created: c.Created, Size: -1, Keep: c.Persistent, Container: c.Name, State: c.State}}
+	}), err
+}
+
+// managedListers list, for wai ps, what each backend manages for agents
+// beside its sessions, in this order.
+var managedListers = []func(ctx context.Context, name string, b backend.Backend, scope AdminScope) ([]SessionEntry, error){
+	listManagedContainers, listManagedSnapshots, listManagedNetworks,
+}
+
+// managedEntries lists what a backend manages for agents beside its
+// sessions (containers, snapshots, networks) as wai ps entries: those of
+// scope's users, each with its user and the session that made it. entry
+// gives an info's user, session key and entry.
+func managedEntries[T any](infos []T, scope AdminScope, entry func(T) (user, sessionKey string, e SessionEntry)) []SessionEntry {
 	var out []SessionEntry
-	for _, c := range infos {
-		if !scope.AllUsers && c.User != scope.User {
+	for _, info := range infos {
+		user, key, e := entry(info)
+		if !scope.AllUsers && user != scope.User {
 			continue
 		}
-		_, session, _ := backend.SplitSessionKey(c.Session)
-		out = append(out, SessionEntry{User: c.User, Name: ContainerEntryPrefix + c.Name, SessionInfo: backend.SessionInfo{
-			Backend: name, Session: session, Created: c.Created, Size: -1, Keep: c.Persistent, Container: c.Name, State: c.State}})
+		e.User = user
+		_, e.Session, _ = backend.SplitSessionKey(key)
+		out = append(out, e)
 	}
-	return out, err
+	return out
 }
 
 // removeManagedContainer destroys the managed container of scope.User

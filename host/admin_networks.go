@@ -22,20 +22,14 @@ func listManagedNetworks(ctx context.Context, name string, b backend.Backend, sc
 		return nil, nil
 	}
 	infos, err := l.ListManagedNetworks(ctx)
-	var out []SessionEntry
-	for _, n := range infos {
-		if !scope.AllUsers && n.User != scope.User {
-			continue
-		}
+	return managedEntries(infos, scope, func(n backend.NetworkInfo) (string, string, SessionEntry) {
 		state := "egress"
 		if n.Internal {
 			state = "internal"
 		}
-		_, session, _ := backend.SplitSessionKey(n.Session)
-		out = append(out, SessionEntry{User: n.User, Name: NetworkEntryPrefix + n.Name, SessionInfo: backend.SessionInfo{
-			Backend: name, Session: session, Created: n.Created, Size: -1, Keep: n.Persistent, State: state}})
-	}
-	return out, err
+		return n.User, n.Session, SessionEntry{Name: NetworkEntryPrefix + n.Name, SessionInfo: backend.SessionInfo{
+			Backend: name, Created: n.Created, Size: -1, Keep: n.Persistent, State: state}}
+	}), err
 }
 
 // removeManagedNetwork removes the managed network of scope.User named by

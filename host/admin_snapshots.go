@@ -21,16 +21,10 @@ func listManagedSnapshots(ctx context.Context, name string, b backend.Backend, s
 		return nil, nil
 	}
 	infos, err := l.ListManagedSnapshots(ctx)
-	var out []SessionEntry
-	for _, s := range infos {
-		if !scope.AllUsers && s.User != scope.User {
-			continue
-		}
-		_, session, _ := backend.SplitSessionKey(s.Session)
-		out = append(out, SessionEntry{User: s.User, Name: SnapshotEntryPrefix + s.Name, SessionInfo: backend.SessionInfo{
-			Backend: name, Session: session, Created: s.Created, Size: s.Size, Keep: true, Container: s.Image, State: "snapshot"}})
-	}
-	return out, err
+	return managedEntries(infos, scope, func(s backend.SnapshotInfo) (string, string, SessionEntry) {
+		return s.User, s.Session, SessionEntry{Name: SnapshotEntryPrefix + s.Name, SessionInfo: backend.SessionInfo{
+			Backend: name, Created: s.Created, Size: s.Size, Keep: true, Container: s.Image, State: "snapshot"}}
+	}), err
 }
 
 // removeManagedSnapshot deletes the snapshot of scope.User named by a wai

@@ -158,20 +158,13 @@ var _ backend.ContainerNetworks = (*fakeNetContainers)(nil)
 // the session's networks go with it.
 func TestComposeThroughKernel(t *testing.T) {
 	ctx := context.Background()
-	cfg := testConfig(t)
-	cfg.DefaultPolicies = []string{"blocklist"}
-	cfg.Policies = []PolicyConfig{{Name: "container_safety"}}
 	fc := &fakeNetContainers{fakeContainers: newFakeContainers(), networks: map[string]backend.NetworkInfo{}, files: map[string]string{
 		"/r/bad.yaml":  "services:\n  a: {image: i}\n  b: {image: i, depends_on: [a], volumes: [\"/etc:/host-etc\"]}\n",
 		"/r/good.yaml": "name: demo\nservices:\n  web: {image: i, command: serve}\n  client: {image: i, depends_on: [web]}\n",
 	}}
-	k, err := New(ctx, cfg, WithBackend(fc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(ctx) })
+	k := safetyKernel(t, testConfig(t), nil, fc)
 	s := session(t, k, "c")
-	_, err = s.Containers(ctx, ContainerRequest{Operation: "compose_up", File: "/r/bad.yaml", Project: "bad", MountCwd: new(bool)})
+	_, err := s.Containers(ctx, ContainerRequest{Operation: "compose_up", File: "/r/bad.yaml", Project: "bad", MountCwd: new(bool)})
 	if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "allow_sensitive_mounts") || !strings.Contains(err.Error(), "service b") {
 		t.Fatalf("compose_up with an /etc mount: %v; want service b denied naming allow_sensitive_mounts", err)
 	}

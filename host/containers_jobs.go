@@ -96,6 +96,28 @@ func (s *Session) containerJob(ctx context.Context, c backend.Containers, ref ba
 	return out, nil
 }
 
+// checkJobSlot counts jr's running jobs against limits.max_jobs: at the
+// limit it is ErrUnavailable saying how many where (the container, the
+// session) runs, and what frees a slot. The caller holds its start lock,
+// so the count and the start agree.
+func (s *Session) checkJobSlot(ctx context.Context, jr backend.JobRunner, op, name, where, free string) error {
+	jobs, err := jr.ListJobs(ctx)
+	if err != nil {
+		return err
+	}
+	running := 0
+	for _, j := range jobs {
+		if j.Running() {
+			running++
+		}
+	}
+	if running >= s.k.cfg.MaxJobs {
+		return backend.Errorf(backend.ErrUnavailable, op, name,
+			"%s already runs %d background jobs, the limit (limits.max_jobs): %s", where, running, free)
+	}
+	return nil
+}
+
 // startContainerJob checks the command and runtime as for a session's
 // job, counts the container's running jobs against limits.max_jobs, and
 // starts it.
@@ -123,19 +145,8 @@ func (s *Session) startContainerJob(ctx context.Context, cj backend.ContainerJob
 	// One start at a time in the session: the count and the start agree.
 	s.jobs.start.Lock()
 	defer s.jobs.start.Unlock()
-	jobs, err := jr.ListJobs(ctx)
-	if err != nil {
+	if err := s.checkJobSlot(ctx, jr, op, ref.Name, "the container", "poll them until they end, or cancel one with exec_cancel"); err != nil {
 		return nil, err
-	}
-	running := 0
-	for _, j := range jobs {
-		if j.Running() {
-			running++
-		}
-	}
-	if running >= s.k.cfg.MaxJobs {
-		return nil, backend.Errorf(backend.ErrUnavailable, op, ref.Name,
-			"the container already runs %d background jobs, the limit (limits.max_jobs): poll them until they end, or cancel one with exec_cancel", running)
 	}
 	info, err := jr.StartJob(ctx, jreq)
 	s.k.log.Info("containers.job_start", "session", s.spec.Session, "container", ref.Name, "job", info.ID,

@@ -114,19 +114,11 @@ func backgroundExecCases(t *testing.T, k *Kernel, fc *jobContainers) {
 
 // A backend whose containers run no jobs says so, and what to use.
 func TestContainerJobsUnsupported(t *testing.T) {
-	k, err := New(context.Background(), testConfig(t), WithBackend(newFakeContainers()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(context.Background()) })
-	s, err := k.Session(t.Context(), "nojobs", SessionOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := session(t, kernelOn(t, testConfig(t), newFakeContainers()), "nojobs")
 	if _, err := s.Containers(t.Context(), ContainerRequest{Operation: "create", Name: "box"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Containers(t.Context(), ContainerRequest{Operation: "exec_background", Container: "box", Command: "true"})
+	_, err := s.Containers(t.Context(), ContainerRequest{Operation: "exec_background", Container: "box", Command: "true"})
 	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "use exec") {
 		t.Errorf("exec_background without ContainerJobs: %v, want ErrUnavailable pointing to exec", err)
 	}
@@ -150,22 +142,14 @@ func TestContainerJobsPassThePolicyChain(t *testing.T) {
 		return Decision{Allow: true}, nil
 	}}
 	jc := newJobContainers()
-	k, err := New(context.Background(), testConfig(t), WithBackend(jc), WithPolicy(deny))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(context.Background()) })
-	s, err := k.Session(t.Context(), "policy", SessionOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := session(t, kernelOn(t, testConfig(t), jc, WithPolicy(deny)), "policy")
 	ctx := t.Context()
 	for _, name := range []string{"locked", "open"} {
 		if _, err := s.Containers(ctx, ContainerRequest{Operation: "create", Name: name}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err = s.Containers(ctx, ContainerRequest{Operation: "exec_background", Container: "locked", Command: "make"})
+	_, err := s.Containers(ctx, ContainerRequest{Operation: "exec_background", Container: "locked", Command: "make"})
 	if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "no background jobs in locked") {
 		t.Errorf("a denied exec_background: %v, want ErrPermission with the policy's reason", err)
 	}

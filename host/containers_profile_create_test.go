@@ -62,15 +62,8 @@ func profilesKernel(t *testing.T) (*Kernel, *fakeContainers) {
 	})
 	cfg := testConfig(t)
 	cfg.Backend = "zz-images"
-	cfg.DefaultPolicies = []string{"blocklist"}
-	cfg.Policies = []PolicyConfig{{Name: "container_safety"}}
 	fc := newFakeContainers()
-	k, err := New(context.Background(), cfg, WithBackend(fc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(context.Background()) })
-	return k, fc
+	return safetyKernel(t, cfg, nil, fc), fc
 }
 
 // A create's purpose reaches the backend as its profile: the purpose

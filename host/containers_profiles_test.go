@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/gittest"
 )
 
 func TestProfileResolution(t *testing.T) {
@@ -153,17 +154,9 @@ func TestTryRepoDetection(t *testing.T) {
 // content) and returns its path.
 func gitRepo(t *testing.T, files ...string) string {
 	t.Helper()
-	dir := t.TempDir()
+	m := map[string]string{}
 	for _, f := range files {
-		if err := os.WriteFile(filepath.Join(dir, f), []byte(f+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		m[f] = f + "\n"
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"},
-		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return dir
+	return gittest.Repo(t, t.TempDir(), m)
 }

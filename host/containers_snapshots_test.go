@@ -74,16 +74,8 @@ var _ backend.ContainerSnapshots = (*fakeSnapshots)(nil)
 
 func snapshotsKernel(t *testing.T, policyConfig map[string]any, opts ...Option) (*Kernel, *fakeSnapshots) {
 	t.Helper()
-	cfg := testConfig(t)
-	cfg.DefaultPolicies = []string{"blocklist"}
-	cfg.Policies = []PolicyConfig{{Name: "container_safety", Config: policyConfig}}
 	fs := &fakeSnapshots{fakeContainers: newFakeContainers(), snaps: map[string]backend.SnapshotInfo{}}
-	k, err := New(context.Background(), cfg, append(opts, WithBackend(fs))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(context.Background()) })
-	return k, fs
+	return safetyKernel(t, testConfig(t), policyConfig, fs, opts...), fs
 }
 
 // The kernel's snapshot operations: snapshot notes the stripped

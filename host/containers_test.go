@@ -111,16 +111,29 @@ var _ backend.Containers = (*fakeContainers)(nil)
 
 func containersKernel(t *testing.T, policyConfig map[string]any) (*Kernel, *fakeContainers) {
 	t.Helper()
-	cfg := testConfig(t)
+	fc := newFakeContainers()
+	return safetyKernel(t, testConfig(t), policyConfig, fc), fc
+}
+
+// safetyKernel makes a kernel of cfg on b with the blocklist and
+// container_safety (its config policyConfig) as the default policies,
+// closed when the test ends.
+func safetyKernel(t *testing.T, cfg Config, policyConfig map[string]any, b backend.Backend, opts ...Option) *Kernel {
+	t.Helper()
 	cfg.DefaultPolicies = []string{"blocklist"}
 	cfg.Policies = []PolicyConfig{{Name: "container_safety", Config: policyConfig}}
-	fc := newFakeContainers()
-	k, err := New(context.Background(), cfg, WithBackend(fc))
+	return kernelOn(t, cfg, b, opts...)
+}
+
+// kernelOn makes a kernel of cfg on b, closed when the test ends.
+func kernelOn(t *testing.T, cfg Config, b backend.Backend, opts ...Option) *Kernel {
+	t.Helper()
+	k, err := New(context.Background(), cfg, append(opts, WithBackend(b))...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = k.Close(context.Background()) })
-	return k, fc
+	return k
 }
 
 func TestContainersKernelPath(t *testing.T) {

@@ -37,11 +37,7 @@ func TestContainersToolPlugin(t *testing.T) {
 		*jobContainers
 		backend.ContainerSnapshots
 	}{jc, &fakeSnapshots{fakeContainers: fc, snaps: map[string]backend.SnapshotInfo{}}}
-	k, err := New(context.Background(), cfg, WithBackend(both))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(context.Background()) })
+	k := kernelOn(t, cfg, both)
 	ctx := context.Background()
 	call := func(args string) ToolResult {
 		t.Helper()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/wai-dev/wai/host"
-	"github.com/wai-dev/wai/host/backend"
 )
 
 func init() {
@@ -172,17 +170,16 @@ func printContainers(stdout, stderr io.Writer, sub string, asJSON bool, r host.C
 	if p := r.Profile; p != nil {
 		fmt.Fprintf(stderr, "wai containers: profile %s (image %s, dotfiles %v)\n", p.Purpose, dash(p.Image), p.Dotfiles)
 	}
-	if printSnapshots(stdout, sub, asJSON, r) {
+	std := stdio{out: stdout, err: stderr}
+	if asJSON && sub == "snapshots" {
+		return writeJSONList(std, r.Snapshots)
+	}
+	if printSnapshots(stdout, sub, r) {
 		return exitOK
 	}
 	switch {
 	case asJSON:
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if r.Containers == nil {
-			r.Containers = []backend.ContainerInfo{}
-		}
-		_ = enc.Encode(r.Containers)
+		return writeJSONList(std, r.Containers)
 	case r.Exec != nil:
 		fmt.Fprint(stdout, r.Exec.Stdout)
 		fmt.Fprint(stderr, r.Exec.Stderr)
@@ -209,6 +206,14 @@ func printContainers(stdout, stderr io.Writer, sub string, asJSON bool, r host.C
 		}
 	}
 	return exitOK
+}
+
+// writeJSONList is writeJSON of a list, [] rather than null when empty.
+func writeJSONList[T any](std stdio, l []T) int {
+	if l == nil {
+		l = []T{}
+	}
+	return writeJSON(std, l)
 }
 
 // subcommand declares SUB's flags and returns its request builder (nil

@@ -36,22 +36,11 @@ func TestContainersCLIDotfilesPodman(t *testing.T) {
 	if out, err := git.CombinedOutput(); err != nil {
 		t.Fatalf("git (scripts/setup-podman.sh installs it): %v\n%s", err, out)
 	}
-	id := marker(t)[len("wai-test-"):][:8]
-	config := filepath.Join(t.TempDir(), "wai.toml")
-	table := fmt.Sprintf("image = %q\nname_prefix = %q\nallowed_host_roots = [%q]\n", podmanImage(), "wai-cli-"+id, roots)
-	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\n\n[dotfiles]\nrepo = %q\n\n[backends.podman]\n%s",
-		state, repo, table))
-	if r := inProcess(t, config, "exec", "--", "true"); r.code == exitError && strings.Contains(r.stderr, "hint: the backend cannot serve") {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Podman is required on CI: %v", r)
-		}
-		t.Skipf("no usable Podman service: %s", r.stderr)
-	}
+	id := testID(t)
+	table := podmanTable("wai-cli-"+id, roots)
+	config := writePodmanConfig(t, state, fmt.Sprintf("\n[dotfiles]\nrepo = %q\n", repo), table)
+	wai := containersCLI(t, config)
 	name := "wai-cli-d-" + id
-	wai := func(args ...string) result {
-		t.Helper()
-		return inProcess(t, config, append([]string{"containers", args[0], "--config", config}, args[1:]...)...)
-	}
 	// The test's context is gone by cleanup time: the backend itself
 	// removes what the test made.
 	b := managedBackend(t, state, table)

@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,21 +13,9 @@ import (
 // the command (persistent), and goes with net rm and compose down.
 func TestContainersNetComposeCLIPodman(t *testing.T) {
 	state, roots := t.TempDir(), t.TempDir()
-	id := marker(t)[len("wai-test-"):][:8]
-	config := filepath.Join(t.TempDir(), "wai.toml")
-	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf(
-		"backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nimage = %q\nname_prefix = %q\nallowed_host_roots = [%q]\n",
-		state, podmanImage(), "wai-cli-"+id, roots))
-	if r := inProcess(t, config, "exec", "--", "true"); r.code == exitError && strings.Contains(r.stderr, "hint: the backend cannot serve") {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Podman is required on CI: %v", r)
-		}
-		t.Skipf("no usable Podman service: %s", r.stderr)
-	}
-	wai := func(args ...string) result {
-		t.Helper()
-		return inProcess(t, config, append([]string{"containers", args[0], "--config", config}, args[1:]...)...)
-	}
+	id := testID(t)
+	config := writePodmanConfig(t, state, "", podmanTable("wai-cli-"+id, roots))
+	wai := containersCLI(t, config)
 	net, project := "cnet-"+id, "c"+id
 	t.Cleanup(func() {
 		wai("compose", "down", "--force", project)

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,22 +13,10 @@ import (
 // through the kernel (the gates apply here too).
 func TestContainersCLIPodman(t *testing.T) {
 	state, roots := t.TempDir(), t.TempDir()
-	id := marker(t)[len("wai-test-"):][:8]
-	config := filepath.Join(t.TempDir(), "wai.toml")
-	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf(
-		"backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nimage = %q\nname_prefix = %q\nallowed_host_roots = [%q]\n\n[backends.podman.containers]\nallow_write_mounts = true\n",
-		state, podmanImage(), "wai-cli-"+id, roots))
-	if r := inProcess(t, config, "exec", "--", "true"); r.code == exitError && strings.Contains(r.stderr, "hint: the backend cannot serve") {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Podman is required on CI: %v", r)
-		}
-		t.Skipf("no usable Podman service: %s", r.stderr)
-	}
+	id := testID(t)
+	config := writePodmanConfig(t, state, "", podmanTable("wai-cli-"+id, roots)+"\n[backends.podman.containers]\nallow_write_mounts = true\n")
+	wai := containersCLI(t, config)
 	name := "wai-cli-c-" + id
-	wai := func(args ...string) result {
-		t.Helper()
-		return inProcess(t, config, append([]string{"containers", args[0], "--config", config}, args[1:]...)...)
-	}
 	t.Cleanup(func() { wai("rm", "--force", name) })
 	writeFile(t, roots, "in.txt", "from the host\n")
 	if r := wai("create", "--name", name, "--env", "GREETING=hi there", "--mount", roots+":/src"); r.code != 0 || !strings.Contains(r.stdout, "created "+name) {
@@ -43,6 +30,9 @@ func TestContainersCLIPodman(t *testing.T) {
 	}
 	if r := wai("ls"); r.code != 0 || !strings.Contains(r.stdout, name) || !strings.Contains(r.stdout, "true") {
 		t.Errorf("ls: %+v", r)
+	}
+	if r := wai("ls", "--json"); r.code != 0 || !strings.HasPrefix(r.stdout, "[") || !strings.Contains(r.stdout, `"name": "`+name+`"`) {
+		t.Errorf("ls --json: %+v", r)
 	}
 	if r := wai("cp", filepath.Join(roots, "in.txt"), name+":/tmp/in.txt"); r.code != 0 {
 		t.Errorf("cp in: %+v", r)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/wai-dev/wai/host"
-	"github.com/wai-dev/wai/host/backend"
 )
 
 // snapshotSubcommand declares the snapshot subcommands' flags and
@@ -53,20 +51,12 @@ func snapshotSubcommand(sub string, fs *flag.FlagSet, asJSON *bool) func([]strin
 	return nil
 }
 
-// printSnapshots prints what a snapshot subcommand did; false when r is
-// not a snapshot subcommand's.
-func printSnapshots(stdout io.Writer, sub string, asJSON bool, r host.ContainerResponse) bool {
+// printSnapshots prints what a snapshot subcommand did as text (--json
+// of snapshots is printContainers'); false when r is not a snapshot
+// subcommand's.
+func printSnapshots(stdout io.Writer, sub string, r host.ContainerResponse) bool {
 	switch sub {
 	case "snapshots":
-		if asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			if r.Snapshots == nil {
-				r.Snapshots = []backend.SnapshotInfo{}
-			}
-			_ = enc.Encode(r.Snapshots)
-			return true
-		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tCONTAINER\tIMAGE\tSIZE\tCREATED")
 		for _, s := range r.Snapshots {

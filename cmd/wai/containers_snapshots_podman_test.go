@@ -3,7 +3,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,22 +16,11 @@ import (
 // CDI spec: a clear failure saying what to install.
 func TestContainersCLISnapshotsPodman(t *testing.T) {
 	state := t.TempDir()
-	id := marker(t)[len("wai-test-"):][:8]
-	config := filepath.Join(t.TempDir(), "wai.toml")
-	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf(
-		"backend = \"podman\"\nstate_dir = %q\ndefault_policies = [\"blocklist\"]\n\n[[policies]]\nname = \"container_safety\"\nconfig = { allow_gpu = true }\n\n[backends.podman]\nimage = %q\nname_prefix = %q\n",
-		state, podmanImage(), "wai-cli-"+id))
-	if r := inProcess(t, config, "exec", "--", "true"); r.code == exitError && strings.Contains(r.stderr, "hint: the backend cannot serve") {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Podman is required on CI: %v", r)
-		}
-		t.Skipf("no usable Podman service: %s", r.stderr)
-	}
+	id := testID(t)
+	config := writePodmanConfig(t, state, "default_policies = [\"blocklist\"]\n\n[[policies]]\nname = \"container_safety\"\nconfig = { allow_gpu = true }\n",
+		podmanTable("wai-cli-"+id, ""))
+	wai := containersCLI(t, config)
 	name, restored, snap := "wai-cli-s-"+id, "wai-cli-r-"+id, "cli-snap-"+id
-	wai := func(args ...string) result {
-		t.Helper()
-		return inProcess(t, config, append([]string{"containers", args[0], "--config", config}, args[1:]...)...)
-	}
 	t.Cleanup(func() {
 		wai("rm", "--force", name, restored)
 		wai("rmsnapshot", snap, snap+"-2")

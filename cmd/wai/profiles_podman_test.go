@@ -3,32 +3,19 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wai-dev/wai/internal/gittest"
 )
 
 // profilesConfig writes a config for the containers tests of purposes and
 // returns it with wai, a runner of `wai containers SUB --config … ARGS`.
 func profilesConfig(t *testing.T, prefix string) (string, func(args ...string) result) {
 	t.Helper()
-	config := filepath.Join(t.TempDir(), "wai.toml")
-	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf(
-		"backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nimage = %q\nname_prefix = %q\n",
-		t.TempDir(), podmanImage(), prefix))
-	if r := inProcess(t, config, "exec", "--", "true"); r.code == exitError && strings.Contains(r.stderr, "hint: the backend cannot serve") {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Podman is required on CI: %v", r)
-		}
-		t.Skipf("no usable Podman service: %s", r.stderr)
-	}
-	return config, func(args ...string) result {
-		t.Helper()
-		return inProcess(t, config, append([]string{"containers", args[0], "--config", config}, args[1:]...)...)
-	}
+	config := writePodmanConfig(t, t.TempDir(), "", podmanTable(prefix, ""))
+	return config, containersCLI(t, config)
 }
 
 // Each purpose image has its tool chain, and its profile sets the
@@ -37,7 +24,7 @@ func profilesConfig(t *testing.T, prefix string) (string, func(args ...string) r
 // The images come from scripts/setup-podman.sh; a missing one fails with
 // the command that builds it (build_images is off).
 func TestPurposeProfilesPodman(t *testing.T) {
-	id := marker(t)[len("wai-test-"):][:8]
+	id := testID(t)
 	_, wai := profilesConfig(t, "wai-prof-"+id)
 	cases := []struct{ purpose, command, want string }{
 		{"python", `mkdir -p /tmp/t && printf 'def test_sum():\n    assert 1 + 1 == 2\n' > /tmp/t/test_sum.py && cd /tmp/t && "$HOME/.venv/bin/python" -m pytest -q 2>&1 | tail -n 1 | cut -d' ' -f1,2`, "1 passed"},
@@ -72,9 +59,9 @@ func TestPurposeProfilesPodman(t *testing.T) {
 // its tests run there with pytest. A Dockerfile alone gives general with
 // a note.
 func TestTryRepoPodman(t *testing.T) {
-	id := marker(t)[len("wai-test-"):][:8]
+	id := testID(t)
 	_, wai := profilesConfig(t, "wai-try-"+id)
-	py := gitRepoAt(t, filepath.Join(t.TempDir(), "pyproj"), map[string]string{
+	py := gittest.Repo(t, filepath.Join(t.TempDir(), "pyproj"), map[string]string{
 		"pyproject.toml":     "[project]\nname = \"pyproj\"\nversion = \"0.1\"\n",
 		"tests/test_calc.py": "def test_calc():\n    assert 2 * 21 == 42\n",
 	})
@@ -88,7 +75,7 @@ func TestTryRepoPodman(t *testing.T) {
 	if r.code != 0 || r.stdout != "1\n1 passed\n" {
 		t.Errorf("pytest in the cloned repository: %+v", r)
 	}
-	docker := gitRepoAt(t, filepath.Join(t.TempDir(), "dock"), map[string]string{"Dockerfile": "FROM scratch\n"})
+	docker := gittest.Repo(t, filepath.Join(t.TempDir(), "dock"), map[string]string{"Dockerfile": "FROM scratch\n"})
 	dname := "wai-try-dock-" + id
 	t.Cleanup(func() { wai("rm", "--force", dname) })
 	if r := wai("create", "--name", dname, "--purpose", "try-repo", "--repo", "file://"+docker); r.code != 0 ||
@@ -98,24 +85,4 @@ func TestTryRepoPodman(t *testing.T) {
 	if r := wai("create", "--name", "x-"+id, "--purpose", "try-repo", "--repo", "ext::sh -c true"); r.code == 0 {
 		t.Errorf("an ext:: URL was accepted: %+v", r)
 	}
-}
-
-// gitRepoAt makes a git repository at dir with files and one commit.
-func gitRepoAt(t *testing.T, dir string, files map[string]string) string {
-	t.Helper()
-	for name, body := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"},
-		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return dir
 }

@@ -17,8 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wai-dev/wai/host/backend"
-	"github.com/wai-dev/wai/internal/plugbuild"
-	"github.com/wai-dev/wai/plugins/podman"
 )
 
 // The done-when, through wai serve over MCP stdio with the
@@ -28,19 +26,9 @@ import (
 // with their reasons; the session's containers go with the MCP session
 // unless persistent.
 func TestServeContainersPodman(t *testing.T) {
-	r := inProcess(t, newEnv(t, "").config, "exec", "--backend", "podman", "--", "true")
-	if r.code == exitError && strings.Contains(r.stderr, "hint: the backend cannot serve") {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Podman is required on CI: %v", r)
-		}
-		t.Skipf("no usable Podman service (run scripts/setup-podman.sh as root): %s", r.stderr)
-	}
+	podmanServes(t, newEnv(t, "").config, "--backend", "podman")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	bin := filepath.Join(t.TempDir(), "wai-podman")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-tags", podmanBuildTags, "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("building wai with the Podman backend: %v\n%s", err, out)
-	}
 	// wai-agent runs the background jobs, given by agent_path as bin/wai
 	// carries it.
 	agent := filepath.Join(t.TempDir(), "wai-agent")
@@ -49,56 +37,21 @@ func TestServeContainersPodman(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building wai-agent: %v\n%s", err, out)
 	}
-	plugins, state, home, roots := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(plugins, "containers.wasm"), plugbuild.Build(t, "tools/containers"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	home, roots := t.TempDir(), t.TempDir()
 	writeFile(t, home, ".gitconfig", "[user]\n\tname = Ada Container\n\temail = ada@example.com\n")
 	writeFile(t, roots, "from-host.txt", "hello from the host\n")
-	id := marker(t)[len("wai-test-"):][:8]
-	podmanTable := fmt.Sprintf("image = %q\nname_prefix = %q\nallowed_host_roots = [%q]\nagent_path = %q\n", podmanImage(), "wai-mcp-"+id, roots, agent)
-	config := filepath.Join(t.TempDir(), "wai.toml")
-	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\nplugin_dir = %q\nbundled_tools = [\"containers\"]\npolicy_timeout = \"30s\"\n\n[backends.podman]\n%s",
-		state, plugins, podmanTable))
+	id := testID(t)
+	table := podmanTable("wai-mcp-"+id, roots) + fmt.Sprintf("agent_path = %q\n", agent)
+	s := serveContainers(t, ctx, table, "containers-test", "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "FOO_API_KEY=sk-test-4242")
+	b, call, mustOK := s.backend, s.call, s.mustOK
 	name, kept, temp, restored, snap := "wai-c-"+id, "wai-keep-"+id, "wai-temp-"+id, "wai-r-"+id, "snap-"+id
-	b := managedBackend(t, state, podmanTable)
 	t.Cleanup(func() {
 		for _, n := range []string{name, kept, temp, restored} {
 			_, _ = b.DestroyContainer(context.Background(), backend.ContainerRef{Name: n}, true)
 		}
 		_, _ = b.DeleteSnapshot(context.Background(), backend.ContainerOwner{}, snap)
 	})
-
-	cmd := exec.CommandContext(ctx, bin, "serve", "--config", config)
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "FOO_API_KEY=sk-test-4242")
-	c := mcp.NewClient(&mcp.Implementation{Name: "containers-test", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	call := func(args map[string]any) (string, bool) {
-		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "containers", Arguments: args})
-		if err != nil {
-			t.Fatalf("containers %v: %v", args["operation"], err)
-		}
-		var sb strings.Builder
-		for _, ct := range res.Content {
-			if tc, ok := ct.(*mcp.TextContent); ok {
-				sb.WriteString(tc.Text)
-			}
-		}
-		return sb.String(), !res.IsError
-	}
-	mustOK := func(args map[string]any) string {
-		t.Helper()
-		out, ok := call(args)
-		if !ok {
-			t.Fatalf("containers %v failed: %s", args["operation"], out)
-		}
-		return out
-	}
 	// The python profile: its purpose image (built from Debian packages by
 	// the setup script, no registry) and a venv; pytest runs in it.
 	if out := mustOK(map[string]any{"operation": "create", "name": name, "forward_git": true, "purpose": "python"}); !strings.Contains(out, "Profile python") {
@@ -137,7 +90,7 @@ func TestServeContainersPodman(t *testing.T) {
 	// An unknown operation: the schema's enum refuses it before the tool
 	// runs, or the tool answers a failed result; either way it lists the
 	// operations.
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "containers", Arguments: map[string]any{"operation": "frobnicate"}})
+	res, err := s.session.CallTool(ctx, &mcp.CallToolParams{Name: "containers", Arguments: map[string]any{"operation": "frobnicate"}})
 	if err == nil && !res.IsError || err != nil && !strings.Contains(err.Error(), "copy_out") {
 		t.Errorf("an unknown operation: %+v, %v; want a failure listing the operations", res, err)
 	}
@@ -172,10 +125,7 @@ func TestServeContainersPodman(t *testing.T) {
 	mustOK(map[string]any{"operation": "delete_snapshot", "snapshot": snap})
 	mustOK(map[string]any{"operation": "create", "name": temp, "image": podmanImage(), "network": "none"})
 	mustOK(map[string]any{"operation": "create", "name": kept, "image": podmanImage(), "network": "none", "persistent": true})
-	if err := cs.Close(); err != nil {
-		t.Logf("closing the client: %v", err)
-	}
-	_ = cmd.Wait()
+	s.end()
 	ls, err := b.ListManagedContainers(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -187,28 +137,6 @@ func TestServeContainersPodman(t *testing.T) {
 	if names[temp] || names[name] || !names[kept] {
 		t.Errorf("after the MCP session ended: %v; want %s gone and persistent %s kept", names, temp, kept)
 	}
-}
-
-// managedBackend opens a podman backend on the test's state, to look at
-// and clean up the managed containers from outside wai serve.
-func managedBackend(t *testing.T, state, table string) *podman.Backend {
-	t.Helper()
-	m := map[string]any{}
-	for _, line := range strings.Split(strings.TrimSpace(table), "\n") {
-		k, v, _ := strings.Cut(line, " = ")
-		var val any
-		if err := json.Unmarshal([]byte(v), &val); err != nil {
-			t.Fatalf("%s: %v", line, err)
-		}
-		m[k] = val
-	}
-	raw, _ := json.Marshal(m)
-	b, err := podman.New(context.Background(), backend.Options{Config: raw, StateDir: state})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close(context.Background()) })
-	return b
 }
 
 // backgroundJobToCompletion starts a background job in the container and

@@ -5,17 +5,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/wai-dev/wai/host/backend"
-	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 // fetchScript fetches http://HOST:PORT/ (retrying while the server
@@ -45,68 +40,23 @@ EOF`
 // status, takes it down, and tears everything down; a network left over
 // goes with the MCP session.
 func TestServeNetworksComposePodman(t *testing.T) {
-	r := inProcess(t, newEnv(t, "").config, "exec", "--backend", "podman", "--", "true")
-	if r.code == exitError && strings.Contains(r.stderr, "hint: the backend cannot serve") {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Podman is required on CI: %v", r)
-		}
-		t.Skipf("no usable Podman service (run scripts/setup-podman.sh as root): %s", r.stderr)
-	}
+	podmanServes(t, newEnv(t, "").config, "--backend", "podman")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	bin := filepath.Join(t.TempDir(), "wai-podman")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-tags", podmanBuildTags, "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("building wai with the Podman backend: %v\n%s", err, out)
-	}
-	plugins, state, roots := t.TempDir(), t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(plugins, "containers.wasm"), plugbuild.Build(t, "tools/containers"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	id := marker(t)[len("wai-test-"):][:8]
+	roots := t.TempDir()
+	id := testID(t)
 	img := podmanImage()
 	writeFile(t, roots, "compose.yaml", fmt.Sprintf("services:\n  client:\n    image: %s\n    depends_on: [web]\n"+
 		"  web:\n    image: %s\n    command: python3 -m http.server 8000\n    environment:\n      GREETING: hi\n", img, img))
 	writeFile(t, roots, "bad.yaml", fmt.Sprintf("services:\n  web:\n    image: %s\n    privileged: true\n", img))
-	podmanTable := fmt.Sprintf("image = %q\nname_prefix = %q\nallowed_host_roots = [%q]\n", img, "wai-mcp-"+id, roots)
-	config := filepath.Join(t.TempDir(), "wai.toml")
-	writeFile(t, filepath.Dir(config), "wai.toml", fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\nplugin_dir = %q\nbundled_tools = [\"containers\"]\npolicy_timeout = \"30s\"\n\n[backends.podman]\n%s",
-		state, plugins, podmanTable))
-	b := managedBackend(t, state, podmanTable)
+	s := serveContainers(t, ctx, podmanTable("wai-mcp-"+id, roots), "networks-test")
+	b, config, call, mustOK := s.backend, s.config, s.call, s.mustOK
 	t.Cleanup(func() {
 		cctx, ccancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer ccancel()
 		_, _ = b.DestroyContainers(cctx, backend.ContainerOwner{}, false)
 		_, _ = b.DestroyNetworks(cctx, backend.ContainerOwner{}, false)
 	})
-
-	cmd := exec.CommandContext(ctx, bin, "serve", "--config", config)
-	c := mcp.NewClient(&mcp.Implementation{Name: "networks-test", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	call := func(args map[string]any) (string, bool) {
-		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "containers", Arguments: args})
-		if err != nil {
-			t.Fatalf("containers %v: %v", args["operation"], err)
-		}
-		var sb strings.Builder
-		for _, ct := range res.Content {
-			if tc, ok := ct.(*mcp.TextContent); ok {
-				sb.WriteString(tc.Text)
-			}
-		}
-		return sb.String(), !res.IsError
-	}
-	mustOK := func(args map[string]any) string {
-		t.Helper()
-		out, ok := call(args)
-		if !ok {
-			t.Fatalf("containers %v failed: %s", args["operation"], out)
-		}
-		return out
-	}
 	net, srv, cli := "net-"+id, "srv-"+id, "cli-"+id
 	if out := mustOK(map[string]any{"operation": "create_network", "name": net}); !strings.Contains(out, "internal") {
 		t.Errorf("create_network: %s", out)
@@ -152,10 +102,7 @@ func TestServeNetworksComposePodman(t *testing.T) {
 	}
 	mustOK(map[string]any{"operation": "create_network", "name": "left-" + id})
 	mustOK(map[string]any{"operation": "create_network", "name": "keep-" + id, "persistent": true})
-	if err := cs.Close(); err != nil {
-		t.Logf("closing the client: %v", err)
-	}
-	_ = cmd.Wait()
+	s.end()
 	if ls, err := b.ListNetworks(ctx, backend.ContainerOwner{}); err != nil || len(ls) != 1 || ls[0].Name != "keep-"+id {
 		t.Errorf("networks after the MCP session ended: %+v, %v; want only the persistent keep-%s", ls, err, id)
 	}
