@@ -61,19 +61,8 @@ func (g *guardedJobs) StartJob(ctx context.Context, req backend.JobRequest) (bac
 	}
 	g.start.Lock()
 	defer g.start.Unlock()
-	jobs, err := jr.ListJobs(ctx)
-	if err != nil {
+	if err := s.checkJobSlot(ctx, jr, op, "", "the session", "wait for one to end or cancel one (job_list shows them)"); err != nil {
 		return backend.JobInfo{}, err
-	}
-	running := 0
-	for _, j := range jobs {
-		if j.Running() {
-			running++
-		}
-	}
-	if running >= s.k.cfg.MaxJobs {
-		return backend.JobInfo{}, backend.Errorf(backend.ErrUnavailable, op, "",
-			"the session already runs %d background jobs, the limit (limits.max_jobs): wait for one to end or cancel one (job_list shows them)", running)
 	}
 	info, err := jr.StartJob(ctx, req)
 	if fellBack {
