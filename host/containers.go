@@ -174,6 +174,11 @@ type ContainerCheck struct {
 	Egress  bool   `json:"egress,omitempty"`
 	Project string `json:"project,omitempty"`
 	Service string `json:"service,omitempty"`
+	// DockerfileBuild: a try-repo create on a backend that builds
+	// Dockerfiles (build_dockerfiles): if the repository has one, its RUN
+	// steps run in a build container. Known before the clone, so set
+	// whatever the repository holds.
+	DockerfileBuild bool `json:"dockerfile_build,omitempty"`
 }
 
 // DecodeContainerRequest decodes a containers request strictly.
@@ -274,6 +279,7 @@ func (s *Session) containerCheck(ctx context.Context, c backend.Containers, owne
 		chk.MountPaths = append(chk.MountPaths, m.HostPath)
 	}
 	chk.RepoURL = req.RepoURL
+	chk.DockerfileBuild = req.Operation == "create" && buildsDockerfile(c, req)
 	if p := localRepoPath(req.RepoURL); p != "" {
 		chk.MountPaths = append(chk.MountPaths, p)
 	}

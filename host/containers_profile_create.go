@@ -105,7 +105,17 @@ func (s *Session) createWithProfile(ctx context.Context, c backend.Containers, o
 		return s.createContainer(ctx, c, owner, rreq)
 	}
 	rreq.Purpose = prof.Purpose
-	if prof.Image != "" {
+	if repo != nil && prof.Image != "" {
+		image, note, err := s.tryDockerfile(ctx, c, owner, repo, req.RepoURL)
+		if err != nil {
+			return resp, err
+		}
+		repo.notes = appendNote(repo.notes, note)
+		if image != "" {
+			prof.Image, prof.ImageBuilt, rreq.Image = image, true, image
+		}
+	}
+	if prof.Image != "" && !prof.ImageBuilt {
 		report, finish := progressSteps(ctx)
 		ref, err := s.k.BuildImage(ctx, prof.imagePurpose, backend.ImageBuild{OnDemand: true, Progress: report})
 		finish()

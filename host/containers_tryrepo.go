@@ -42,8 +42,8 @@ var repoMarkers = []struct{ file, purpose string }{
 }
 
 // detectPurpose picks the profile for a repository whose top-level files
-// exists reports. A Dockerfile alone gives general with a note: wai does
-// not build Dockerfiles (see RATIONALE.md).
+// exists reports. A Dockerfile alone gives general, marker Dockerfile:
+// tryDockerfile builds it or says why not (see RATIONALE.md).
 func detectPurpose(exists func(name string) bool) (purpose, marker, note string) {
 	for _, m := range repoMarkers {
 		if exists(m.file) {
@@ -51,8 +51,7 @@ func detectPurpose(exists func(name string) bool) (purpose, marker, note string)
 		}
 	}
 	if exists("Dockerfile") {
-		return "general", "Dockerfile", "try-repo: the repository has a Dockerfile; wai does not build Dockerfiles " +
-			"(their FROM image needs a registry), so it runs the general image: build the image yourself, load it into Podman and pass image"
+		return "general", "Dockerfile", ""
 	}
 	return "general", "", ""
 }
@@ -95,6 +94,7 @@ type clonedRepo struct {
 	tarball               []byte
 	workspace             string // the repository is this workspace path
 	dir                   string // the host clone, removed by remove
+	root, commit          string // the clone's work tree and HEAD (a URL's)
 }
 
 func (r *clonedRepo) remove() {
@@ -124,6 +124,7 @@ func (s *Session) cloneRepo(ctx context.Context, raw string) (*clonedRepo, error
 		return nil, err
 	}
 	root := filepath.Join(dir, "repo")
+	r.root, r.commit = root, headCommit(ctx, root)
 	var note string
 	r.purpose, r.marker, note = detectPurpose(func(n string) bool { return fileExists(filepath.Join(root, n)) })
 	r.notes = appendNote(r.notes, note)

@@ -218,6 +218,10 @@ type ContainerCheck struct {
 	Egress  bool   `json:"egress,omitempty"`
 	Project string `json:"project,omitempty"`
 	Service string `json:"service,omitempty"`
+	// DockerfileBuild: a try-repo create on a backend that builds
+	// Dockerfiles; the repository's RUN steps may run in a build
+	// container.
+	DockerfileBuild bool `json:"dockerfile_build,omitempty"`
 }
 
 // Decision is a policy's answer: allow, deny, or ask a person.

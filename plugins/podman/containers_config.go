@@ -48,6 +48,11 @@ type ContainersConfig struct {
 	// out (egress = true); without it every managed network is internal:
 	// its containers reach each other, nothing else.
 	AllowNetworkEgress bool `json:"allow_network_egress"`
+	// BuildDockerfiles lets a try-repo create build a repository's
+	// top-level Dockerfile (no pulls; RUN steps get a network only with
+	// allow_network_egress) instead of running the general image.
+	// Default false: a build runs the repository's code.
+	BuildDockerfiles bool `json:"build_dockerfiles"`
 
 	memoryBytes int64
 	copyBytes   int64

@@ -28,6 +28,7 @@ type Config struct {
 	AllowEnvPassthroughAll bool     `json:"allow_env_passthrough_all"`
 	AllowDestroyAll        bool     `json:"allow_destroy_all"`
 	AllowNetworkEgress     bool     `json:"allow_network_egress"`
+	AllowDockerfileBuild   bool     `json:"allow_dockerfile_build"`
 	SensitiveMounts        []string `json:"sensitive_mounts"` // added to DefaultSensitiveMounts
 	MaxContainers          int      `json:"max_containers_per_session"`
 	// Ask, when true (the default), asks a person to approve what needs
@@ -41,7 +42,7 @@ type Config struct {
 // Keys are the config keys, for the Wasm plugin's config reader.
 var Keys = []string{"allow_gpu", "allow_host_network", "allow_sensitive_mounts", "allow_ssh_forwarding",
 	"allow_env_passthrough_all", "allow_destroy_all", "sensitive_mounts", "max_containers_per_session", "ask", "dotfiles_repos",
-	"allow_network_egress"}
+	"allow_network_egress", "allow_dockerfile_build"}
 
 // DefaultSensitiveMounts are host paths a mount of needs approval. "/**"
 // marks a whole subtree; other entries match that exact directory, so
@@ -88,6 +89,9 @@ type Request struct {
 	Count          int      `json:"count"`
 	DotfilesRepo   string   `json:"dotfiles_repo"`
 	Egress         bool     `json:"egress"`
+	// DockerfileBuild: a try-repo create that may build the repository's
+	// Dockerfile.
+	DockerfileBuild bool `json:"dockerfile_build"`
 }
 
 // Verdict is the policy's answer: allow, deny, or (Ask) ask a person.
@@ -138,6 +142,8 @@ func (c Config) Check(r Request) Verdict {
 		return ask("forwarding ~/.ssh (private keys)", "allow_ssh_forwarding")
 	case r.EnvPassthrough == "all" && !c.AllowEnvPassthroughAll:
 		return ask("env_passthrough = \"all\" (every host variable)", "allow_env_passthrough_all")
+	case r.DockerfileBuild && !c.AllowDockerfileBuild:
+		return ask("a Dockerfile build (it runs the repository's RUN steps in a build container)", "allow_dockerfile_build")
 	}
 	if !c.AllowSensitiveMounts {
 		for _, p := range r.MountPaths {

@@ -32,6 +32,7 @@ func TestGates(t *testing.T) {
 		{"internal network", Request{Operation: "create_network"}, "", false},
 		{"network with egress", Request{Operation: "create_network", Egress: true}, "allow_network_egress", true},
 		{"compose_up", Request{Operation: "compose_up"}, "", false},
+		{"dockerfile build", Request{Operation: "create", DockerfileBuild: true}, "allow_dockerfile_build", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
