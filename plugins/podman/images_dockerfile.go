@@ -70,7 +70,7 @@ func (b *Backend) BuildDockerfile(ctx context.Context, owner backend.ContainerOw
 		b.removeFailedBuild(img.Name)
 		msg := "the build failed"
 		if err != nil {
-			msg = err.Error()
+			msg = strings.TrimSpace(err.Error())
 		}
 		return img, backend.Errorf(backend.ErrUnavailable, op, req.ContextDir, "building the Dockerfile: %s; its last lines:\n%s",
 			msg, outputTail(img.Output, dockerfileErrorLines))
