@@ -19,8 +19,9 @@ var builtImage = regexp.MustCompile(`built the repository's Dockerfile into (loc
 
 // With build_dockerfiles on (and container_safety allowing the build),
 // try-repo builds a Dockerfile FROM the local general image and the
-// container runs the result (its RUN steps had no network); a FROM that is not local fails fast (never
-// pulled) and the general image runs with the build's error in a note.
+// container runs the result (its RUN steps had no network); a FROM that
+// is not local fails fast (never pulled), as does a failing RUN, and the
+// general image runs with the build's error in a note.
 func TestTryRepoDockerfilePodman(t *testing.T) {
 	id := testID(t)
 	top := "default_policies = [\"blocklist\"]\n[[policies]]\nname = \"container_safety\"\nconfig = { allow_dockerfile_build = true }\n"
@@ -68,7 +69,18 @@ func TestTryRepoDockerfilePodman(t *testing.T) {
 	if r := wai("exec", bname, "--", "test ! -e /built && echo general"); r.code != 0 || r.stdout != "general\n" {
 		t.Errorf("the fallback container: %+v", r)
 	}
-	for _, n := range []string{name, bname} {
+	// A failing RUN: the general image, the step's own output quoted.
+	fail := gittest.Repo(t, filepath.Join(t.TempDir(), "fail"), map[string]string{
+		"Dockerfile": "FROM " + general.ImageName() + "\nRUN echo no-such-toolchain >&2; exit 3\n",
+	})
+	fname := "wai-tdf-fail-" + id
+	t.Cleanup(func() { _ = exec.Command("podman", "rm", "--force", fname).Run() })
+	r = wai("create", "--name", fname, "--purpose", "try-repo", "--repo", "file://"+fail)
+	if r.code != 0 || !strings.Contains(r.stderr, "building the repository's Dockerfile failed") ||
+		!strings.Contains(r.stderr, "no-such-toolchain") || !strings.Contains(r.stderr, "profile general") {
+		t.Errorf("create from a Dockerfile whose RUN fails: %+v", r)
+	}
+	for _, n := range []string{name, bname, fname} {
 		if r := wai("rm", "--force", n); r.code != 0 {
 			t.Errorf("rm %s: %+v", n, r)
 		}
