@@ -16,6 +16,7 @@ import (
 	"github.com/containers/podman/v5/pkg/bindings/containers"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/atomicfile"
 )
 
 // containersDirName holds the managed containers' metadata under the
@@ -29,19 +30,20 @@ func (b *Backend) metaPath(name string) string {
 // saveMeta writes a container's metadata. It holds names only, never an
 // environment value or a forwarded file.
 func (b *Backend) saveMeta(info backend.ContainerInfo) error {
-	p := b.metaPath(info.Name)
+	return writeMetaJSON(b.metaPath(info.Name), info)
+}
+
+// writeMetaJSON writes v as indented JSON to p atomically, readable by
+// wai's user only, making p's directory as needed.
+func writeMetaJSON(p string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(info, "", "  ")
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return atomicfile.Write(p, append(data, '\n'), 0o600)
 }
 
 // loadMeta reads a container's metadata; ok is false when there is none.
@@ -137,19 +139,7 @@ func (b *Backend) snapshotMetaPath(user, name string) string {
 // saveSnapshotMeta records a snapshot: what it was taken from and which
 // variables were reset. The image's labels stay the truth for listing.
 func (b *Backend) saveSnapshotMeta(info backend.SnapshotInfo) error {
-	p := b.snapshotMetaPath(info.User, info.Name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return err
-	}
-	data, err := json.MarshalIndent(info, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return writeMetaJSON(b.snapshotMetaPath(info.User, info.Name), info)
 }
 
 func (b *Backend) removeSnapshotMeta(user, name string) {
