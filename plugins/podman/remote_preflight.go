@@ -20,7 +20,26 @@ import (
 func sharedWorkspaceCheck(ctx context.Context, cfg Config) Check {
 	c := Check{Name: "workspace shared with service"}
 	fix := "mount " + cfg.WorkspaceDir + " from shared storage at the same path on wai's machine and the service's, " +
-		"or run wai on the service's machine (volume workspaces, planned, remove the need; see docs/REMOTE.md)"
+		"or use workspace = \"volume\" (the default for ssh:// and tcp:// services; see docs/REMOTE.md)"
+	return markerCheck(ctx, cfg, c, fix, ".wai-shared", func(c Check, _ *Workspace, marker string, res backend.ExecResult) Check {
+		if strings.TrimSpace(res.Stdout) != marker {
+			c.Status, c.Fix = CheckFail, fix
+			c.Detail = fmt.Sprintf("a container on the service's machine does not see the file wai wrote to %s (it read %q): "+
+				"the workspace directory is not the same files at the same path there", cfg.WorkspaceDir, firstLine(res.Stdout))
+			return c
+		}
+		c.Status = CheckOK
+		c.Detail = "the service's containers see wai's files under " + cfg.WorkspaceDir + " at the same path"
+		return c
+	})
+}
+
+// markerCheck opens a throwaway session, writes a random marker to file
+// through the file tools' side, reads it back with a command in the
+// container and lets judge decide what that means. A failure on the way
+// fails c with fix.
+func markerCheck(ctx context.Context, cfg Config, c Check, fix, file string,
+	judge func(c Check, w *Workspace, marker string, res backend.ExecResult) Check) Check {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	cfg.IdleTimeout, cfg.MaxUptime = 0, 0
@@ -37,21 +56,14 @@ func sharedWorkspaceCheck(ctx context.Context, cfg Config) Check {
 	}
 	defer ws.Close(context.WithoutCancel(ctx))
 	marker := newSecret()
-	if _, err := ws.FS().Write(ctx, backend.WriteRequest{Path: ".wai-shared", Content: marker}); err != nil {
+	if _, err := ws.FS().Write(ctx, backend.WriteRequest{Path: file, Content: marker}); err != nil {
 		c.Status, c.Detail, c.Fix = CheckFail, "writing a marker into the workspace: "+err.Error(), fix
 		return c
 	}
-	res, err := ws.Shell().Execute(ctx, backend.ExecRequest{Shell: "cat /workspace/.wai-shared 2>&1"})
-	switch {
-	case err != nil:
+	res, err := ws.Shell().Execute(ctx, backend.ExecRequest{Shell: "cat /workspace/" + file + " 2>&1"})
+	if err != nil {
 		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), fix
-	case strings.TrimSpace(res.Stdout) != marker:
-		c.Status, c.Fix = CheckFail, fix
-		c.Detail = fmt.Sprintf("a container on the service's machine does not see the file wai wrote to %s (it read %q): "+
-			"the workspace directory is not the same files at the same path there", cfg.WorkspaceDir, firstLine(res.Stdout))
-	default:
-		c.Status = CheckOK
-		c.Detail = "the service's containers see wai's files under " + cfg.WorkspaceDir + " at the same path"
+		return c
 	}
-	return c
+	return judge(c, ws.(*Workspace), marker, res)
 }

@@ -304,3 +304,22 @@ func TestRemotePreflight(t *testing.T) {
 		t.Errorf("the last check is %+v, want the volume workspace passing", last)
 	}
 }
+
+// With workspace = "bind" set explicitly over ssh://, preflight checks
+// instead that the service sees wai's workspace directory at the same
+// path: it does here (the service is on this machine).
+func TestRemotePreflightBindShared(t *testing.T) {
+	s := needSSHD(t)
+	if !inHome(t, s.home()) {
+		return
+	}
+	cfg, err := ParseConfig(testConfig(t, remoteExtra(s, map[string]any{"workspace": "bind"})), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := Preflight(bg, cfg)
+	last := checks[len(checks)-1]
+	if last.Name != "workspace shared with service" || last.Status != CheckOK {
+		t.Errorf("the last check is %+v, want the shared workspace passing", last)
+	}
+}

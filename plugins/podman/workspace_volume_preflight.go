@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/wai-dev/wai/host/backend"
 )
@@ -20,45 +19,23 @@ import (
 func volumeWorkspaceCheck(ctx context.Context, cfg Config) Check {
 	c := Check{Name: "workspace volume on service"}
 	fix := "see the error; docs/REMOTE.md describes volume workspaces (or set workspace = \"bind\" with a workspace_dir shared at the same path)"
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	cfg.IdleTimeout, cfg.MaxUptime = 0, 0
-	b, err := newBackend(ctx, cfg, backend.Options{})
-	if err != nil {
-		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), fix
-		return c
-	}
-	defer b.Close(context.WithoutCancel(ctx))
-	ws, err := b.Open(ctx, backend.WorkspaceSpec{Session: "preflight-" + newID()})
-	if err != nil {
-		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), fix
-		return c
-	}
-	defer ws.Close(context.WithoutCancel(ctx))
-	w := ws.(*Workspace)
-	marker := newSecret()
-	if _, err := ws.FS().Write(ctx, backend.WriteRequest{Path: ".wai-volume", Content: marker}); err != nil {
-		c.Status, c.Detail, c.Fix = CheckFail, "writing a marker into the volume: "+err.Error(), fix
-		return c
-	}
-	res, err := ws.Shell().Execute(ctx, backend.ExecRequest{Shell: "cat /workspace/.wai-volume 2>&1"})
-	_, dirErr := os.Lstat(w.dir)
-	switch {
-	case err != nil:
-		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), fix
-	case strings.TrimSpace(res.Stdout) != marker:
-		c.Status, c.Fix = CheckFail, fix
-		c.Detail = fmt.Sprintf("a command in the container does not see the file wai-agent wrote into volume %s (it read %q)", w.volume, firstLine(res.Stdout))
-	case dirErr == nil:
-		c.Status, c.Fix = CheckFail, fix
-		c.Detail = "a volume workspace made the directory " + w.dir + " on wai's machine"
-	default:
-		c.Status = CheckOK
-		limit := "no size limit (workspace_size = \"0\")"
-		if cfg.workspaceBytes > 0 {
-			limit = "at most " + formatBytes(cfg.workspaceBytes) + ", enforced by the service"
+	return markerCheck(ctx, cfg, c, fix, ".wai-volume", func(c Check, w *Workspace, marker string, res backend.ExecResult) Check {
+		_, dirErr := os.Lstat(w.dir)
+		switch {
+		case strings.TrimSpace(res.Stdout) != marker:
+			c.Status, c.Fix = CheckFail, fix
+			c.Detail = fmt.Sprintf("a command in the container does not see the file wai-agent wrote into volume %s (it read %q)", w.volume, firstLine(res.Stdout))
+		case dirErr == nil:
+			c.Status, c.Fix = CheckFail, fix
+			c.Detail = "a volume workspace made the directory " + w.dir + " on wai's machine"
+		default:
+			c.Status = CheckOK
+			limit := "no size limit (workspace_size = \"0\")"
+			if cfg.workspaceBytes > 0 {
+				limit = "at most " + formatBytes(cfg.workspaceBytes) + ", enforced by the service"
+			}
+			c.Detail = "sessions' files live in Podman volumes on the service's machine, " + limit
 		}
-		c.Detail = "sessions' files live in Podman volumes on the service's machine, " + limit
-	}
-	return c
+		return c
+	})
 }
