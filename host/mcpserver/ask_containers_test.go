@@ -1,3 +1,8 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+// The podman backend, the only one with containers, is linked by
+// instructions_podman_test.go under the same tags.
+
 package mcpserver_test
 
 import (
