@@ -222,6 +222,9 @@ type ContainerCheck struct {
 	// Dockerfiles; the repository's RUN steps may run in a build
 	// container.
 	DockerfileBuild bool `json:"dockerfile_build,omitempty"`
+	// RepoURL is the repository a try-repo create clones (a file:// one
+	// is also among MountPaths).
+	RepoURL string `json:"repo_url,omitempty"`
 }
 
 // Decision is a policy's answer: allow, deny, or ask a person.
