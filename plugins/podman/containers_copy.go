@@ -77,7 +77,25 @@ func checkContainerPath(op, p string) error {
 // CopyToContainer copies a host file or directory to container_path
 // (whose parent must exist in the container), through the archive API.
 func (b *Backend) CopyToContainer(ctx context.Context, ref backend.ContainerRef, req backend.ContainerCopy) (backend.ContainerCopyResult, error) {
-	const op = "containers.copy_in"
+	return b.copyContainer(ctx, "containers.copy_in", ref, req, true, b.copyIn)
+}
+
+// CopyFromContainer copies a container file or directory to host_path,
+// writing only through the confined root and at most max_copy_bytes.
+func (b *Backend) CopyFromContainer(ctx context.Context, ref backend.ContainerRef, req backend.ContainerCopy) (backend.ContainerCopyResult, error) {
+	return b.copyContainer(ctx, "containers.copy_out", ref, req, false, b.copyOut)
+}
+
+// copyVia is one direction of a copy through the archive API, once the
+// container's ID and the confined host side are known; it counts what it
+// copies in res.
+type copyVia func(ctx context.Context, op, id string, hs *hostSide, res *backend.ContainerCopyResult) error
+
+// copyContainer does what both directions check first, so they cannot
+// differ in it: a clean container path, a container the owner may use, and
+// the host path — in the session's volume (copied through the volume) or
+// confined to an os.Root, written to only when copying out.
+func (b *Backend) copyContainer(ctx context.Context, op string, ref backend.ContainerRef, req backend.ContainerCopy, in bool, via copyVia) (backend.ContainerCopyResult, error) {
 	res := backend.ContainerCopyResult{HostPath: req.HostPath, ContainerPath: req.ContainerPath}
 	if err := checkContainerPath(op, req.ContainerPath); err != nil {
 		return res, err
@@ -87,20 +105,27 @@ func (b *Backend) CopyToContainer(ctx context.Context, ref backend.ContainerRef,
 		return res, err
 	}
 	if rel, ok := b.volumeCopySide(ref.Owner, req.HostPath); ok {
-		r, err := b.copyVolume(ctx, op, ref.Owner, rel, data.ID, req.ContainerPath, true)
+		r, err := b.copyVolume(ctx, op, ref.Owner, rel, data.ID, req.ContainerPath, in)
 		r.HostPath, r.ContainerPath = res.HostPath, res.ContainerPath
 		return r, err
 	}
-	hs, err := b.openHostSide(op, ref.Owner, req.HostPath, false)
+	hs, err := b.openHostSide(op, ref.Owner, req.HostPath, !in)
 	if err != nil {
 		return res, err
 	}
 	defer hs.root.Close()
+	err = via(ctx, op, data.ID, hs, &res)
+	return res, err
+}
+
+// copyIn packs the host side into a tar archive and puts it into the
+// container beside container_path.
+func (b *Backend) copyIn(ctx context.Context, op, id string, hs *hostSide, res *backend.ContainerCopyResult) error {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	budget := b.cfg.Containers.copyBytes
-	base := path.Base(req.ContainerPath)
-	err = fs.WalkDir(hs.root.FS(), filepath.ToSlash(hs.rel), func(p string, d fs.DirEntry, err error) error {
+	base := path.Base(res.ContainerPath)
+	err := fs.WalkDir(hs.root.FS(), filepath.ToSlash(hs.rel), func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -119,7 +144,7 @@ func (b *Backend) CopyToContainer(ctx context.Context, ref backend.ContainerRef,
 			return nil // symlinks and devices stay behind: never followed
 		}
 		if budget -= fi.Size(); budget < 0 {
-			return backend.Errorf(backend.ErrInvalid, op, req.HostPath, "more than containers.max_copy_bytes (%s) to copy", b.cfg.Containers.MaxCopyBytes)
+			return backend.Errorf(backend.ErrInvalid, op, res.HostPath, "more than containers.max_copy_bytes (%s) to copy", b.cfg.Containers.MaxCopyBytes)
 		}
 		f, err := hs.root.Open(filepath.FromSlash(p))
 		if err != nil {
@@ -139,54 +164,34 @@ func (b *Backend) CopyToContainer(ctx context.Context, ref backend.ContainerRef,
 	}
 	if err != nil {
 		if backend.KindOf(err) != nil {
-			return res, err
+			return err
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return res, backend.Errorf(backend.ErrNotFound, op, req.HostPath, "no such host file")
+			return backend.Errorf(backend.ErrNotFound, op, res.HostPath, "no such host file")
 		}
-		return res, backend.Errorf(backend.ErrInvalid, op, req.HostPath, "cannot read it: %v", err)
+		return backend.Errorf(backend.ErrInvalid, op, res.HostPath, "cannot read it: %v", err)
 	}
-	return res, b.putArchive(ctx, data.ID, path.Dir(req.ContainerPath), &buf)
+	return b.putArchive(ctx, id, path.Dir(res.ContainerPath), &buf)
 }
 
-// CopyFromContainer copies a container file or directory to host_path,
-// writing only through the confined root and at most max_copy_bytes.
-func (b *Backend) CopyFromContainer(ctx context.Context, ref backend.ContainerRef, req backend.ContainerCopy) (backend.ContainerCopyResult, error) {
-	const op = "containers.copy_out"
-	res := backend.ContainerCopyResult{HostPath: req.HostPath, ContainerPath: req.ContainerPath}
-	if err := checkContainerPath(op, req.ContainerPath); err != nil {
-		return res, err
-	}
-	data, err := b.lookup(ctx, op, ref)
-	if err != nil {
-		return res, err
-	}
-	if rel, ok := b.volumeCopySide(ref.Owner, req.HostPath); ok {
-		r, err := b.copyVolume(ctx, op, ref.Owner, rel, data.ID, req.ContainerPath, false)
-		r.HostPath, r.ContainerPath = res.HostPath, res.ContainerPath
-		return r, err
-	}
-	hs, err := b.openHostSide(op, ref.Owner, req.HostPath, true)
-	if err != nil {
-		return res, err
-	}
-	defer hs.root.Close()
+// copyOut streams container_path out as a tar archive and extracts it
+// into the host side.
+func (b *Backend) copyOut(ctx context.Context, op, id string, hs *hostSide, res *backend.ContainerCopyResult) error {
 	cctx, err := b.svc.ctx(ctx)
 	if err != nil {
-		return res, err
+		return err
 	}
 	pr, pw := io.Pipe()
-	get, err := containers.CopyToArchive(cctx, data.ID, req.ContainerPath, pw)
+	get, err := containers.CopyToArchive(cctx, id, res.ContainerPath, pw)
 	if err != nil {
 		if notFound(err) || strings.Contains(err.Error(), "no such file") {
-			return res, backend.Errorf(backend.ErrNotFound, op, req.ContainerPath, "no such file in the container")
+			return backend.Errorf(backend.ErrNotFound, op, res.ContainerPath, "no such file in the container")
 		}
-		return res, b.svc.wrap(ctx, op, req.ContainerPath, err)
+		return b.svc.wrap(ctx, op, res.ContainerPath, err)
 	}
 	go func() { pw.CloseWithError(get()) }()
 	defer pr.Close()
-	err = b.extract(tar.NewReader(pr), hs, path.Base(req.ContainerPath), &res)
-	return res, err
+	return b.extract(tar.NewReader(pr), hs, path.Base(res.ContainerPath), res)
 }
 
 // extract writes a tar stream whose entries start with base to the host
