@@ -165,23 +165,40 @@ func (h *hydrator) allowed(p string) bool {
 // blocking on a FIFO swapped in since the walk, into a new file of the
 // workspace.
 func (h *hydrator) copyFile(ctx context.Context, fsys *rootfs.FS, src, dst string, mode fs.FileMode) (int64, error) {
-	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	in, _, err := openSource(src)
 	if err != nil {
 		return 0, err
 	}
 	defer in.Close()
-	fi, err := in.Stat()
+	return fsys.CopyIn(ctx, dst, in, hydratedPerm(mode))
+}
+
+// openSource opens a source file the walk listed, without following a
+// symlink or blocking on a FIFO swapped in since, and checks it is still a
+// regular file; both hydrators (directory and volume) copy only through it.
+func openSource(src string) (*os.File, fs.FileInfo, error) {
+	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return 0, fmt.Errorf("%s is no longer a regular file", src)
+	fi, err := in.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is no longer a regular file", src)
 	}
-	perm := fs.FileMode(0o644)
+	if err != nil {
+		in.Close()
+		return nil, nil, err
+	}
+	return in, fi, nil
+}
+
+// hydratedPerm is a copied file's mode: only whether it is executable
+// survives, so a source's odd permissions do not reach the workspace.
+func hydratedPerm(mode fs.FileMode) fs.FileMode {
 	if mode&0o111 != 0 {
-		perm = 0o755
+		return 0o755
 	}
-	return fsys.CopyIn(ctx, dst, in, perm)
+	return 0o644
 }
 
 // matchAny reports whether rel (slash-separated) matches one of the globs:

@@ -21,13 +21,9 @@ func sharedWorkspaceCheck(ctx context.Context, cfg Config) Check {
 	c := Check{Name: "workspace shared with service"}
 	fix := "mount " + cfg.WorkspaceDir + " from shared storage at the same path on wai's machine and the service's, " +
 		"or use workspace = \"volume\" (the default for ssh:// and tcp:// services; see docs/REMOTE.md)"
-	return markerCheck(ctx, cfg, c, fix, ".wai-shared", func(c Check, _ *Workspace, marker string, res backend.ExecResult) Check {
-		if strings.TrimSpace(res.Stdout) != marker {
-			c.Status, c.Fix = CheckFail, fix
-			c.Detail = fmt.Sprintf("a container on the service's machine does not see the file wai wrote to %s (it read %q): "+
-				"the workspace directory is not the same files at the same path there", cfg.WorkspaceDir, firstLine(res.Stdout))
-			return c
-		}
+	unseen := "a container on the service's machine does not see the file wai wrote to " + cfg.WorkspaceDir +
+		": the workspace directory is not the same files at the same path there"
+	return markerCheck(ctx, cfg, c, fix, ".wai-shared", unseen, func(c Check, _ *Workspace) Check {
 		c.Status = CheckOK
 		c.Detail = "the service's containers see wai's files under " + cfg.WorkspaceDir + " at the same path"
 		return c
@@ -35,11 +31,12 @@ func sharedWorkspaceCheck(ctx context.Context, cfg Config) Check {
 }
 
 // markerCheck opens a throwaway session, writes a random marker to file
-// through the file tools' side, reads it back with a command in the
-// container and lets judge decide what that means. A failure on the way
-// fails c with fix.
-func markerCheck(ctx context.Context, cfg Config, c Check, fix, file string,
-	judge func(c Check, w *Workspace, marker string, res backend.ExecResult) Check) Check {
+// through the file tools' side and reads it back with a command in the
+// container. A failure on the way fails c with fix; a marker the command
+// does not read fails it with unseen, what that means for the check;
+// judge has the last word on a workspace that passed.
+func markerCheck(ctx context.Context, cfg Config, c Check, fix, file, unseen string,
+	judge func(c Check, w *Workspace) Check) Check {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	cfg.IdleTimeout, cfg.MaxUptime = 0, 0
@@ -65,5 +62,10 @@ func markerCheck(ctx context.Context, cfg Config, c Check, fix, file string,
 		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), fix
 		return c
 	}
-	return judge(c, ws.(*Workspace), marker, res)
+	if strings.TrimSpace(res.Stdout) != marker {
+		c.Status, c.Fix = CheckFail, fix
+		c.Detail = fmt.Sprintf("%s (it read %q)", unseen, firstLine(res.Stdout))
+		return c
+	}
+	return judge(c, ws.(*Workspace))
 }

@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
-	"syscall"
 	"time"
 
 	"github.com/containers/podman/v5/pkg/bindings/containers"
@@ -127,26 +125,15 @@ func writeHydrateTar(ctx context.Context, out io.Writer, plan []hydrateEntry, ui
 }
 
 func tarFile(tw *tar.Writer, e hydrateEntry, uid, gid int) (int64, error) {
-	in, err := os.OpenFile(e.file.src, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	in, fi, err := openSource(e.file.src)
 	if err != nil {
 		return 0, err
 	}
 	defer in.Close()
-	fi, err := in.Stat()
-	if err != nil {
-		return 0, err
-	}
-	if !fi.Mode().IsRegular() {
-		return 0, fmt.Errorf("%s is no longer a regular file", e.file.src)
-	}
 	if fi.Size() != e.file.size {
 		return 0, fmt.Errorf("%s changed size while being copied (%d bytes, then %d)", e.file.src, e.file.size, fi.Size())
 	}
-	mode := int64(0o644)
-	if e.file.mode&0o111 != 0 {
-		mode = 0o755
-	}
-	hdr := &tar.Header{Typeflag: tar.TypeReg, Name: e.target, Size: fi.Size(), Mode: mode, Uid: uid, Gid: gid, ModTime: fi.ModTime()}
+	hdr := &tar.Header{Typeflag: tar.TypeReg, Name: e.target, Size: fi.Size(), Mode: int64(hydratedPerm(e.file.mode)), Uid: uid, Gid: gid, ModTime: fi.ModTime()}
 	if err := tw.WriteHeader(hdr); err != nil {
 		return 0, err
 	}
