@@ -23,37 +23,40 @@ func (b *Backend) gcContainers(ctx context.Context, opts backend.GCOptions, rep 
 		if !opts.Matches(c.Session) {
 			continue
 		}
-		item := backend.GCItem{Kind: "managed-container", Name: c.Name, Session: c.Session}
-		live := false
-		if p, err := b.cfg.pathsOf(c.Session); err == nil {
-			if st, _, err := readState(p.state); err == nil && st.Owner.Alive() {
-				live = true
-			}
-		}
+		keep := ""
 		switch {
-		case live:
-			item.Reason = "its session is in use"
+		case b.sessionLive(c.Session):
+			keep = "its session is in use"
 		case c.Persistent && !opts.All:
-			item.Reason = "persistent: removed by wai rm, or wai gc --all"
+			keep = "persistent: removed by wai rm, or wai gc --all"
 		}
-		if item.Reason != "" {
-			rep.Kept = append(rep.Kept, item)
-			continue
-		}
-		item.Reason = "its session is over"
+		why := "its session is over"
 		if c.Persistent {
-			item.Reason = "persistent, and --all asked for it"
+			why = "persistent, and --all asked for it"
 		}
-		dctx, cancel := context.WithTimeout(ctx, time.Minute)
-		err := b.destroy(dctx, c, true)
-		cancel()
-		if err != nil {
-			rep.Errors = append(rep.Errors, err)
-			continue
-		}
-		rep.Removed = append(rep.Removed, item)
+		item := backend.GCItem{Kind: "managed-container", Name: c.Name, Session: c.Session}
+		gcOne(ctx, rep, item, keep, why, func(ctx context.Context) error { return b.destroy(ctx, c, true) })
 	}
 	b.gcNetworks(ctx, opts, rep)
+}
+
+// gcOne records item as kept when keep gives a reason; else it removes
+// it, with a minute of its own so one stuck removal does not use up the
+// whole gc, and records it as removed (for why) or its error.
+func gcOne(ctx context.Context, rep *backend.GCReport, item backend.GCItem, keep, why string, remove func(context.Context) error) {
+	if keep != "" {
+		item.Reason = keep
+		rep.Kept = append(rep.Kept, item)
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := remove(ctx); err != nil {
+		rep.Errors = append(rep.Errors, err)
+		return
+	}
+	item.Reason = why
+	rep.Removed = append(rep.Removed, item)
 }
 
 // Interface guards

@@ -4,7 +4,6 @@ package podman
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -195,19 +194,8 @@ func (b *Backend) DestroyNetworks(ctx context.Context, owner backend.ContainerOw
 	if err != nil {
 		return nil, err
 	}
-	var done []backend.NetworkInfo
-	var errs []error
-	for _, n := range l {
-		if keepPersistent && n.Persistent {
-			continue
-		}
-		if err := b.removeNetwork(ctx, op, n); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		done = append(done, n)
-	}
-	return done, errors.Join(errs...)
+	return removeEach(l, keepPersistent, func(n backend.NetworkInfo) bool { return n.Persistent },
+		func(n backend.NetworkInfo) error { return b.removeNetwork(ctx, op, n) })
 }
 
 // ReadHostFile reads a small file in the session workspace or under

@@ -4,7 +4,6 @@ package podman
 
 import (
 	"context"
-	"time"
 
 	"github.com/wai-dev/wai/host/backend"
 )
@@ -24,28 +23,17 @@ func (b *Backend) gcNetworks(ctx context.Context, opts backend.GCOptions, rep *b
 		if !opts.Matches(n.Session) {
 			continue
 		}
-		item := backend.GCItem{Kind: "managed-network", Name: n.Name, Session: n.Session}
+		keep := ""
 		switch {
 		case b.sessionLive(n.Session):
-			item.Reason = "its session is in use"
+			keep = "its session is in use"
 		case n.Persistent && !opts.All:
-			item.Reason = "persistent: removed by wai gc --all"
+			keep = "persistent: removed by wai gc --all"
 		case len(n.Containers) > 0:
-			item.Reason = "containers still use it"
+			keep = "containers still use it"
 		}
-		if item.Reason != "" {
-			rep.Kept = append(rep.Kept, item)
-			continue
-		}
-		item.Reason = "its session is over"
-		dctx, cancel := context.WithTimeout(ctx, time.Minute)
-		err := b.removeNetwork(dctx, op, n)
-		cancel()
-		if err != nil {
-			rep.Errors = append(rep.Errors, err)
-			continue
-		}
-		rep.Removed = append(rep.Removed, item)
+		item := backend.GCItem{Kind: "managed-network", Name: n.Name, Session: n.Session}
+		gcOne(ctx, rep, item, keep, "its session is over", func(ctx context.Context) error { return b.removeNetwork(ctx, op, n) })
 	}
 }
 

@@ -155,17 +155,25 @@ func (b *Backend) DestroyContainers(ctx context.Context, owner backend.Container
 	if err != nil {
 		return nil, err
 	}
-	var done []backend.ContainerInfo
+	return removeEach(l, keepPersistent, func(c backend.ContainerInfo) bool { return c.Persistent },
+		func(c backend.ContainerInfo) error { return b.destroy(ctx, c, true) })
+}
+
+// removeEach removes every item of l (with keepPersistent, every one not
+// persistent), going on past failures, so a session's cleanup removes
+// all it can: it returns what went and every failure joined.
+func removeEach[T any](l []T, keepPersistent bool, persistent func(T) bool, remove func(T) error) ([]T, error) {
+	var done []T
 	var errs []error
-	for _, c := range l {
-		if keepPersistent && c.Persistent {
+	for _, x := range l {
+		if keepPersistent && persistent(x) {
 			continue
 		}
-		if err := b.destroy(ctx, c, true); err != nil {
+		if err := remove(x); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		done = append(done, c)
+		done = append(done, x)
 	}
 	return done, errors.Join(errs...)
 }
