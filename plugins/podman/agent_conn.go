@@ -274,18 +274,33 @@ func (a *agentConn) exec(e agentproto.Exec, sink *outputSink) (*agentCall, error
 		a.mu.Unlock()
 		return nil, fmt.Errorf("%w (%v)", errAgentDead, a.deadErr)
 	}
+	c.id = a.takeID()
+	a.calls[c.id] = c
+	a.mu.Unlock()
+	if err := a.send(agentproto.TypeExec, c.id, payload); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// takeID returns a fresh call id, never 0; a.mu must be held. Exec and
+// file calls draw from one counter, so an id names one call of either.
+func (a *agentConn) takeID() uint32 {
 	a.nextID++
 	if a.nextID == 0 {
 		a.nextID = 1
 	}
-	c.id = a.nextID
-	a.calls[c.id] = c
-	a.mu.Unlock()
-	if err := a.out.Write(agentproto.TypeExec, c.id, payload); err != nil {
+	return a.nextID
+}
+
+// send writes a call's request; a write that fails leaves the stream in
+// an unknown state, so it ends the connection and every call on it.
+func (a *agentConn) send(t agentproto.Type, id uint32, payload []byte) error {
+	if err := a.out.Write(t, id, payload); err != nil {
 		a.fail(err)
-		return nil, fmt.Errorf("%w (%v)", errAgentDead, err)
+		return fmt.Errorf("%w (%v)", errAgentDead, err)
 	}
-	return c, nil
+	return nil
 }
 
 // cancel asks the agent to stop call c's tree.

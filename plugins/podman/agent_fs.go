@@ -176,22 +176,30 @@ func (f *agentFS) request(op, p string) agentproto.FSRequest {
 	return req
 }
 
+// ask sends one request and decodes its answer: the common course of
+// the file calls.
+func ask[T any](ctx context.Context, f *agentFS, r agentproto.FSRequest, decode func(*agentproto.FSResponse) (T, error)) (T, error) {
+	resp, err := f.do(ctx, r)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return decode(resp)
+}
+
+// askLimited is ask for the answers that the backend's limits cap.
+func askLimited[T any](ctx context.Context, f *agentFS, r agentproto.FSRequest, decode func(*agentproto.FSResponse, backend.Limits) (T, error)) (T, error) {
+	return ask(ctx, f, r, func(resp *agentproto.FSResponse) (T, error) { return decode(resp, f.w.b.limits) })
+}
+
 // Stat implements backend.Filesystem.
 func (f *agentFS) Stat(ctx context.Context, p string) (backend.FileInfo, error) {
-	resp, err := f.do(ctx, f.request(agentproto.FSStat, p))
-	if err != nil {
-		return backend.FileInfo{}, err
-	}
-	return agentfs.DecodeStat(resp)
+	return ask(ctx, f, f.request(agentproto.FSStat, p), agentfs.DecodeStat)
 }
 
 // List implements backend.Filesystem.
 func (f *agentFS) List(ctx context.Context, p string) (backend.ListResult, error) {
-	resp, err := f.do(ctx, f.request(agentproto.FSList, p))
-	if err != nil {
-		return backend.ListResult{}, err
-	}
-	return agentfs.DecodeList(resp, f.w.b.limits)
+	return askLimited(ctx, f, f.request(agentproto.FSList, p), agentfs.DecodeList)
 }
 
 // Read implements backend.Filesystem.
@@ -213,11 +221,7 @@ func (f *agentFS) Write(ctx context.Context, req backend.WriteRequest) (backend.
 	}
 	r := f.request(agentproto.FSWrite, req.Path)
 	r.Content, r.Mode, r.Resolved = agentproto.Text(req.Content), string(req.Mode), agentproto.Text(req.Resolved)
-	resp, err := f.do(ctx, r)
-	if err != nil {
-		return backend.WriteResult{}, err
-	}
-	return agentfs.DecodeWrite(resp)
+	return ask(ctx, f, r, agentfs.DecodeWrite)
 }
 
 // Edit implements backend.Filesystem.
@@ -227,44 +231,28 @@ func (f *agentFS) Edit(ctx context.Context, req backend.EditRequest) (backend.Ed
 	}
 	r := f.request(agentproto.FSEdit, req.Path)
 	r.Old, r.New, r.ReplaceAll, r.Resolved = agentproto.Text(req.Old), agentproto.Text(req.New), req.ReplaceAll, agentproto.Text(req.Resolved)
-	resp, err := f.do(ctx, r)
-	if err != nil {
-		return backend.EditResult{}, err
-	}
-	return agentfs.DecodeEdit(resp)
+	return ask(ctx, f, r, agentfs.DecodeEdit)
 }
 
 // Glob implements backend.Filesystem.
 func (f *agentFS) Glob(ctx context.Context, req backend.GlobRequest) (backend.GlobResult, error) {
 	r := f.request(agentproto.FSGlob, req.Path)
 	r.Pattern = agentproto.Text(req.Pattern)
-	resp, err := f.do(ctx, r)
-	if err != nil {
-		return backend.GlobResult{}, err
-	}
-	return agentfs.DecodeGlob(resp, f.w.b.limits)
+	return askLimited(ctx, f, r, agentfs.DecodeGlob)
 }
 
 // Grep implements backend.Filesystem.
 func (f *agentFS) Grep(ctx context.Context, req backend.GrepRequest) (backend.GrepResult, error) {
 	r := f.request(agentproto.FSGrep, req.Path)
 	r.Pattern, r.Glob = agentproto.Text(req.Pattern), agentproto.Text(req.Glob)
-	resp, err := f.do(ctx, r)
-	if err != nil {
-		return backend.GrepResult{}, err
-	}
-	return agentfs.DecodeGrep(resp, f.w.b.limits)
+	return askLimited(ctx, f, r, agentfs.DecodeGrep)
 }
 
 // Remove implements backend.Filesystem.
 func (f *agentFS) Remove(ctx context.Context, req backend.RemoveRequest) (backend.RemoveResult, error) {
 	r := f.request(agentproto.FSRemove, req.Path)
 	r.Recursive, r.Resolved = req.Recursive, agentproto.Text(req.Resolved)
-	resp, err := f.do(ctx, r)
-	if err != nil {
-		return backend.RemoveResult{}, err
-	}
-	return agentfs.DecodeRemove(resp)
+	return ask(ctx, f, r, agentfs.DecodeRemove)
 }
 
 // ResolvePath implements backend.PathResolver, resolving in the
@@ -272,11 +260,7 @@ func (f *agentFS) Remove(ctx context.Context, req backend.RemoveRequest) (backen
 func (f *agentFS) ResolvePath(ctx context.Context, p string, followLast bool) (string, error) {
 	r := f.request(agentproto.FSResolve, p)
 	r.FollowLast = followLast
-	resp, err := f.do(ctx, r)
-	if err != nil {
-		return "", err
-	}
-	return agentfs.DecodeResolve(resp)
+	return ask(ctx, f, r, agentfs.DecodeResolve)
 }
 
 // ReadBytes implements backend.BlobReader: at most max bytes (no more

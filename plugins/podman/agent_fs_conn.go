@@ -50,19 +50,14 @@ func (a *agentConn) fsStart(req agentproto.FSRequest) (*fsCall, error) {
 		a.mu.Unlock()
 		return nil, fmt.Errorf("%w (%v)", errAgentDead, err)
 	}
-	a.nextID++
-	if a.nextID == 0 {
-		a.nextID = 1
-	}
-	c.id = a.nextID
+	c.id = a.takeID()
 	if a.fsCalls == nil {
 		a.fsCalls = map[uint32]*fsCall{}
 	}
 	a.fsCalls[c.id] = c
 	a.mu.Unlock()
-	if err := a.out.Write(agentproto.TypeFS, c.id, payload); err != nil {
-		a.fail(err)
-		return nil, fmt.Errorf("%w (%v)", errAgentDead, err)
+	if err := a.send(agentproto.TypeFS, c.id, payload); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -107,13 +107,20 @@ func (w *Workspace) jobsReady(ctx context.Context, op string) (*ctrState, func()
 	return st, done, nil
 }
 
+// jobReady is jobsReady for a call about one job, whose id it checks
+// first: an id that is not one is the caller's mistake, whatever the
+// workspace's state.
+func (w *Workspace) jobReady(ctx context.Context, op, id string) (*ctrState, func(), error) {
+	if err := checkJobID(op, id); err != nil {
+		return nil, nil, err
+	}
+	return w.jobsReady(ctx, op)
+}
+
 // JobStatus describes a job and returns its output from since on.
 func (w *Workspace) JobStatus(ctx context.Context, id string, since backend.JobOffsets) (backend.JobStatus, error) {
 	const op = "job.status"
-	if err := checkJobID(op, id); err != nil {
-		return backend.JobStatus{}, err
-	}
-	st, done, err := w.jobsReady(ctx, op)
+	st, done, err := w.jobReady(ctx, op, id)
 	if err != nil {
 		return backend.JobStatus{}, err
 	}
@@ -151,10 +158,7 @@ func (w *Workspace) JobStatus(ctx context.Context, id string, since backend.JobO
 // CancelJob kills a running job's tree and returns once it is dead.
 func (w *Workspace) CancelJob(ctx context.Context, id string) (backend.JobInfo, error) {
 	const op = "job.cancel"
-	if err := checkJobID(op, id); err != nil {
-		return backend.JobInfo{}, err
-	}
-	st, done, err := w.jobsReady(ctx, op)
+	st, done, err := w.jobReady(ctx, op, id)
 	if err != nil {
 		return backend.JobInfo{}, err
 	}

@@ -178,62 +178,48 @@ func (f *workspaceFS) full(err error) error {
 	return err
 }
 
-func (f *workspaceFS) Stat(ctx context.Context, p string) (backend.FileInfo, error) {
-	if err := f.w.checkDir(ctx); err != nil {
-		return backend.FileInfo{}, err
+// checked runs one call of the file system once the workspace directory
+// checks out, so no call can skip the check.
+func checked[Req, Res any](ctx context.Context, w *Workspace, req Req, call func(context.Context, Req) (Res, error)) (Res, error) {
+	if err := w.checkDir(ctx); err != nil {
+		var zero Res
+		return zero, err
 	}
-	return f.FS.Stat(ctx, p)
+	return call(ctx, req)
+}
+
+func (f *workspaceFS) Stat(ctx context.Context, p string) (backend.FileInfo, error) {
+	return checked(ctx, f.w, p, f.FS.Stat)
 }
 
 func (f *workspaceFS) List(ctx context.Context, p string) (backend.ListResult, error) {
-	if err := f.w.checkDir(ctx); err != nil {
-		return backend.ListResult{}, err
-	}
-	return f.FS.List(ctx, p)
+	return checked(ctx, f.w, p, f.FS.List)
 }
 
 func (f *workspaceFS) Read(ctx context.Context, req backend.ReadRequest) (backend.ReadResult, error) {
-	if err := f.w.checkDir(ctx); err != nil {
-		return backend.ReadResult{}, err
-	}
-	return f.FS.Read(ctx, req)
+	return checked(ctx, f.w, req, f.FS.Read)
 }
 
 func (f *workspaceFS) Write(ctx context.Context, req backend.WriteRequest) (backend.WriteResult, error) {
-	if err := f.w.checkDir(ctx); err != nil {
-		return backend.WriteResult{}, err
-	}
-	res, err := f.FS.Write(ctx, req)
+	res, err := checked(ctx, f.w, req, f.FS.Write)
 	return res, f.full(err)
 }
 
 func (f *workspaceFS) Edit(ctx context.Context, req backend.EditRequest) (backend.EditResult, error) {
-	if err := f.w.checkDir(ctx); err != nil {
-		return backend.EditResult{}, err
-	}
-	res, err := f.FS.Edit(ctx, req)
+	res, err := checked(ctx, f.w, req, f.FS.Edit)
 	return res, f.full(err)
 }
 
 func (f *workspaceFS) Glob(ctx context.Context, req backend.GlobRequest) (backend.GlobResult, error) {
-	if err := f.w.checkDir(ctx); err != nil {
-		return backend.GlobResult{}, err
-	}
-	return f.FS.Glob(ctx, req)
+	return checked(ctx, f.w, req, f.FS.Glob)
 }
 
 func (f *workspaceFS) Grep(ctx context.Context, req backend.GrepRequest) (backend.GrepResult, error) {
-	if err := f.w.checkDir(ctx); err != nil {
-		return backend.GrepResult{}, err
-	}
-	return f.FS.Grep(ctx, req)
+	return checked(ctx, f.w, req, f.FS.Grep)
 }
 
 func (f *workspaceFS) Remove(ctx context.Context, req backend.RemoveRequest) (backend.RemoveResult, error) {
-	if err := f.w.checkDir(ctx); err != nil {
-		return backend.RemoveResult{}, err
-	}
-	return f.FS.Remove(ctx, req)
+	return checked(ctx, f.w, req, f.FS.Remove)
 }
 
 // Interface guards
