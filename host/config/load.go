@@ -49,7 +49,20 @@ type fileDotfiles struct {
 	Target string `toml:"target"`
 }
 
+// fileLimits is [limits]: backend.Limits, then the kernel's own bounds.
 type fileLimits struct {
+	fileBackendLimits
+	// Not backend limits: the kernel's bounds on plugin instances.
+	SessionConcurrentCalls int           `toml:"session_concurrent_calls"`
+	PluginMemoryBudget     int64         `toml:"plugin_memory_budget"`
+	MaxJobs                int           `toml:"max_jobs"`
+	JobMaxRuntime          time.Duration `toml:"job_max_runtime"`
+}
+
+// fileBackendLimits spells backend.Limits field for field, so the two
+// convert into each other: a field added there and not here stops the
+// build instead of being dropped from the file.
+type fileBackendLimits struct {
 	DefaultTimeout  time.Duration `toml:"default_timeout"`
 	MinTimeout      time.Duration `toml:"min_timeout"`
 	MaxTimeout      time.Duration `toml:"max_timeout"`
@@ -61,11 +74,6 @@ type fileLimits struct {
 	MaxWriteChars   int           `toml:"max_write_chars"`
 	MaxResults      int           `toml:"max_results"`
 	MaxReadBytes    int           `toml:"max_read_bytes"`
-	// Not backend limits: the kernel's bounds on plugin instances.
-	SessionConcurrentCalls int           `toml:"session_concurrent_calls"`
-	PluginMemoryBudget     int64         `toml:"plugin_memory_budget"`
-	MaxJobs                int           `toml:"max_jobs"`
-	JobMaxRuntime          time.Duration `toml:"job_max_runtime"`
 }
 
 type fileSoftTimeout struct {
@@ -339,16 +347,12 @@ func keyLine(data []byte, md toml.MetaData, key toml.Key) int {
 
 func fromFile(f File) fileConfig {
 	c := f.Config
-	l := c.Limits
 	fc := fileConfig{
 		Backend: c.Backend, Fallback: c.Fallback, StateDir: c.StateDir, PluginDir: f.PluginDir,
 		AuditLog: c.AuditLog, SessionIdleTimeout: c.SessionIdleTimeout, ReadBeforeWrite: c.ReadBeforeWrite,
 		PolicyTimeout: c.PolicyTimeout,
 		Limits: fileLimits{
-			DefaultTimeout: l.DefaultTimeout, MinTimeout: l.MinTimeout, MaxTimeout: l.MaxTimeout,
-			MaxOutputBytes: l.MaxOutputBytes, MaxCommandBytes: l.MaxCommandBytes, MaxStdinBytes: l.MaxStdinBytes,
-			MaxScriptBytes: l.MaxScriptBytes, MaxEnvVars: l.MaxEnvVars, MaxWriteChars: l.MaxWriteChars,
-			MaxResults: l.MaxResults, MaxReadBytes: l.MaxReadBytes,
+			fileBackendLimits:      fileBackendLimits(c.Limits),
 			SessionConcurrentCalls: c.SessionConcurrentCalls, PluginMemoryBudget: c.PluginMemoryBudget,
 			MaxJobs: c.MaxJobs, JobMaxRuntime: c.JobMaxRuntime,
 		},
@@ -389,13 +393,8 @@ func (fc fileConfig) toFile() File {
 	c := host.Config{
 		Backend: fc.Backend, Fallback: fc.Fallback, StateDir: fc.StateDir,
 		AuditLog: fc.AuditLog, SessionIdleTimeout: fc.SessionIdleTimeout, ReadBeforeWrite: fc.ReadBeforeWrite,
-		PolicyTimeout: fc.PolicyTimeout,
-		Limits: backend.Limits{
-			DefaultTimeout: l.DefaultTimeout, MinTimeout: l.MinTimeout, MaxTimeout: l.MaxTimeout,
-			MaxOutputBytes: l.MaxOutputBytes, MaxCommandBytes: l.MaxCommandBytes, MaxStdinBytes: l.MaxStdinBytes,
-			MaxScriptBytes: l.MaxScriptBytes, MaxEnvVars: l.MaxEnvVars, MaxWriteChars: l.MaxWriteChars,
-			MaxResults: l.MaxResults, MaxReadBytes: l.MaxReadBytes,
-		},
+		PolicyTimeout:          fc.PolicyTimeout,
+		Limits:                 backend.Limits(l.fileBackendLimits),
 		SessionConcurrentCalls: l.SessionConcurrentCalls, PluginMemoryBudget: l.PluginMemoryBudget,
 		MaxJobs: l.MaxJobs, JobMaxRuntime: l.JobMaxRuntime,
 		ToolTimeouts:    fc.ToolTimeouts,

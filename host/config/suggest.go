@@ -48,8 +48,8 @@ func configKeySuggestion(key []string) string {
 		}
 	}
 	var names []string
-	for i := 0; i < t.NumField(); i++ {
-		if tag := tomlName(t.Field(i)); tag != "" {
+	for _, f := range tomlFields(t) {
+		if tag := tomlName(f); tag != "" {
 			names = append(names, tag)
 		}
 	}
@@ -66,12 +66,24 @@ func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
 	if t.Kind() != reflect.Struct {
 		return reflect.StructField{}, false
 	}
-	for i := 0; i < t.NumField(); i++ {
-		if tomlName(t.Field(i)) == name {
-			return t.Field(i), true
+	for _, f := range tomlFields(t) {
+		if tomlName(f) == name {
+			return f, true
 		}
 	}
 	return reflect.StructField{}, false
+}
+
+// tomlFields are the fields of struct t that are keys of its table: the
+// decoder reads an embedded struct's fields as the outer one's.
+func tomlFields(t reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.Anonymous {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func tomlName(f reflect.StructField) string {
