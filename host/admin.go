@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -128,15 +129,8 @@ func (k *Kernel) ListSessions(ctx context.Context, scope AdminScope) (out []Sess
 		}
 		return false
 	})
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Backend != b.Backend {
-			return a.Backend < b.Backend
-		}
-		if a.User != b.User {
-			return a.User < b.User
-		}
-		return a.Name < b.Name
+	slices.SortStableFunc(out, func(a, b SessionEntry) int {
+		return cmp.Or(cmp.Compare(a.Backend, b.Backend), cmp.Compare(a.User, b.User), cmp.Compare(a.Name, b.Name))
 	})
 	return out, errs
 }

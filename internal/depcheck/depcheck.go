@@ -13,13 +13,13 @@ package depcheck
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os/exec"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -281,15 +281,8 @@ func Check(module string, pkgs []Package) []Violation {
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Package != b.Package {
-			return a.Package < b.Package
-		}
-		if a.Dep != b.Dep {
-			return a.Dep < b.Dep
-		}
-		return a.Rule < b.Rule
+	slices.SortFunc(out, func(a, b Violation) int {
+		return cmp.Or(cmp.Compare(a.Package, b.Package), cmp.Compare(a.Dep, b.Dep), cmp.Compare(a.Rule, b.Rule))
 	})
 	return out
 }
