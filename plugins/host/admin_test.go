@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
 
 // adminBackends opens two backends on one state directory: two wai
@@ -129,7 +130,7 @@ func TestHostRemoveSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = b2.RemoveSession(bg, "held")
-	wantKind(t, err, backend.ErrPermission, "in use by pid")
+	backendtest.WantKind(t, err, backend.ErrPermission, "in use by pid")
 	if _, err := w.FS().Stat(bg, "f"); err != nil {
 		t.Fatalf("a refused rm touched the held session's files: %v", err)
 	}
@@ -145,7 +146,7 @@ func TestHostRemoveSession(t *testing.T) {
 		t.Errorf("rm left the record")
 	}
 	_, err = b2.RemoveSession(bg, "nosuch")
-	wantKind(t, err, backend.ErrNotFound, "wai ps")
+	backendtest.WantKind(t, err, backend.ErrNotFound, "wai ps")
 	if _, err := os.Stat(b2.records.path("nosuch")); !os.IsNotExist(err) {
 		t.Errorf("rm of a missing session left a record file: %v", err)
 	}
@@ -207,7 +208,7 @@ func TestHostCollectGarbage(t *testing.T) {
 func TestUsersNeedTheirOwnRoot(t *testing.T) {
 	shared := newBackend(t, `{"root": "`+t.TempDir()+`"}`, backend.Limits{})
 	_, err := shared.Open(bg, backend.WorkspaceSpec{Session: "s", User: "alice"})
-	wantKind(t, err, backend.ErrInvalid, "put {user}")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "put {user}")
 	if w, err := shared.Open(bg, backend.WorkspaceSpec{Session: "s"}); err != nil {
 		t.Errorf("a shared root without users: %v", err)
 	} else {
@@ -236,11 +237,11 @@ func TestRemovedRootSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = w.FS().Read(bg, backend.ReadRequest{Path: "keep.txt"})
-	wantKind(t, err, backend.ErrUnavailable, "workspace "+root+" is gone")
+	backendtest.WantKind(t, err, backend.ErrUnavailable, "workspace "+root+" is gone")
 	_, err = w.FS().Write(bg, backend.WriteRequest{Path: "new.txt", Content: "y"})
-	wantKind(t, err, backend.ErrUnavailable, "start a new session")
+	backendtest.WantKind(t, err, backend.ErrUnavailable, "start a new session")
 	_, err = w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"ls"}})
-	wantKind(t, err, backend.ErrUnavailable, "is gone")
+	backendtest.WantKind(t, err, backend.ErrUnavailable, "is gone")
 	if _, err := os.Stat(filepath.Join(root, "new.txt")); !os.IsNotExist(err) {
 		t.Errorf("a write went into the directory that replaced the root: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
 
 func TestConfigDefaults(t *testing.T) {
@@ -77,12 +78,12 @@ func TestConfigDecoding(t *testing.T) {
 		{`[1]`, "backend host"},
 	} {
 		_, err := New(backend.Options{StateDir: dir, Config: json.RawMessage(c.json)})
-		wantKind(t, err, backend.ErrInvalid, c.msg)
+		backendtest.WantKind(t, err, backend.ErrInvalid, c.msg)
 	}
 	bad := backend.DefaultLimits()
 	bad.MaxOutputBytes = 1
 	_, err := New(backend.Options{Limits: bad})
-	wantKind(t, err, backend.ErrInvalid, "max_output_bytes")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "max_output_bytes")
 }
 
 // The backend registers itself, and backend.Open reaches it by name.
@@ -96,7 +97,7 @@ func TestRegistered(t *testing.T) {
 		t.Fatal("config not passed through")
 	}
 	_, err = backend.Open(bg, "host", backend.Options{Config: json.RawMessage(`{"x": 1}`)})
-	wantKind(t, err, backend.ErrInvalid, "unknown field")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "unknown field")
 }
 
 func TestRoots(t *testing.T) {
@@ -140,16 +141,16 @@ func TestRoots(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = b.Open(bg, backend.WorkspaceSpec{Session: "s9", User: "bob"})
-	wantKind(t, err, backend.ErrInvalid, "already open")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "already open")
 	if err := w.Close(bg); err != nil {
 		t.Fatal(err)
 	}
 	_, err = b.Open(bg, backend.WorkspaceSpec{Session: "s2"})
-	wantKind(t, err, backend.ErrInvalid, "open the workspace with a user name")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "open the workspace with a user name")
 	_, err = b.Open(bg, backend.WorkspaceSpec{Session: "../x", User: "alice"})
-	wantKind(t, err, backend.ErrInvalid, "session name")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "session name")
 	_, err = b.Open(bg, backend.WorkspaceSpec{Session: "s3", User: ".."})
-	wantKind(t, err, backend.ErrInvalid, "user name")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "user name")
 
 	// Roots without {session} are shared and never removed.
 	for _, tmpl := range []string{base + "/shared", base + "/per-user/{user}"} {
@@ -241,11 +242,11 @@ func TestClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}})
-	wantKind(t, err, backend.ErrUnavailable, "closed")
+	backendtest.WantKind(t, err, backend.ErrUnavailable, "closed")
 	_, err = w.Shell().ExecuteScript(bg, backend.ScriptRequest{Script: "true"})
-	wantKind(t, err, backend.ErrUnavailable, "closed")
+	backendtest.WantKind(t, err, backend.ErrUnavailable, "closed")
 	_, err = w.FS().Stat(bg, ".")
-	wantKind(t, err, backend.ErrUnavailable, "closed")
+	backendtest.WantKind(t, err, backend.ErrUnavailable, "closed")
 	// The backend's Close closes what is still open, and refuses more.
 	w2, err := b.Open(bg, backend.WorkspaceSpec{Session: "d"})
 	if err != nil {
@@ -258,7 +259,7 @@ func TestClosed(t *testing.T) {
 		t.Fatalf("backend Close left a session root: %v", err)
 	}
 	_, err = b.Open(bg, backend.WorkspaceSpec{Session: "e"})
-	wantKind(t, err, backend.ErrUnavailable, "closed")
+	backendtest.WantKind(t, err, backend.ErrUnavailable, "closed")
 }
 
 // TestExampleConfigShowsEveryKey: wai.example.toml's commented

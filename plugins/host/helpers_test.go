@@ -5,7 +5,6 @@ package host
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -61,16 +60,6 @@ func execute(t testing.TB, w *Workspace, req backend.ExecRequest) backend.ExecRe
 		t.Fatalf("Execute(%q): %v", req.Command(), err)
 	}
 	return res
-}
-
-func wantKind(t testing.TB, err, kind error, contains string) {
-	t.Helper()
-	if !errors.Is(err, kind) {
-		t.Fatalf("error %v: want kind %v", err, kind)
-	}
-	if contains != "" && !strings.Contains(err.Error(), contains) {
-		t.Fatalf("error %q does not say %q", err, contains)
-	}
 }
 
 // marker returns a sleep duration unique to the calling test, so its

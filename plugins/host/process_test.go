@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 	"github.com/wai-dev/wai/internal/syncbuf"
 )
 
@@ -239,7 +240,7 @@ func TestCloseStopsCommands(t *testing.T) {
 	if elapsed := time.Since(start); elapsed > time.Second {
 		t.Fatalf("Close took %s", elapsed)
 	}
-	wantKind(t, <-errc, backend.ErrUnavailable, "workspace was closed")
+	backendtest.WantKind(t, <-errc, backend.ErrUnavailable, "workspace was closed")
 	noneLeft(t, m, "commands of a closed workspace")
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
 
 func TestBaseEnv(t *testing.T) {
@@ -106,7 +107,7 @@ func TestRootRemoved(t *testing.T) {
 	w := openWS(t, "")
 	execute(t, w, backend.ExecRequest{Shell: `rm -rf "$HOME"`})
 	_, err := w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}})
-	wantKind(t, err, backend.ErrUnavailable, "is gone")
+	backendtest.WantKind(t, err, backend.ErrUnavailable, "is gone")
 }
 
 func TestCwd(t *testing.T) {
@@ -131,9 +132,9 @@ func TestCwd(t *testing.T) {
 		"missing": "no such directory", "etc": "symbolic links", "a/b/../../../x": "climbs above",
 	} {
 		_, err := w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}, Cwd: cwd})
-		wantKind(t, err, backend.ErrInvalid, msg)
+		backendtest.WantKind(t, err, backend.ErrInvalid, msg)
 		_, err = w.Shell().ExecuteScript(bg, backend.ScriptRequest{Script: "true", Cwd: cwd})
-		wantKind(t, err, backend.ErrInvalid, msg)
+		backendtest.WantKind(t, err, backend.ErrInvalid, msg)
 	}
 }
 
@@ -167,7 +168,7 @@ func TestScripts(t *testing.T) {
 		t.Fatalf("missing interpreter: %+v, %v", res, err)
 	}
 	_, err = w.Shell().ExecuteScript(bg, backend.ScriptRequest{Script: "x", Interpreter: "  "})
-	wantKind(t, err, backend.ErrInvalid, "blank")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "blank")
 	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
 		t.Fatalf("script files left in the temporary directory: %v", entries)
 	}
@@ -189,7 +190,7 @@ func TestWhich(t *testing.T) {
 	}
 	for _, name := range []string{"", "a\x00b", "a\nb"} {
 		_, err := w.Shell().Which(bg, name)
-		wantKind(t, err, backend.ErrInvalid, "")
+		backendtest.WantKind(t, err, backend.ErrInvalid, "")
 	}
 	if _, err := os.Stat(filepath.Join(w.Root(), "x")); err == nil {
 		t.Fatal("Which ran its argument")
@@ -212,9 +213,9 @@ func TestLimitsCheckedFirst(t *testing.T) {
 	w := openWSLimits(t, "", l)
 	marker := filepath.Join(w.Root(), "ran")
 	_, err := w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"touch", marker}})
-	wantKind(t, err, backend.ErrInvalid, "over the limit of 20")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "over the limit of 20")
 	_, err = w.Shell().ExecuteScript(bg, backend.ScriptRequest{Script: "touch " + marker, Cwd: "a\x00"})
-	wantKind(t, err, backend.ErrInvalid, "NUL")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "NUL")
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("a request over the limits ran")
 	}

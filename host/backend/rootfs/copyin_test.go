@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
 
 // TestCopyIn: a streamed copy lands confined like Write (symlinks in the
@@ -33,9 +34,9 @@ func TestCopyIn(t *testing.T) {
 		t.Errorf("plain/deep/f: %v, %v; want mode 0755 exactly", fi, err)
 	}
 	_, err = w.fs.CopyIn(ctx, "plain/deep/f", strings.NewReader("again"), 0o644)
-	wantKind(t, err, backend.ErrExist, "already exists")
+	backendtest.WantKind(t, err, backend.ErrExist, "already exists")
 	_, err = w.fs.CopyIn(ctx, "../escape", strings.NewReader("x"), 0o644)
-	wantKind(t, err, backend.ErrInvalid, "climbs above")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "climbs above")
 	// A symlink as the final name is followed inside the root.
 	w.symlink(t, "/target", "link")
 	if _, err := w.fs.CopyIn(ctx, "link", strings.NewReader("t"), 0o644); err != nil {

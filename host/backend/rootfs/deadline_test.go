@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
 
 // sparse creates rel in the world's root as a sparse file of size bytes
@@ -163,7 +164,7 @@ func TestEditBoundsItsResult(t *testing.T) {
 	w := newWorld(t, Options{})
 	w.file(t, "as", strings.Repeat("a", 1<<20))
 	_, err := w.fs.Edit(ctx, backend.EditRequest{Path: "as", Old: "a", New: strings.Repeat("b", 100), ReplaceAll: true})
-	wantKind(t, err, backend.ErrInvalid, "over the")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "over the")
 	if fi, err := os.Stat(filepath.Join(w.root, "as")); err != nil || fi.Size() != 1<<20 {
 		t.Fatalf("the file after a refused edit: %v, %v", fi, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
 
 func limits(f func(*backend.Limits)) backend.Limits {
@@ -61,9 +62,9 @@ func TestStat(t *testing.T) {
 		}
 	}
 	_, err := w.fs.Stat(ctx, "missing")
-	wantKind(t, err, backend.ErrNotFound, "no such file")
+	backendtest.WantKind(t, err, backend.ErrNotFound, "no such file")
 	_, err = w.fs.Stat(ctx, "d/f.txt/x")
-	wantKind(t, err, backend.ErrInvalid, "not a directory")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "not a directory")
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	if _, err := w.fs.Stat(cancelled, "d"); !errors.Is(err, context.Canceled) {
@@ -100,11 +101,11 @@ func TestList(t *testing.T) {
 		t.Fatalf("List(c-link) = %+v, %v", res, err)
 	}
 	_, err = w.fs.List(ctx, "b.txt")
-	wantKind(t, err, backend.ErrInvalid, "read it instead")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "read it instead")
 	_, err = w.fs.List(ctx, "d-fifo")
-	wantKind(t, err, backend.ErrInvalid, "not a directory")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "not a directory")
 	_, err = w.fs.List(ctx, "nope")
-	wantKind(t, err, backend.ErrNotFound, "")
+	backendtest.WantKind(t, err, backend.ErrNotFound, "")
 	if res, err := w.fs.List(ctx, "a/inner/.."); err != nil || len(res.Entries) != 1 {
 		t.Fatalf("List(a/inner/..) = %+v, %v", res, err)
 	}
@@ -184,13 +185,13 @@ func TestRead(t *testing.T) {
 		}
 	}
 	_, err := w.fs.Read(ctx, backend.ReadRequest{Path: "lines.txt", Limit: 2001})
-	wantKind(t, err, backend.ErrInvalid, "limit")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "limit")
 	_, err = w.fs.Read(ctx, backend.ReadRequest{Path: "lines.txt", Offset: -1})
-	wantKind(t, err, backend.ErrInvalid, "offset")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "offset")
 	_, err = w.fs.Read(ctx, backend.ReadRequest{Path: "."})
-	wantKind(t, err, backend.ErrInvalid, "is a directory")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "is a directory")
 	_, err = w.fs.Read(ctx, backend.ReadRequest{Path: "nope"})
-	wantKind(t, err, backend.ErrNotFound, "")
+	backendtest.WantKind(t, err, backend.ErrNotFound, "")
 }
 
 func trunc(lines []string) []string {

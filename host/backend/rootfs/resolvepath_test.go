@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
 
 // TestResolvePath: the path a policy is shown is the entry the mutation
@@ -61,11 +62,11 @@ func TestResolvePath(t *testing.T) {
 	}
 	// Writing through a link to the root is writing to a directory.
 	_, err := w.fs.Write(ctx, backend.WriteRequest{Path: "rootlink", Content: "x", Mode: backend.WriteOverwrite})
-	wantKind(t, err, backend.ErrInvalid, "directory")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "directory")
 	_, err = w.fs.ResolvePath(ctx, "../x", true)
-	wantKind(t, err, backend.ErrInvalid, "climbs above")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "climbs above")
 	_, err = w.fs.ResolvePath(ctx, "protected/f/x", true)
-	wantKind(t, err, backend.ErrInvalid, "not a directory")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "not a directory")
 	w.untouched(t)
 }
 
@@ -99,13 +100,13 @@ func TestResolvedMutationsFollowNoSymlink(t *testing.T) {
 	}
 	w.symlink(t, "protected", "allowed")
 	_, err = w.fs.Write(ctx, backend.WriteRequest{Path: "allowed/a/b/new", Resolved: resolved, Content: "x"})
-	wantKind(t, err, backend.ErrInvalid, "symlink appeared")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "symlink appeared")
 	_, err = w.fs.Write(ctx, backend.WriteRequest{Path: "allowed/f", Resolved: "allowed/f", Content: "x", Mode: backend.WriteOverwrite})
-	wantKind(t, err, backend.ErrInvalid, "symlink appeared")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "symlink appeared")
 	_, err = w.fs.Edit(ctx, backend.EditRequest{Path: "allowed/f", Resolved: "allowed/f", Old: "secret", New: "gone"})
-	wantKind(t, err, backend.ErrInvalid, "symlink appeared")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "symlink appeared")
 	_, err = w.fs.Remove(ctx, backend.RemoveRequest{Path: "allowed/f", Resolved: "allowed/f"})
-	wantKind(t, err, backend.ErrInvalid, "symlink appeared")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "symlink appeared")
 	if _, err := os.Lstat(filepath.Join(w.root, "protected/a")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a refused resolved write created protected/a: %v", err)
 	}
@@ -120,9 +121,9 @@ func TestResolvedMutationsFollowNoSymlink(t *testing.T) {
 	}
 	w.symlink(t, "/protected/f", "allowed2/f")
 	_, err = w.fs.Write(ctx, backend.WriteRequest{Path: "allowed2/f", Resolved: "allowed2/f", Content: "x", Mode: backend.WriteOverwrite})
-	wantKind(t, err, backend.ErrInvalid, "symlink appeared")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "symlink appeared")
 	_, err = w.fs.Edit(ctx, backend.EditRequest{Path: "allowed2/f", Resolved: "allowed2/f", Old: "secret", New: "gone"})
-	wantKind(t, err, backend.ErrInvalid, "symlink appeared")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "symlink appeared")
 	if data, err := os.ReadFile(filepath.Join(w.root, "protected/f")); err != nil || string(data) != "secret" {
 		t.Errorf("protected/f after refused resolved mutations: %q, %v", data, err)
 	}

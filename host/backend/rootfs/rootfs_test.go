@@ -7,12 +7,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
 
 // world is a workspace root next to a directory it must never reach.
@@ -88,16 +88,6 @@ func (w *world) untouched(t testing.TB) {
 	}
 }
 
-func wantKind(t testing.TB, err, kind error, contains string) {
-	t.Helper()
-	if !errors.Is(err, kind) {
-		t.Fatalf("error %v: want kind %v", err, kind)
-	}
-	if contains != "" && !strings.Contains(err.Error(), contains) {
-		t.Fatalf("error %q does not say %q", err, contains)
-	}
-}
-
 // fast runs fn and fails if it takes longer than a second: what must fail
 // fast (a FIFO) must not hang the test either.
 func fast(t *testing.T, what string, fn func() error) error {
@@ -124,15 +114,15 @@ func TestNew(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := New(filepath.Join(dir, "f"), Options{})
-	wantKind(t, err, backend.ErrInvalid, "not a directory")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "not a directory")
 	_, err = New("", Options{})
-	wantKind(t, err, backend.ErrInvalid, "no root")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "no root")
 	_, err = New(dir, Options{FileMode: os.ModeSetuid | 0o755})
-	wantKind(t, err, backend.ErrInvalid, "permission bits")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "permission bits")
 	bad := backend.DefaultLimits()
 	bad.MaxResults = 0
 	_, err = New(dir, Options{Limits: bad})
-	wantKind(t, err, backend.ErrInvalid, "max_results")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "max_results")
 
 	// A root reached through a symlink is the directory it points to.
 	if err := os.Symlink(dir, filepath.Join(t.TempDir(), "l")); err != nil {
@@ -153,9 +143,9 @@ func TestNew(t *testing.T) {
 		t.Fatalf("second Close: %v", err)
 	}
 	_, err = fs.Stat(ctx, ".")
-	wantKind(t, err, backend.ErrUnavailable, "closed")
+	backendtest.WantKind(t, err, backend.ErrUnavailable, "closed")
 	_, err = fs.Resolve(".")
-	wantKind(t, err, backend.ErrUnavailable, "closed")
+	backendtest.WantKind(t, err, backend.ErrUnavailable, "closed")
 }
 
 func TestResolve(t *testing.T) {
@@ -212,7 +202,7 @@ func TestEscapes(t *testing.T) {
 		}
 		for _, p := range []string{"../outside/secret", "/../outside/secret", "sub/../../outside/secret", "..", "../../../etc/passwd"} {
 			_, err := w.fs.Read(ctx, backend.ReadRequest{Path: p})
-			wantKind(t, err, backend.ErrInvalid, "climbs above")
+			backendtest.WantKind(t, err, backend.ErrInvalid, "climbs above")
 		}
 		res, err := w.fs.Read(ctx, backend.ReadRequest{Path: "abs-inside"})
 		if err != nil || len(res.Lines) != 1 || res.Lines[0] != "inside" {
@@ -244,7 +234,7 @@ func TestEscapes(t *testing.T) {
 		}
 		for _, p := range []string{"../escape", "/../escape", "sub/../../escape"} {
 			_, err := w.fs.Write(ctx, backend.WriteRequest{Path: p, Content: "x"})
-			wantKind(t, err, backend.ErrInvalid, "climbs above")
+			backendtest.WantKind(t, err, backend.ErrInvalid, "climbs above")
 		}
 		if _, err := os.Stat(filepath.Join(filepath.Dir(w.root), "escape")); !os.IsNotExist(err) {
 			t.Fatalf("a file was written next to the root: %v", err)
@@ -320,21 +310,21 @@ func TestSpecialFiles(t *testing.T) {
 
 	for _, p := range []string{"fifo", "fifo-link"} {
 		err := fast(t, "Read "+p, func() error { _, err := w.fs.Read(ctx, backend.ReadRequest{Path: p}); return err })
-		wantKind(t, err, backend.ErrInvalid, "not a regular file")
+		backendtest.WantKind(t, err, backend.ErrInvalid, "not a regular file")
 		for _, mode := range []backend.WriteMode{backend.WriteOverwrite, backend.WriteAppend} {
 			err = fast(t, "Write "+p, func() error {
 				_, err := w.fs.Write(ctx, backend.WriteRequest{Path: p, Content: "x", Mode: mode})
 				return err
 			})
-			wantKind(t, err, backend.ErrInvalid, "not a regular file")
+			backendtest.WantKind(t, err, backend.ErrInvalid, "not a regular file")
 		}
 		err = fast(t, "Edit "+p, func() error {
 			_, err := w.fs.Edit(ctx, backend.EditRequest{Path: p, Old: "a", New: "b"})
 			return err
 		})
-		wantKind(t, err, backend.ErrInvalid, "not a regular file")
+		backendtest.WantKind(t, err, backend.ErrInvalid, "not a regular file")
 		err = fast(t, "Grep "+p, func() error { _, err := w.fs.Grep(ctx, backend.GrepRequest{Pattern: "x", Path: p}); return err })
-		wantKind(t, err, backend.ErrInvalid, "")
+		backendtest.WantKind(t, err, backend.ErrInvalid, "")
 	}
 	// With a reader on the other end the open succeeds: the fstat check
 	// still refuses to write.
@@ -347,7 +337,7 @@ func TestSpecialFiles(t *testing.T) {
 		return err
 	})
 	r.Close()
-	wantKind(t, err, backend.ErrInvalid, "not a regular file")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "not a regular file")
 
 	if _, err := w.fs.Write(ctx, backend.WriteRequest{Path: "fifo", Content: "x"}); !errors.Is(err, backend.ErrExist) {
 		t.Fatalf("create over a FIFO: %v", err)
@@ -377,9 +367,9 @@ func TestSpecialFiles(t *testing.T) {
 	}
 	for _, p := range []string{"null", "dev/null"} {
 		_, err := w.fs.Read(ctx, backend.ReadRequest{Path: p})
-		wantKind(t, err, backend.ErrInvalid, "not a regular file")
+		backendtest.WantKind(t, err, backend.ErrInvalid, "not a regular file")
 		_, err = w.fs.Write(ctx, backend.WriteRequest{Path: p, Content: "x", Mode: backend.WriteOverwrite})
-		wantKind(t, err, backend.ErrInvalid, "not a regular file")
+		backendtest.WantKind(t, err, backend.ErrInvalid, "not a regular file")
 		fi, err := w.fs.Stat(ctx, p)
 		if err != nil || fi.Kind != backend.KindOther || fi.Mode&os.ModeCharDevice == 0 {
 			t.Fatalf("Stat(%s) = %+v, %v", p, fi, err)

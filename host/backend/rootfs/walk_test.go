@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
 
 func globTree(t *testing.T, opts Options) *world {
@@ -72,10 +73,10 @@ func TestGlob(t *testing.T) {
 		{"*", "../x", "climbs above"},
 	} {
 		_, err := w.fs.Glob(ctx, backend.GlobRequest{Pattern: c.pattern, Path: c.path})
-		wantKind(t, err, backend.ErrInvalid, c.msg)
+		backendtest.WantKind(t, err, backend.ErrInvalid, c.msg)
 	}
 	_, err := w.fs.Glob(ctx, backend.GlobRequest{Pattern: "*", Path: "missing"})
-	wantKind(t, err, backend.ErrNotFound, "")
+	backendtest.WantKind(t, err, backend.ErrNotFound, "")
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	if _, err := w.fs.Glob(cancelled, backend.GlobRequest{Pattern: "**"}); !errors.Is(err, context.Canceled) {
@@ -201,11 +202,11 @@ func TestGrep(t *testing.T) {
 		}
 	}
 	_, err := w.fs.Grep(ctx, backend.GrepRequest{Pattern: "a(b"})
-	wantKind(t, err, backend.ErrInvalid, "invalid regular expression")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "invalid regular expression")
 	_, err = w.fs.Grep(ctx, backend.GrepRequest{Pattern: "x", Glob: "["})
-	wantKind(t, err, backend.ErrInvalid, "invalid glob")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "invalid glob")
 	_, err = w.fs.Grep(ctx, backend.GrepRequest{Pattern: "x", Path: "missing"})
-	wantKind(t, err, backend.ErrNotFound, "")
+	backendtest.WantKind(t, err, backend.ErrNotFound, "")
 }
 
 func TestGrepCaps(t *testing.T) {

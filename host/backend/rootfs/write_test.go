@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
 
 func TestWrite(t *testing.T) {
@@ -37,7 +38,7 @@ func TestWrite(t *testing.T) {
 		}
 	}
 	_, err = write("new/deep/f.txt", "again", backend.WriteCreate)
-	wantKind(t, err, backend.ErrExist, "file already exists: use edit")
+	backendtest.WantKind(t, err, backend.ErrExist, "file already exists: use edit")
 	if res, err = write("/new/deep/f.txt", "bye", backend.WriteOverwrite); err != nil || res.Created {
 		t.Fatalf("overwrite: %+v, %v", res, err)
 	}
@@ -77,14 +78,14 @@ func TestWrite(t *testing.T) {
 	}
 	w.symlink(t, "/nowhere/dir", "dirlink")
 	_, err = write("dirlink/f", "x", "")
-	wantKind(t, err, backend.ErrNotFound, "")
+	backendtest.WantKind(t, err, backend.ErrNotFound, "")
 	if fi, err := os.Lstat(filepath.Join(w.root, "dirlink")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Fatalf("the dangling symlink was replaced: %v", err)
 	}
 	w.symlink(t, "loop2", "loop1")
 	w.symlink(t, "loop1", "loop2")
 	_, err = write("loop1", "x", backend.WriteOverwrite)
-	wantKind(t, err, backend.ErrInvalid, "symbolic links")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "symbolic links")
 
 	for p, msg := range map[string]string{
 		"":                       "root is a directory",
@@ -96,13 +97,13 @@ func TestWrite(t *testing.T) {
 		strings.Repeat("n", 300): "too long",
 	} {
 		_, err := write(p, "x", backend.WriteOverwrite)
-		wantKind(t, err, backend.ErrInvalid, msg)
+		backendtest.WantKind(t, err, backend.ErrInvalid, msg)
 	}
 	_, err = write("f", "x", "truncate")
-	wantKind(t, err, backend.ErrInvalid, "write mode")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "write mode")
 	small := newWorld(t, Options{Limits: limits(func(l *backend.Limits) { l.MaxWriteChars = 4 })})
 	_, err = small.fs.Write(ctx, backend.WriteRequest{Path: "f", Content: "ééééé"})
-	wantKind(t, err, backend.ErrInvalid, "5 characters, over the limit of 4")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "5 characters, over the limit of 4")
 	if _, err := small.fs.Write(ctx, backend.WriteRequest{Path: "f", Content: "éééé"}); err != nil {
 		t.Fatalf("4 characters in 8 bytes are within a 4-character limit: %v", err)
 	}
@@ -156,11 +157,11 @@ func TestEdit(t *testing.T) {
 		t.Fatalf("edit: %+v, %v, %q", res, err, host())
 	}
 	_, err = edit("f.go", ":= 1", ":= 9", false)
-	wantKind(t, err, backend.ErrInvalid, "old string occurs 2 times: make it unique or set replace_all")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "old string occurs 2 times: make it unique or set replace_all")
 	_, err = edit("f.go", "zzz", "y", false)
-	wantKind(t, err, backend.ErrInvalid, "old string not found")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "old string not found")
 	_, err = edit("f.go", "", "y", false)
-	wantKind(t, err, backend.ErrInvalid, "old string is empty")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "old string is empty")
 	res, err = edit("/f.go", ":= 1", ":= 9", true)
 	if err != nil || res.Replacements != 2 || host() != "a := 9\nb := 9\nc := 3\n" {
 		t.Fatalf("replace all: %+v, %v, %q", res, err, host())
@@ -174,9 +175,9 @@ func TestEdit(t *testing.T) {
 		t.Fatalf("temporary files left behind: %v", entries)
 	}
 	_, err = edit("missing.go", "a", "b", false)
-	wantKind(t, err, backend.ErrNotFound, "write it first")
+	backendtest.WantKind(t, err, backend.ErrNotFound, "write it first")
 	_, err = edit(".", "a", "b", false)
-	wantKind(t, err, backend.ErrInvalid, "is a directory")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "is a directory")
 
 	// Editing through a symlink changes the target and keeps the link.
 	w.symlink(t, "f.go", "link.go")
@@ -189,7 +190,7 @@ func TestEdit(t *testing.T) {
 	small := newWorld(t, Options{Limits: limits(func(l *backend.Limits) { l.MaxWriteChars = 3 })})
 	small.file(t, "f", "abc")
 	_, err = small.fs.Edit(ctx, backend.EditRequest{Path: "f", Old: "a", New: "four"})
-	wantKind(t, err, backend.ErrInvalid, "over the limit")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "over the limit")
 }
 
 func TestRemove(t *testing.T) {
@@ -206,14 +207,14 @@ func TestRemove(t *testing.T) {
 	}
 	for _, p := range []string{"", ".", "/", "full/..", "/full/a/../.."} {
 		_, err := remove(p, true)
-		wantKind(t, err, backend.ErrInvalid, "refusing to remove the workspace root")
+		backendtest.WantKind(t, err, backend.ErrInvalid, "refusing to remove the workspace root")
 	}
 	_, err := remove("../root", true)
-	wantKind(t, err, backend.ErrInvalid, "climbs above")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "climbs above")
 	_, err = remove("missing", false)
-	wantKind(t, err, backend.ErrNotFound, "")
+	backendtest.WantKind(t, err, backend.ErrNotFound, "")
 	_, err = remove("full", false)
-	wantKind(t, err, backend.ErrInvalid, "set recursive")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "set recursive")
 	if res, err := remove("dirlink", false); err != nil || res.Removed != 1 {
 		t.Fatalf("remove a symlink to a directory: %+v, %v", res, err)
 	}
@@ -253,5 +254,5 @@ func TestDeepTree(t *testing.T) {
 		t.Fatalf("Glob over a too-deep tree: %+v, %v", res, err)
 	}
 	_, err = w.fs.Remove(ctx, backend.RemoveRequest{Path: "d", Recursive: true})
-	wantKind(t, err, backend.ErrInvalid, "deeper than")
+	backendtest.WantKind(t, err, backend.ErrInvalid, "deeper than")
 }
