@@ -274,22 +274,8 @@ func TestExampleConfigShowsEveryKey(t *testing.T) {
 	// The first commented [backends.host] block lists every key; the later
 	// ones are examples of nested values.
 	fields := map[string]json.RawMessage{}
-	in, done := false, false
-	for _, line := range strings.Split(string(data), "\n") {
-		body, commented := strings.CutPrefix(line, "#   ")
-		switch {
-		case done:
-			continue
-		case commented && body == "[backends.host]":
-			in = true
-			continue
-		case !in:
-			continue
-		case !commented || strings.HasPrefix(body, "["):
-			in, done = false, true
-			continue
-		}
-		kv, _, _ := strings.Cut(body, "#")
+	for _, line := range backendtest.ExampleBlock(data, "host") {
+		kv, _, _ := strings.Cut(line, "#")
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
 			t.Fatalf("wai.example.toml: %q in the [backends.host] block is not key = value", line)

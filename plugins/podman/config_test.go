@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
 
 var bg = context.Background()
@@ -206,24 +207,7 @@ func TestExampleConfigShowsEveryKey(t *testing.T) {
 	}
 	// The first commented [backends.podman] block lists every key; the
 	// later ones are examples of nested values.
-	var block []string
-	in, done := false, false
-	for _, line := range strings.Split(string(data), "\n") {
-		body, commented := strings.CutPrefix(line, "#   ")
-		switch {
-		case done:
-			continue
-		case commented && body == "[backends.podman]":
-			in = true
-		case !in:
-			continue
-		case !commented || strings.HasPrefix(body, "["):
-			in, done = false, true
-			continue
-		}
-		block = append(block, body)
-	}
-	text := strings.Join(block, "\n")
+	text := "[backends.podman]\n" + strings.Join(backendtest.ExampleBlock(data, "podman"), "\n")
 	var doc struct {
 		Backends struct {
 			Podman map[string]any `toml:"podman"`

@@ -19,3 +19,26 @@ func WantKind(t testing.TB, err, kind error, contains string) {
 		t.Fatalf("error %q does not say %q", err, contains)
 	}
 }
+
+// ExampleBlock returns the body of the first commented [backends.NAME]
+// block of an example configuration (wai.example.toml): the lines after
+// its header, their "#   " taken off, up to the next table or uncommented
+// line. A backend's tests check that the block names every key of its
+// config with the default; later blocks of the same table are examples
+// of nested values.
+func ExampleBlock(data []byte, name string) []string {
+	var block []string
+	in := false
+	for _, line := range strings.Split(string(data), "\n") {
+		body, commented := strings.CutPrefix(line, "#   ")
+		switch {
+		case !in:
+			in = commented && body == "[backends."+name+"]"
+		case !commented || strings.HasPrefix(body, "["):
+			return block
+		default:
+			block = append(block, body)
+		}
+	}
+	return block
+}

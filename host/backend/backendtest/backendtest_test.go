@@ -2,6 +2,7 @@ package backendtest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -40,5 +41,28 @@ func TestWantKind(t *testing.T) {
 	WantKind(r, nil, backend.ErrNotFound, "")
 	if r.failed == "" {
 		t.Error("WantKind accepted a nil error")
+	}
+}
+
+func TestExampleBlock(t *testing.T) {
+	data := []byte(`[limits]
+#   [backends.other]
+#   x = 1
+#
+#   [backends.mock]
+#   a = 1   # the first
+#   b = "two"
+#   [backends.mock.nested]
+#   c = 3
+
+#   [backends.mock]
+#   d = 4
+`)
+	got := strings.Join(ExampleBlock(data, "mock"), "|")
+	if want := `a = 1   # the first|b = "two"`; got != want {
+		t.Errorf("ExampleBlock(mock) = %q, want %q", got, want)
+	}
+	if got := ExampleBlock(data, "absent"); len(got) != 0 {
+		t.Errorf("ExampleBlock(absent) = %q, want nothing", got)
 	}
 }
