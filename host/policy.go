@@ -8,17 +8,19 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/internal/wasm"
 )
 
-// Actions a policy is asked about.
+// Actions a policy is asked about: the wire's own names (docs/ABI.md),
+// so the kernel and the plugin runtime cannot disagree on one.
 const (
-	ActionShellExec      = "shell.exec"
-	ActionShellScript    = "shell.script"
-	ActionFSWrite        = "fs.write"
-	ActionFSEdit         = "fs.edit"
-	ActionFSRemove       = "fs.remove"
-	ActionLifecycleStart = "lifecycle.start"
-	ActionLifecycleStop  = "lifecycle.stop"
+	ActionShellExec      = wasm.ActionShellExec      // "shell.exec"
+	ActionShellScript    = wasm.ActionShellScript    // "shell.script"
+	ActionFSWrite        = wasm.ActionFSWrite        // "fs.write"
+	ActionFSEdit         = wasm.ActionFSEdit         // "fs.edit"
+	ActionFSRemove       = wasm.ActionFSRemove       // "fs.remove"
+	ActionLifecycleStart = wasm.ActionLifecycleStart // "lifecycle.start"
+	ActionLifecycleStop  = wasm.ActionLifecycleStop  // "lifecycle.stop"
 )
 
 // CheckRequest is what a policy sees of one action: its JSON form is the
