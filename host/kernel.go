@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/internal/sweep"
 	"github.com/wai-dev/wai/host/internal/wasm"
 )
 
@@ -331,20 +332,13 @@ func (k *Kernel) atConfigLine(name string, err error) error {
 // holds its resources at most about 1.25 × idle unused.
 func (k *Kernel) reap(ctx context.Context, idle time.Duration) {
 	defer close(k.reaperDone)
-	tick := time.NewTicker(max(idle/4, 10*time.Millisecond))
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-tick.C:
-			for _, s := range k.idleSessions(now, idle) {
-				cctx, cancel := context.WithTimeout(ctx, time.Minute)
-				s.releaseIfIdle(cctx, idle)
-				cancel()
-			}
+	sweep.Every(ctx, idle, func(now time.Time) {
+		for _, s := range k.idleSessions(now, idle) {
+			cctx, cancel := context.WithTimeout(ctx, time.Minute)
+			s.releaseIfIdle(cctx, idle)
+			cancel()
 		}
-	}
+	})
 }
 
 func (k *Kernel) idleSessions(now time.Time, idle time.Duration) []*Session {

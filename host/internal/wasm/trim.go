@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"time"
+
+	"github.com/wai-dev/wai/host/internal/sweep"
 )
 
 // addPool registers an open pool; it fails once the runtime or the pool's
@@ -43,18 +45,11 @@ func (r *Runtime) openPools(p *Plugin) []*pool {
 func (r *Runtime) janitor(ctx context.Context) {
 	defer close(r.janitorDone)
 	idle := r.opts.IdleInstanceTimeout
-	tick := time.NewTicker(max(idle/4, 10*time.Millisecond))
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-tick.C:
-			for _, pl := range r.openPools(nil) {
-				pl.trim(now.Add(-idle))
-			}
+	sweep.Every(ctx, idle, func(now time.Time) {
+		for _, pl := range r.openPools(nil) {
+			pl.trim(now.Add(-idle))
 		}
-	}
+	})
 }
 
 // makeRoom closes idle instances, longest idle first, until need bytes of
