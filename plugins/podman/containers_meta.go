@@ -16,7 +16,6 @@ import (
 	"github.com/containers/podman/v5/pkg/bindings/containers"
 
 	"github.com/wai-dev/wai/host/backend"
-	"github.com/wai-dev/wai/internal/atomicfile"
 )
 
 // containersDirName holds the managed containers' metadata under the
@@ -30,20 +29,7 @@ func (b *Backend) metaPath(name string) string {
 // saveMeta writes a container's metadata. It holds names only, never an
 // environment value or a forwarded file.
 func (b *Backend) saveMeta(info backend.ContainerInfo) error {
-	return writeMetaJSON(b.metaPath(info.Name), info)
-}
-
-// writeMetaJSON writes v as indented JSON to p atomically, readable by
-// wai's user only, making p's directory as needed.
-func writeMetaJSON(p string, v any) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return err
-	}
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(p, append(data, '\n'), 0o600)
+	return writePrivateJSON(b.metaPath(info.Name), info)
 }
 
 // loadMeta reads a container's metadata; ok is false when there is none.
@@ -139,7 +125,7 @@ func (b *Backend) snapshotMetaPath(user, name string) string {
 // saveSnapshotMeta records a snapshot: what it was taken from and which
 // variables were reset. The image's labels stay the truth for listing.
 func (b *Backend) saveSnapshotMeta(info backend.SnapshotInfo) error {
-	return writeMetaJSON(b.snapshotMetaPath(info.User, info.Name), info)
+	return writePrivateJSON(b.snapshotMetaPath(info.User, info.Name), info)
 }
 
 func (b *Backend) removeSnapshotMeta(user, name string) {

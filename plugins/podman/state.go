@@ -43,15 +43,20 @@ func statePath(workspaceDir, session string) string {
 }
 
 // writeState replaces the state file atomically.
-func writeState(p string, s sessionState) error {
+func writeState(p string, s sessionState) error { return writePrivateJSON(p, s) }
+
+// writePrivateJSON writes v as indented JSON to p atomically, readable by
+// wai's user only, making p's directory as needed: how the backend keeps
+// its records (session state, container and snapshot metadata).
+func writePrivateJSON(p string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(s, "", "  ")
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(p, append(b, '\n'), 0o600)
+	return atomicfile.Write(p, append(data, '\n'), 0o600)
 }
 
 // readState reads a state file and its last-use time.
