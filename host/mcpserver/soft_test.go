@@ -69,6 +69,7 @@ func fullText(res *mcp.CallToolResult) string {
 // finishes; stopped, it ends at once with its output so far; extended
 // again and again, the hard cap still stops it.
 func TestSoftTimeoutAsksThePerson(t *testing.T) {
+	t.Parallel() // mostly waiting out timeouts, in a session of its own
 	var p person
 	cs := stdioClient(t, softServer(t, host.SoftStop), &mcp.ClientOptions{ElicitationHandler: p.handle})
 
@@ -116,6 +117,7 @@ func TestSoftTimeoutAsksThePerson(t *testing.T) {
 // soft timeout, auto_extend lets it run to the hard cap. Output so far is
 // kept either way.
 func TestSoftTimeoutWithoutElicitation(t *testing.T) {
+	t.Parallel() // mostly waiting out timeouts, in a session of its own
 	cs := stdioClient(t, softServer(t, host.SoftStop), nil)
 	res, took := runTimed(t, cs, "echo partial; sleep 25; echo late")
 	msg := fullText(res)
