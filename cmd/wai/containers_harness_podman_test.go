@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -86,16 +87,43 @@ type containersServe struct {
 	cmd     *exec.Cmd
 }
 
-// serveContainers builds wai with the Podman backend, writes a config
-// serving the containers tool with the [backends.podman] table, starts
+var agentBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// agentBinary builds wai-agent as bin/wai carries it (static, for the
+// containers), once per test run: the tests that give it by agent_path
+// share one build.
+func agentBinary(t *testing.T) string {
+	t.Helper()
+	agentBin.once.Do(func() {
+		dir, err := testTempDir()
+		if err != nil {
+			agentBin.err = err
+			return
+		}
+		agentBin.path = filepath.Join(dir, "wai-agent")
+		build := exec.Command("go", "build", "-trimpath", "-o", agentBin.path, "../wai-agent")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			agentBin.err = fmt.Errorf("building wai-agent: %v\n%s", err, out)
+		}
+	})
+	if agentBin.err != nil {
+		t.Fatal(agentBin.err)
+	}
+	return agentBin.path
+}
+
+// serveContainers starts wai with the Podman backend (the tests' shared
+// build), writes a config serving the containers tool with the [backends.podman] table, starts
 // wai serve with env added to the test's and connects client to it.
 func serveContainers(t *testing.T, ctx context.Context, table, client string, env ...string) *containersServe {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "wai-podman")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-tags", podmanBuildTags, "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("building wai with the Podman backend: %v\n%s", err, out)
-	}
-	plugins, state := t.TempDir(), t.TempDir()
+	bin := buildWithBundled(t) // the plugin_dir's containers.wasm is what the config names
+	plugins, state := t.TempDir(), newcomerState(t)
 	if err := os.WriteFile(filepath.Join(plugins, "containers.wasm"), plugbuild.Build(t, "tools/containers"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,8 @@ import (
 // wai containers net and compose for a person: what they make outlives
 // the command (persistent), and goes with net rm and compose down.
 func TestContainersNetComposeCLIPodman(t *testing.T) {
-	state, roots := t.TempDir(), t.TempDir()
+	t.Parallel()
+	state, roots := newcomerState(t), t.TempDir()
 	id := testID(t)
 	config := writePodmanConfig(t, state, "", podmanTable("wai-cli-"+id, roots))
 	wai := containersCLI(t, config)

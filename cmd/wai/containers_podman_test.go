@@ -12,7 +12,8 @@ import (
 // wai containers for a person: create, exec, ls, cp both ways, rm, all
 // through the kernel (the gates apply here too).
 func TestContainersCLIPodman(t *testing.T) {
-	state, roots := t.TempDir(), t.TempDir()
+	t.Parallel()
+	state, roots := newcomerState(t), t.TempDir()
 	id := testID(t)
 	config := writePodmanConfig(t, state, "", podmanTable("wai-cli-"+id, roots)+"\n[backends.podman.containers]\nallow_write_mounts = true\n")
 	wai := containersCLI(t, config)

@@ -15,7 +15,8 @@ import (
 // and --gpu, allowed by the policy's config, on a host without an NVIDIA
 // CDI spec: a clear failure saying what to install.
 func TestContainersCLISnapshotsPodman(t *testing.T) {
-	state := t.TempDir()
+	t.Parallel()
+	state := newcomerState(t)
 	id := testID(t)
 	config := writePodmanConfig(t, state, "default_policies = [\"blocklist\"]\n\n[[policies]]\nname = \"container_safety\"\nconfig = { allow_gpu = true }\n",
 		podmanTable("wai-cli-"+id, ""))
