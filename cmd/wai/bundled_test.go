@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,31 +20,17 @@ import (
 // backend is a stub.
 const podmanBuildTags = "remote exclude_graphdriver_btrfs exclude_graphdriver_devicemapper containers_image_openpgp"
 
-var bundledBin struct {
-	once sync.Once
-	path string
-	err  error
-}
+var bundledBin builtOnce
 
 // buildWithBundled builds wai as `make build` does, once per test run:
 // the Podman tags, and every bundled tool plugin overlaid into
 // cmd/wai/bundled, so the binary carries them.
 func buildWithBundled(t *testing.T) string {
 	t.Helper()
-	bundledBin.once.Do(func() {
-		bundledBin.path, bundledBin.err = buildBundled(t)
-	})
-	if bundledBin.err != nil {
-		t.Fatal(bundledBin.err)
-	}
-	return bundledBin.path
+	return bundledBin.get(t, func(dir string) (string, error) { return buildBundled(t, dir) })
 }
 
-func buildBundled(t *testing.T) (string, error) {
-	dir, err := testTempDir()
-	if err != nil {
-		return "", err
-	}
+func buildBundled(t *testing.T, dir string) (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", err

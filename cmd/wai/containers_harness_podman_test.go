@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -87,34 +86,22 @@ type containersServe struct {
 	cmd     *exec.Cmd
 }
 
-var agentBin struct {
-	once sync.Once
-	path string
-	err  error
-}
+var agentBin builtOnce
 
 // agentBinary builds wai-agent as bin/wai carries it (static, for the
 // containers), once per test run: the tests that give it by agent_path
 // share one build.
 func agentBinary(t *testing.T) string {
 	t.Helper()
-	agentBin.once.Do(func() {
-		dir, err := testTempDir()
-		if err != nil {
-			agentBin.err = err
-			return
-		}
-		agentBin.path = filepath.Join(dir, "wai-agent")
-		build := exec.Command("go", "build", "-trimpath", "-o", agentBin.path, "../wai-agent")
+	return agentBin.get(t, func(dir string) (string, error) {
+		agent := filepath.Join(dir, "wai-agent")
+		build := exec.Command("go", "build", "-trimpath", "-o", agent, "../wai-agent")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
-			agentBin.err = fmt.Errorf("building wai-agent: %v\n%s", err, out)
+			return "", fmt.Errorf("building wai-agent: %v\n%s", err, out)
 		}
+		return agent, nil
 	})
-	if agentBin.err != nil {
-		t.Fatal(agentBin.err)
-	}
-	return agentBin.path
 }
 
 // serveContainers starts wai with the Podman backend (the tests' shared

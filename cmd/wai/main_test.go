@@ -74,10 +74,34 @@ var (
 	testTempMu sync.Mutex
 	testTemp   string // holds what outlives one test, the binaries; removed by TestMain
 
-	binOnce sync.Once
-	binPath string
-	binErr  error
+	plainBin builtOnce
 )
+
+// builtOnce is a binary the tests build once per run, on first use, into
+// a directory that outlives the test that asked first.
+type builtOnce struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// get builds with build the first time, into a new directory under
+// testTempDir, and returns the binary's path.
+func (b *builtOnce) get(t testing.TB, build func(dir string) (string, error)) string {
+	t.Helper()
+	b.once.Do(func() {
+		dir, err := testTempDir()
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.path, b.err = build(dir)
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
 
 // testTempDir returns a new directory that lives until the tests end.
 func testTempDir() (string, error) {
@@ -97,21 +121,14 @@ func testTempDir() (string, error) {
 // plugins built in) once per test run, on first use, and returns its path.
 func waiBinary(t testing.TB) string {
 	t.Helper()
-	binOnce.Do(func() {
-		var dir string
-		if dir, binErr = testTempDir(); binErr != nil {
-			return
-		}
-		binPath = filepath.Join(dir, "wai")
-		build := exec.Command("go", "build", "-ldflags", "-X main.version="+testVersion, "-o", binPath, ".")
+	return plainBin.get(t, func(dir string) (string, error) {
+		bin := filepath.Join(dir, "wai")
+		build := exec.Command("go", "build", "-ldflags", "-X main.version="+testVersion, "-o", bin, ".")
 		if out, err := build.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("building wai: %v\n%s", err, out)
+			return "", fmt.Errorf("building wai: %v\n%s", err, out)
 		}
+		return bin, nil
 	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
 }
 
 // env is one isolated wai installation: its own working directory, state
