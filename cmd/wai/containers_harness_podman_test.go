@@ -47,6 +47,24 @@ func containersCLI(t *testing.T, config string) func(args ...string) result {
 	}
 }
 
+// cliTest is a CLI containers test's setup: its id, a host root of its
+// own (the one allowed), its config and a runner as containersCLI's.
+type cliTest struct {
+	id, roots, config string
+	wai               func(args ...string) result
+}
+
+// newCLITest writes a config of the test's own: top (settings, other
+// tables), then [backends.podman] with names prefixed wai-cli-ID, roots
+// the allowed host root, and extra.
+func newCLITest(t *testing.T, top, extra string) cliTest {
+	t.Helper()
+	c := cliTest{id: testID(t), roots: t.TempDir()}
+	c.config = writePodmanConfig(t, newcomerState(t), top, podmanTable("wai-cli-"+c.id, c.roots)+extra)
+	c.wai = containersCLI(t, c.config)
+	return c
+}
+
 // testID is the test's marker cut to eight characters, for names.
 func testID(t *testing.T) string {
 	return marker(t)[len("wai-test-"):][:8]

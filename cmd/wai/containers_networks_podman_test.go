@@ -13,10 +13,8 @@ import (
 // the command (persistent), and goes with net rm and compose down.
 func TestContainersNetComposeCLIPodman(t *testing.T) {
 	t.Parallel()
-	state, roots := newcomerState(t), t.TempDir()
-	id := testID(t)
-	config := writePodmanConfig(t, state, "", podmanTable("wai-cli-"+id, roots))
-	wai := containersCLI(t, config)
+	c := newCLITest(t, "", "")
+	id, roots, wai := c.id, c.roots, c.wai
 	net, project := "cnet-"+id, "c"+id
 	t.Cleanup(func() {
 		wai("compose", "down", "--force", project)
