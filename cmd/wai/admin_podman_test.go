@@ -23,7 +23,7 @@ import (
 // prefix of its own so parallel runs do not collide.
 func podmanAdminConfig(t *testing.T) (config, state, prefix string) {
 	t.Helper()
-	state = t.TempDir()
+	state = newcomerState(t)
 	prefix = "wai-cli-" + marker(t)[len("wai-test-"):][:8]
 	config = filepath.Join(t.TempDir(), "wai.toml")
 	toml := fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nimage = %q\nname_prefix = %q\n", state, podmanImage(), prefix)

@@ -2,13 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/internal/plugbuild"
@@ -18,31 +20,17 @@ import (
 // backend is a stub.
 const podmanBuildTags = "remote exclude_graphdriver_btrfs exclude_graphdriver_devicemapper containers_image_openpgp"
 
-var bundledBin struct {
-	once sync.Once
-	path string
-	err  error
-}
+var bundledBin builtOnce
 
 // buildWithBundled builds wai as `make build` does, once per test run:
 // the Podman tags, and every bundled tool plugin overlaid into
 // cmd/wai/bundled, so the binary carries them.
 func buildWithBundled(t *testing.T) string {
 	t.Helper()
-	bundledBin.once.Do(func() {
-		bundledBin.path, bundledBin.err = buildBundled(t)
-	})
-	if bundledBin.err != nil {
-		t.Fatal(bundledBin.err)
-	}
-	return bundledBin.path
+	return bundledBin.get(t, func(dir string) (string, error) { return buildBundled(t, dir) })
 }
 
-func buildBundled(t *testing.T) (string, error) {
-	dir, err := testTempDir()
-	if err != nil {
-		return "", err
-	}
+func buildBundled(t *testing.T, dir string) (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -101,19 +89,23 @@ func TestCopiedBinaryCarriesItsPlugins(t *testing.T) {
 	if err := os.Symlink(plugbuild.CompilationCacheDir(t), filepath.Join(cache, "wai", "wasm")); err != nil {
 		t.Fatal(err)
 	}
-	run := func(args ...string) (string, string, error) {
-		cmd := exec.Command(copied, args...)
-		cmd.Dir = t.TempDir()
-		var env []string
-		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, "WAI_") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_") {
-				env = append(env, kv)
-			}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "WAI_") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_") {
+			env = append(env, kv)
 		}
-		cmd.Env = append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_CACHE_HOME="+cache)
+	}
+	env = append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_CACHE_HOME="+cache)
+	run := func(args ...string) (string, string, error) {
 		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
+		err := runWritten(func() *exec.Cmd {
+			stdout.Reset()
+			stderr.Reset()
+			cmd := exec.Command(copied, args...)
+			cmd.Dir, cmd.Env = t.TempDir(), env
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			return cmd
+		})
 		return stdout.String(), stderr.String(), err
 	}
 
@@ -146,5 +138,18 @@ func TestPlainBuildSaysHowToGetPlugins(t *testing.T) {
 	}
 	if r := e.run("version"); !strings.Contains(r.stdout, "bundled plugins: none built in") {
 		t.Errorf("wai version: want 'none built in'; got %v", r)
+	}
+}
+
+// runWritten runs the command cmd makes, whose binary this process has
+// just written. Until a child another test forked meanwhile reaches its
+// exec, it holds the written file open and exec fails with ETXTBSY
+// (golang.org/issue/22315); that passes in moments, so it tries again.
+func runWritten(cmd func() *exec.Cmd) error {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		err := cmd().Run()
+		if !errors.Is(err, syscall.ETXTBSY) || time.Now().After(deadline) {
+			return err
+		}
 	}
 }

@@ -18,7 +18,8 @@ import (
 // repository given by its host path under a mount (the container clones
 // it at the mount's path), and --no-dotfiles leaves it out.
 func TestContainersCLIDotfilesPodman(t *testing.T) {
-	state, roots := t.TempDir(), t.TempDir()
+	t.Parallel()
+	state, roots := newcomerState(t), t.TempDir()
 	repo := filepath.Join(roots, "dots")
 	writeFile(t, roots, "dots-install.sh", "#!/bin/sh\necho \"installed from $PWD\" > \"$HOME/ran\"\n")
 	// The container's user (65534) reads the repository through the mount.

@@ -47,6 +47,24 @@ func containersCLI(t *testing.T, config string) func(args ...string) result {
 	}
 }
 
+// cliTest is a CLI containers test's setup: its id, a host root of its
+// own (the one allowed), its config and a runner as containersCLI's.
+type cliTest struct {
+	id, roots, config string
+	wai               func(args ...string) result
+}
+
+// newCLITest writes a config of the test's own: top (settings, other
+// tables), then [backends.podman] with names prefixed wai-cli-ID, roots
+// the allowed host root, and extra.
+func newCLITest(t *testing.T, top, extra string) cliTest {
+	t.Helper()
+	c := cliTest{id: testID(t), roots: t.TempDir()}
+	c.config = writePodmanConfig(t, newcomerState(t), top, podmanTable("wai-cli-"+c.id, c.roots)+extra)
+	c.wai = containersCLI(t, c.config)
+	return c
+}
+
 // testID is the test's marker cut to eight characters, for names.
 func testID(t *testing.T) string {
 	return marker(t)[len("wai-test-"):][:8]
@@ -86,16 +104,31 @@ type containersServe struct {
 	cmd     *exec.Cmd
 }
 
-// serveContainers builds wai with the Podman backend, writes a config
-// serving the containers tool with the [backends.podman] table, starts
+var agentBin builtOnce
+
+// agentBinary builds wai-agent as bin/wai carries it (static, for the
+// containers), once per test run: the tests that give it by agent_path
+// share one build.
+func agentBinary(t *testing.T) string {
+	t.Helper()
+	return agentBin.get(t, func(dir string) (string, error) {
+		agent := filepath.Join(dir, "wai-agent")
+		build := exec.Command("go", "build", "-trimpath", "-o", agent, "../wai-agent")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("building wai-agent: %v\n%s", err, out)
+		}
+		return agent, nil
+	})
+}
+
+// serveContainers starts wai with the Podman backend (the tests' shared
+// build), writes a config serving the containers tool with the [backends.podman] table, starts
 // wai serve with env added to the test's and connects client to it.
 func serveContainers(t *testing.T, ctx context.Context, table, client string, env ...string) *containersServe {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "wai-podman")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-tags", podmanBuildTags, "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("building wai with the Podman backend: %v\n%s", err, out)
-	}
-	plugins, state := t.TempDir(), t.TempDir()
+	bin := buildWithBundled(t) // the plugin_dir's containers.wasm is what the config names
+	plugins, state := t.TempDir(), newcomerState(t)
 	if err := os.WriteFile(filepath.Join(plugins, "containers.wasm"), plugbuild.Build(t, "tools/containers"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -12,10 +12,9 @@ import (
 // wai containers net and compose for a person: what they make outlives
 // the command (persistent), and goes with net rm and compose down.
 func TestContainersNetComposeCLIPodman(t *testing.T) {
-	state, roots := t.TempDir(), t.TempDir()
-	id := testID(t)
-	config := writePodmanConfig(t, state, "", podmanTable("wai-cli-"+id, roots))
-	wai := containersCLI(t, config)
+	t.Parallel()
+	c := newCLITest(t, "", "")
+	id, roots, wai := c.id, c.roots, c.wai
 	net, project := "cnet-"+id, "c"+id
 	t.Cleanup(func() {
 		wai("compose", "down", "--force", project)

@@ -12,10 +12,9 @@ import (
 // wai containers for a person: create, exec, ls, cp both ways, rm, all
 // through the kernel (the gates apply here too).
 func TestContainersCLIPodman(t *testing.T) {
-	state, roots := t.TempDir(), t.TempDir()
-	id := testID(t)
-	config := writePodmanConfig(t, state, "", podmanTable("wai-cli-"+id, roots)+"\n[backends.podman.containers]\nallow_write_mounts = true\n")
-	wai := containersCLI(t, config)
+	t.Parallel()
+	c := newCLITest(t, "", "\n[backends.podman.containers]\nallow_write_mounts = true\n")
+	id, roots, config, wai := c.id, c.roots, c.config, c.wai
 	name := "wai-cli-c-" + id
 	t.Cleanup(func() { wai("rm", "--force", name) })
 	writeFile(t, roots, "in.txt", "from the host\n")

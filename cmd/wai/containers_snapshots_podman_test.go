@@ -15,11 +15,9 @@ import (
 // and --gpu, allowed by the policy's config, on a host without an NVIDIA
 // CDI spec: a clear failure saying what to install.
 func TestContainersCLISnapshotsPodman(t *testing.T) {
-	state := t.TempDir()
-	id := testID(t)
-	config := writePodmanConfig(t, state, "default_policies = [\"blocklist\"]\n\n[[policies]]\nname = \"container_safety\"\nconfig = { allow_gpu = true }\n",
-		podmanTable("wai-cli-"+id, ""))
-	wai := containersCLI(t, config)
+	t.Parallel()
+	c := newCLITest(t, "default_policies = [\"blocklist\"]\n\n[[policies]]\nname = \"container_safety\"\nconfig = { allow_gpu = true }\n", "")
+	id, config, wai := c.id, c.config, c.wai
 	name, restored, snap := "wai-cli-s-"+id, "wai-cli-r-"+id, "cli-snap-"+id
 	t.Cleanup(func() {
 		wai("rm", "--force", name, restored)

@@ -20,7 +20,8 @@ import (
 // workspace, from the host side) only after reading that line from wai's
 // stdout. Output held to the end would never let it finish.
 func TestExecPodmanPrintsOutputAsItComes(t *testing.T) {
-	state := t.TempDir()
+	t.Parallel()
+	state := newcomerState(t)
 	m := marker(t)
 	config := filepath.Join(t.TempDir(), "wai.toml")
 	toml := fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nimage = %q\nname_prefix = %q\n",

@@ -54,7 +54,7 @@ func inProcess(t *testing.T, config string, args ...string) result {
 // command's whole tree inside it.
 func TestExecPodman(t *testing.T) {
 	t.Parallel()
-	state := t.TempDir()
+	state := newcomerState(t)
 	prefix := "wai-cli-" + marker(t)[len("wai-test-"):][:8]
 	config := filepath.Join(t.TempDir(), "wai.toml")
 	toml := fmt.Sprintf("backend = \"host\"\nstate_dir = %q\n\n[backends.podman]\nimage = %q\nname_prefix = %q\n", state, podmanImage(), prefix)

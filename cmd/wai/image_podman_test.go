@@ -15,6 +15,7 @@ import (
 // the python image of the current recipe exists (plugins/podman's end to
 // end test builds it), `wai image build python` is a cache hit.
 func TestImageCLI(t *testing.T) {
+	t.Parallel()
 	config, _, _ := podmanAdminConfig(t)
 	if r := inProcess(t, config, "image", "build", "cobol", "--config", config); r.code != exitError ||
 		!strings.Contains(r.stderr, `unknown purpose "cobol"`) || !strings.Contains(r.stderr, "general, go, node, python, rust") {

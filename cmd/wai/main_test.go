@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -44,6 +45,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Setenv("XDG_CONFIG_HOME", cfgHome)
+	raiseParallel()
 	code := m.Run()
 	os.RemoveAll(cfgHome)
 	if testTemp != "" {
@@ -52,14 +54,54 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// testsAtOnce is how many parallel tests run at once unless -parallel
+// says: most of them wait on Podman, built binaries and commands rather
+// than use a CPU, and the default (one per CPU) queued those waits one
+// after another on two cores.
+const testsAtOnce = 4
+
+// raiseParallel sets -test.parallel to testsAtOnce unless it was given.
+func raiseParallel() {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", fmt.Sprint(testsAtOnce))
+	}
+}
+
 var (
 	testTempMu sync.Mutex
 	testTemp   string // holds what outlives one test, the binaries; removed by TestMain
 
-	binOnce sync.Once
-	binPath string
-	binErr  error
+	plainBin builtOnce
 )
+
+// builtOnce is a binary the tests build once per run, on first use, into
+// a directory that outlives the test that asked first.
+type builtOnce struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// get builds with build the first time, into a new directory under
+// testTempDir, and returns the binary's path.
+func (b *builtOnce) get(t testing.TB, build func(dir string) (string, error)) string {
+	t.Helper()
+	b.once.Do(func() {
+		dir, err := testTempDir()
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.path, b.err = build(dir)
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
 
 // testTempDir returns a new directory that lives until the tests end.
 func testTempDir() (string, error) {
@@ -79,21 +121,14 @@ func testTempDir() (string, error) {
 // plugins built in) once per test run, on first use, and returns its path.
 func waiBinary(t testing.TB) string {
 	t.Helper()
-	binOnce.Do(func() {
-		var dir string
-		if dir, binErr = testTempDir(); binErr != nil {
-			return
-		}
-		binPath = filepath.Join(dir, "wai")
-		build := exec.Command("go", "build", "-ldflags", "-X main.version="+testVersion, "-o", binPath, ".")
+	return plainBin.get(t, func(dir string) (string, error) {
+		bin := filepath.Join(dir, "wai")
+		build := exec.Command("go", "build", "-ldflags", "-X main.version="+testVersion, "-o", bin, ".")
 		if out, err := build.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("building wai: %v\n%s", err, out)
+			return "", fmt.Errorf("building wai: %v\n%s", err, out)
 		}
+		return bin, nil
 	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
 }
 
 // env is one isolated wai installation: its own working directory, state

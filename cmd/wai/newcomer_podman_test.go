@@ -22,7 +22,7 @@ import (
 // having it fails the test.
 func TestNewcomerPodmanErrors(t *testing.T) {
 	dir := t.TempDir()
-	state := t.TempDir()
+	state := newcomerState(t)
 	prefix := "wai-nc-" + marker(t)[len("wai-test-"):][:8]
 	config := func(name, podman string) string {
 		return writeFile(t, dir, name+".toml", fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nname_prefix = %q\n%s",

@@ -14,7 +14,7 @@ import (
 // returns it with wai, a runner of `wai containers SUB --config … ARGS`.
 func profilesConfig(t *testing.T, prefix string) (string, func(args ...string) result) {
 	t.Helper()
-	config := writePodmanConfig(t, t.TempDir(), "", podmanTable(prefix, ""))
+	config := writePodmanConfig(t, newcomerState(t), "", podmanTable(prefix, ""))
 	return config, containersCLI(t, config)
 }
 
@@ -24,6 +24,7 @@ func profilesConfig(t *testing.T, prefix string) (string, func(args ...string) r
 // The images come from scripts/setup-podman.sh; a missing one fails with
 // the command that builds it (build_images is off).
 func TestPurposeProfilesPodman(t *testing.T) {
+	t.Parallel()
 	id := testID(t)
 	_, wai := profilesConfig(t, "wai-prof-"+id)
 	cases := []struct{ purpose, command, want string }{
@@ -35,6 +36,7 @@ func TestPurposeProfilesPodman(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.purpose, func(t *testing.T) {
+			t.Parallel() // each its own container
 			name := "wai-prof-" + c.purpose + "-" + id
 			t.Cleanup(func() { wai("rm", "--force", name) })
 			r := wai("create", "--name", name, "--purpose", c.purpose)
@@ -59,6 +61,7 @@ func TestPurposeProfilesPodman(t *testing.T) {
 // its tests run there with pytest. A Dockerfile alone gives general with
 // a note.
 func TestTryRepoPodman(t *testing.T) {
+	t.Parallel()
 	id := testID(t)
 	_, wai := profilesConfig(t, "wai-try-"+id)
 	py := gittest.Repo(t, filepath.Join(t.TempDir(), "pyproj"), map[string]string{

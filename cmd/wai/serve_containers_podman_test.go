@@ -6,8 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -26,17 +24,13 @@ import (
 // with their reasons; the session's containers go with the MCP session
 // unless persistent.
 func TestServeContainersPodman(t *testing.T) {
+	t.Parallel()
 	podmanServes(t, newEnv(t, "").config, "--backend", "podman")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	// wai-agent runs the background jobs, given by agent_path as bin/wai
 	// carries it.
-	agent := filepath.Join(t.TempDir(), "wai-agent")
-	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", agent, "../wai-agent")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building wai-agent: %v\n%s", err, out)
-	}
+	agent := agentBinary(t)
 	home, roots := t.TempDir(), t.TempDir()
 	writeFile(t, home, ".gitconfig", "[user]\n\tname = Ada Container\n\temail = ada@example.com\n")
 	writeFile(t, roots, "from-host.txt", "hello from the host\n")

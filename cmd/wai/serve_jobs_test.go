@@ -18,6 +18,7 @@ import (
 // closes (the client leaves). Real binary, real Wasm tool, official SDK
 // client over stdio, host backend.
 func TestServeJobsAcrossCalls(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "jobs.wasm"), plugbuild.Build(t, "tools/jobs"), 0o644); err != nil {
 		t.Fatal(err)

@@ -40,6 +40,7 @@ EOF`
 // status, takes it down, and tears everything down; a network left over
 // goes with the MCP session.
 func TestServeNetworksComposePodman(t *testing.T) {
+	t.Parallel()
 	podmanServes(t, newEnv(t, "").config, "--backend", "podman")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

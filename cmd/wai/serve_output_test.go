@@ -23,6 +23,7 @@ import (
 // statements — answers the value, writes the file, and its
 // structuredContent matches the schema tools/list gave.
 func TestServeOutputSchemas(t *testing.T) {
+	t.Parallel()
 	e, present := toolsEnv(t)
 	if _, ok := present["python"]; !ok {
 		t.Fatal("tools/python is missing")
@@ -103,6 +104,7 @@ func TestServeOutputSchemas(t *testing.T) {
 // itself, and throws when it does not match: tests/mcp-ts/outputschema.mjs
 // calls every bundled tool through it.
 func TestServeOutputSchemasTypeScript(t *testing.T) {
+	t.Parallel()
 	e, present := toolsEnv(t)
 	if !hasPython3() {
 		if os.Getenv("CI") == "true" {
@@ -145,6 +147,7 @@ func hasPython3() bool {
 
 // wai plugin inspect shows a tool's output schema, in JSON and as text.
 func TestPluginInspectShowsOutputSchema(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "")
 	file := filepath.Join(t.TempDir(), "python.wasm")
 	if err := os.WriteFile(file, plugbuild.Build(t, "tools/python"), 0o644); err != nil {

@@ -29,11 +29,10 @@ func TestServe(t *testing.T) {
 	if _, ok := present["vfs"]; !ok {
 		t.Fatal("tools/vfs is missing")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel) // after the parallel subtests, which run once this returns
 
 	t.Run("stdio", func(t *testing.T) {
 		t.Parallel()
+		ctx := subtestContext(t)
 		toServe, clientOut := io.Pipe()
 		clientIn, fromServe := io.Pipe()
 		s := startServeInProcess(t, ctx, e, nil, toServe, fromServe)
@@ -52,6 +51,7 @@ func TestServe(t *testing.T) {
 
 	t.Run("http with a token", func(t *testing.T) {
 		t.Parallel()
+		ctx := subtestContext(t)
 		const token = "tok-0123456789abcdef"
 		s := startServeInProcess(t, ctx, e, []string{"WAI_TEST_TOKEN=" + token}, nil, io.Discard,
 			"--http", "127.0.0.1:0", "--token-env", "WAI_TEST_TOKEN")
@@ -87,6 +87,15 @@ func TestServe(t *testing.T) {
 			t.Errorf("want a refusal naming the token; got %v", r)
 		}
 	})
+}
+
+// subtestContext bounds a parallel subtest from when it starts running:
+// one made by the parent starts counting before the subtest waits for its
+// turn, which under load (and other parallel tests) can be minutes.
+func subtestContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 type bearerTransport string

@@ -75,6 +75,7 @@ func mustLook(t *testing.T, name string) string {
 // A client nobody here wrote lists wai's tools and uses read_file and
 // shell_execute, on the host backend.
 func TestServeTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	e, _ := toolsEnv(t, "shell", "vfs")
 	tools, read, _ := tsClient(t, e, waiBinary(t), "--config", e.config)
 	joined := strings.Join(tools, " ")

@@ -23,10 +23,11 @@ var builtImage = regexp.MustCompile(`built the repository's Dockerfile into (loc
 // is not local fails fast (never pulled), as does a failing RUN, and the
 // general image runs with the build's error in a note.
 func TestTryRepoDockerfilePodman(t *testing.T) {
+	t.Parallel()
 	id := testID(t)
 	top := "default_policies = [\"blocklist\"]\n[[policies]]\nname = \"container_safety\"\nconfig = { allow_dockerfile_build = true }\n"
 	table := podmanTable("wai-tdf-"+id, "") + "[backends.podman.containers]\nbuild_dockerfiles = true\n"
-	wai := containersCLI(t, writePodmanConfig(t, t.TempDir(), top, table))
+	wai := containersCLI(t, writePodmanConfig(t, newcomerState(t), top, table))
 	general, err := podman.PurposeRecipe("general")
 	if err != nil {
 		t.Fatal(err)

@@ -33,13 +33,8 @@ func TestFileToolsVolumeOverSSH(t *testing.T) {
 	}
 	bin := buildWithBundled(t)
 	dir := t.TempDir()
-	agent := filepath.Join(dir, "wai-agent")
-	build := exec.Command("go", "build", "-trimpath", "-o", agent, "../wai-agent")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building wai-agent: %v\n%s", err, out)
-	}
-	state := filepath.Join(dir, "state")
+	agent := agentBinary(t)
+	state := newcomerState(t)
 	config := filepath.Join(dir, "wai.toml")
 	toml := fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nurl = %q\nidentity = %q\nworkspace_size = \"0\"\nimage = %q\nagent_path = %q\nname_prefix = %q\n",
 		state, "ssh://root@127.0.0.1:42722/run/podman/podman.sock", filepath.Join(sshDir, "id_ed25519"), podmanImage(), agent,

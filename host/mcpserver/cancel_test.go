@@ -13,10 +13,11 @@ import (
 // answers it with error code 0, and the stdio transport drops that answer.
 // Its command is killed, and the session serves on.
 func TestCancelledCallGetsNoResponse(t *testing.T) {
+	t.Parallel() // mostly waiting, in a session of its own
 	r := newRawStdio(t, newServer(t))
 	r.initialize("2025-06-18")
 	r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run","arguments":{"shell":"sleep 29.3"}}}`)
-	time.Sleep(time.Second) // let the command start
+	waitForCommand(t, "sleep 29.3")
 	r.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"test"}}`)
 	// The cancelled call returns within moments; give it far longer before
 	// the ping whose answer ends the wait, so an answer to 2 comes first.
@@ -54,6 +55,7 @@ func TestMalformedCallIsAJSONRPCError(t *testing.T) {
 // Over HTTP too, a call the client cancels gets no response: its POST's
 // stream ends without one, and the session serves on.
 func TestCancelledCallGetsNoResponseOverHTTP(t *testing.T) {
+	t.Parallel() // mostly waiting, in a session of its own
 	ts := httptest.NewServer(newServer(t).HTTPHandler(testToken))
 	t.Cleanup(ts.Close)
 	auth := "Bearer " + testToken.Secret
@@ -82,7 +84,7 @@ func TestCancelledCallGetsNoResponseOverHTTP(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		body <- string(b)
 	}()
-	time.Sleep(time.Second) // let the command start
+	waitForCommand(t, "sleep 28.7")
 	post(t, ts.URL, auth, sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"test"}}`)
 	select {
 	case b := <-body:

@@ -91,9 +91,8 @@ func TestHTTPAlwaysAuthenticated(t *testing.T) {
 func userKernel(t *testing.T) (*host.Kernel, string) {
 	t.Helper()
 	cfg := hostConfig(t, noopPlugin)
-	dir := t.TempDir()
-	root := filepath.Join(dir, "roots")
-	cfg.StateDir = filepath.Join(dir, "state")
+	root := filepath.Join(t.TempDir(), "roots")
+	cfg.StateDir = testStateDir(t)
 	cfg.Backends = map[string]map[string]any{"host": {"root": filepath.Join(root, "{user}", "{session}")}}
 	return startKernel(t, cfg), root
 }
@@ -166,6 +165,7 @@ func TestHTTPSessionCap(t *testing.T) {
 // quiet: its session outlives the idle timeout, files and all. (The SDK's
 // own session timeout closed it while the stream was open.)
 func TestHTTPOpenStreamNeverIdleClosed(t *testing.T) {
+	t.Parallel() // mostly idling, in a server of its own
 	s := serve(t, testKernel(t), mcpserver.Options{HTTPIdleTimeout: 3 * time.Second})
 	ts := httptest.NewServer(s.HTTPHandler(testToken))
 	t.Cleanup(ts.Close)
@@ -201,13 +201,7 @@ func TestShutdownClosesEverySession(t *testing.T) {
 		_, err := busy.CallTool(context.Background(), &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"shell": "sleep 304.9; echo late > late.txt"}})
 		called <- err
 	}()
-	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(psArgs(t), "sleep 304.9") {
-		if time.Now().After(deadline) {
-			t.Fatal("the long command never started")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitForCommand(t, "sleep 304.9")
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -236,6 +230,20 @@ func TestShutdownClosesEverySession(t *testing.T) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "late", Version: "1"}, nil)
 	if _, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: bearer{token: testToken.Secret}}, MaxRetries: -1}, nil); err == nil || !strings.Contains(err.Error(), "shutting down") {
 		t.Errorf("a client after Shutdown: want a refusal saying the server is shutting down, got %v", err)
+	}
+}
+
+// waitForCommand waits until a process running args (a string no other
+// test runs) is on the host: a fixed sleep is too short under load and
+// too long without.
+func waitForCommand(t *testing.T, args string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(psArgs(t), args) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q never started", args)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

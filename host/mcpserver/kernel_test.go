@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"sync"
@@ -12,6 +13,20 @@ import (
 	"github.com/wai-dev/wai/host/mcpserver"
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
+
+// TestMain runs up to four tests at once unless -parallel says otherwise:
+// the parallel tests here mostly wait (on timeouts, idle periods and
+// killed commands), and the default, one per CPU, would queue two-core
+// machines' waits one after the other.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	parallelSet := false
+	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
+	if !parallelSet {
+		_ = flag.Set("test.parallel", "4")
+	}
+	os.Exit(m.Run())
+}
 
 // testPlugin is a plugin the tests build from a package of this module
 // and load with grants.
@@ -55,6 +70,19 @@ func cachedStateDir(name string) string {
 		base = os.TempDir()
 	}
 	return filepath.Join(base, "wai-test", name)
+}
+
+// testStateDir is a state directory of the test's own whose Wasm
+// compilation cache is the one tests share across packages and runs: a
+// kernel on an empty one compiles every plugin again, which takes half a
+// minute under -race.
+func testStateDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Symlink(plugbuild.CompilationCacheDir(t), filepath.Join(dir, "wasm")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // startKernel starts a kernel on cfg for one test, closed when it ends.

@@ -57,6 +57,7 @@ const lastJobID = "$last-job-id"
 // representative calls, as the official Go client receives it, must
 // validate against that schema.
 func TestEveryToolDeclaresAndKeepsItsOutputSchema(t *testing.T) {
+	t.Parallel() // a kernel of its own, overlapping the tests that wait
 	dirs := tooltest.AllTools(t)
 	cfg := host.DefaultConfig()
 	cfg.Backend = "host"

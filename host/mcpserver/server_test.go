@@ -195,6 +195,7 @@ func TestStdioListAndCall(t *testing.T) {
 // Cancelling a call kills the command: a sleep that would outlive the test
 // by far returns at once, and the marker it would write never appears.
 func TestCancellationKillsCommand(t *testing.T) {
+	t.Parallel() // mostly waiting, in a session of its own
 	var (
 		mu       sync.Mutex
 		progress []float64
@@ -280,16 +281,7 @@ func TestHTTPSessionsIsolatedAndTokenRequired(t *testing.T) {
 		t.Fatalf("workspace %q: %v", dir, err)
 	}
 	a.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("workspace %s still there after the client left", dir)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitGone(t, dir, "after the client left")
 }
 
 func TestCheckListen(t *testing.T) {
