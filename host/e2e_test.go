@@ -29,13 +29,20 @@ func pluginFile(t testing.TB, pkg string) string {
 	return path
 }
 
-// A Go tool plugin built with the pdk, listed and called end to end on the
-// host backend, its shell use denied with the blocklist's reason.
-func TestEndToEndOnHostBackend(t *testing.T) {
+// hostConfig is a kernel config on the host backend with no bundled
+// tools, in the shared state directory (its compilation cache).
+func hostConfig() host.Config {
 	cfg := host.DefaultConfig()
 	cfg.Backend = "host"
 	cfg.StateDir = host.SharedStateDir
 	cfg.BundledTools = []string{}
+	return cfg
+}
+
+// A Go tool plugin built with the pdk, listed and called end to end on the
+// host backend, its shell use denied with the blocklist's reason.
+func TestEndToEndOnHostBackend(t *testing.T) {
+	cfg := hostConfig()
 	cfg.Plugins = []host.PluginConfig{
 		{Path: pluginFile(t, "examples/hello"), Grants: []string{"shell"}},
 		{Path: pluginFile(t, "host/testdata/noop"), Grants: []string{"shell"}},
@@ -148,9 +155,7 @@ func TestFallbackToHostSaysUnsandboxed(t *testing.T) {
 }
 
 func TestMissingBundledToolSaysMakePlugins(t *testing.T) {
-	cfg := host.DefaultConfig()
-	cfg.Backend = "host"
-	cfg.StateDir = host.SharedStateDir
+	cfg := hostConfig()
 	cfg.PluginDirs = []string{t.TempDir()}
 	cfg.BundledTools = []string{"shell"}
 	_, err := host.New(context.Background(), cfg)
@@ -160,10 +165,7 @@ func TestMissingBundledToolSaysMakePlugins(t *testing.T) {
 }
 
 func TestPluginSHA256Pin(t *testing.T) {
-	cfg := host.DefaultConfig()
-	cfg.Backend = "host"
-	cfg.StateDir = host.SharedStateDir
-	cfg.BundledTools = []string{}
+	cfg := hostConfig()
 	cfg.Plugins = []host.PluginConfig{{Path: pluginFile(t, "host/testdata/noop"), SHA256: strings.Repeat("0", 64)}}
 	_, err := host.New(context.Background(), cfg)
 	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "sha256") {
@@ -178,10 +180,7 @@ func TestMisbehavingPolicyPluginDenies(t *testing.T) {
 	ctx := context.Background()
 	for _, mode := range []string{"loop", "panic"} {
 		t.Run(mode, func(t *testing.T) {
-			cfg := host.DefaultConfig()
-			cfg.Backend = "host"
-			cfg.StateDir = host.SharedStateDir
-			cfg.BundledTools = []string{}
+			cfg := hostConfig()
 			cfg.PolicyTimeout = 300 * time.Millisecond
 			cfg.Policies = []host.PolicyConfig{{Path: path, Config: map[string]any{"mode": mode}}}
 			k, err := host.New(ctx, cfg)
@@ -215,10 +214,7 @@ func TestMisbehavingPolicyPluginDenies(t *testing.T) {
 // whose shell command would run for 30 s is stopped at the tool's 1 s
 // timeout, and the command's whole process tree is killed with it.
 func TestToolDeadlineStopsItsShellCommand(t *testing.T) {
-	cfg := host.DefaultConfig()
-	cfg.Backend = "host"
-	cfg.StateDir = host.SharedStateDir
-	cfg.BundledTools = []string{}
+	cfg := hostConfig()
 	cfg.ToolTimeouts = map[string]time.Duration{"run": time.Second}
 	cfg.Plugins = []host.PluginConfig{{Path: pluginFile(t, "host/testdata/noop"), Grants: []string{"shell"}}}
 	ctx := context.Background()

@@ -287,21 +287,30 @@ func exportsMissingFunction() []byte {
 }
 
 func TestMisbehavingDescribe(t *testing.T) {
-	r := newRuntime(t, Options{CheckTimeout: 500 * time.Millisecond})
+	// describe is bounded by CallTimeout (30 s by default), so the loop
+	// gets a runtime whose deadline is short; the other modes keep the
+	// default, as instantiating the module on busy cores takes its time.
+	short := newRuntime(t, Options{CallTimeout: 2 * time.Second})
+	r := newRuntime(t, Options{})
 	evil := plugbuild.Build(t, "host/internal/wasm/testdata/evil")
 	for _, c := range []struct {
 		mode string
+		rt   *Runtime
 		is   error
 		want string
 	}{
-		{"loop", ErrDeadline, "interrupted"},
-		{"panic", ErrTrap, "describe exploded"},
-		{"garbage", backend.ErrInvalid, "not a description"},
-		{"abi2", backend.ErrInvalid, "speaks ABI 2"},
+		{"loop", short, ErrDeadline, "interrupted"},
+		{"panic", r, ErrTrap, "describe exploded"},
+		{"garbage", r, backend.ErrInvalid, "not a description"},
+		{"abi2", r, backend.ErrInvalid, "speaks ABI 2"},
 	} {
-		_, err := r.Load(context.Background(), Source{Bytes: evil, Bundled: true, Config: map[string]string{"describe": c.mode}})
+		start := time.Now()
+		_, err := c.rt.Load(context.Background(), Source{Bytes: evil, Bundled: true, Config: map[string]string{"describe": c.mode}})
 		if !errors.Is(err, c.is) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("describe %s: %v, want %v mentioning %q", c.mode, err, c.is, c.want)
+		}
+		if c.rt == short && time.Since(start) > 20*time.Second {
+			t.Errorf("describe %s was stopped after %s, not at its 2 s deadline", c.mode, time.Since(start))
 		}
 	}
 }
