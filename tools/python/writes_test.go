@@ -11,8 +11,12 @@ import (
 )
 
 func TestReadsAndWrites(t *testing.T) {
+	// The cases run in parallel: each has a session (a workspace) of its
+	// own, the fake's answers are keyed by code, and two of them wait out
+	// the 5 s timeout on each real backend.
 	runPython(t, map[string]string{"unread.txt": "old\n"}, func(t *testing.T, e pyEnv) {
 		t.Run("reads are bound by path and through the helpers", func(t *testing.T) {
+			t.Parallel()
 			s := e.session()
 			e.write(t, s, "data/a.csv", "x,y\n1,2\n")
 			code := "(globals()['data/a.csv'] == vfs_reads['data/a.csv'] == read_text('/workspace/data/a.csv'), vfs_reads['data/a.csv'])"
@@ -25,13 +29,13 @@ func TestReadsAndWrites(t *testing.T) {
 				t.Fatalf("a read's text came back among the globals: %+v", r.Globals)
 			}
 			if e.Mock != nil {
-				runs := e.py.runs()
-				if got := runs[len(runs)-1].Reads["data/a.csv"]; got != "x,y\n1,2\n" {
+				if got := e.py.lastRun(code).Reads["data/a.csv"]; got != "x,y\n1,2\n" {
 					t.Fatalf("the driver was given %q", got)
 				}
 			}
 		})
 		t.Run("a template write and write_text after success", func(t *testing.T) {
+			t.Parallel()
 			s := e.session()
 			code := "total = sum(range(10))\nwrite_text('notes/extra.txt', 'extra')\ntotal"
 			e.fake(code, canned{rec: &record{ValueRepr: ptr("45"), Globals: map[string]json.RawMessage{"total": json.RawMessage("45")},
@@ -49,6 +53,7 @@ func TestReadsAndWrites(t *testing.T) {
 			}
 		})
 		t.Run("a 48,000-character write fits the output cap", func(t *testing.T) {
+			t.Parallel()
 			s := e.session()
 			code := "write_text('big.txt', ''.join(chr(97 + i % 26) for i in range(48000)))"
 			big := make([]byte, maxWriteChars)
@@ -62,6 +67,7 @@ func TestReadsAndWrites(t *testing.T) {
 			}
 		})
 		t.Run("results over the output cap write nothing", func(t *testing.T) {
+			t.Parallel()
 			s := e.session()
 			code := "import random\nrandom.seed(1)\nfor i in range(3): write_text('r%d.txt' % i, ''.join(chr(random.randrange(33, 127)) for _ in range(40000)))"
 			e.fake(code, canned{rec: &record{Globals: map[string]json.RawMessage{}},
@@ -76,6 +82,7 @@ func TestReadsAndWrites(t *testing.T) {
 			noFiles(t, e, s, "r0.txt", "r1.txt", "r2.txt")
 		})
 		t.Run("reads over the sandbox's stdin limit are refused", func(t *testing.T) {
+			t.Parallel()
 			s := e.session()
 			e.write(t, s, "huge.txt", strings.Repeat("y", maxWriteChars))
 			e.write(t, s, "huge2.txt", strings.Repeat("z", maxWriteChars))
@@ -85,6 +92,7 @@ func TestReadsAndWrites(t *testing.T) {
 			}
 		})
 		t.Run("append after reading", func(t *testing.T) {
+			t.Parallel()
 			s := e.session()
 			e.write(t, s, "log.txt", "one\n")
 			e.fake("0", canned{rec: &record{ValueRepr: ptr("0"), Globals: map[string]json.RawMessage{},
@@ -95,6 +103,7 @@ func TestReadsAndWrites(t *testing.T) {
 			}
 		})
 		t.Run("an unknown template name writes nothing", func(t *testing.T) {
+			t.Parallel()
 			s := e.session()
 			code := "write_text('first.txt', 'a')\nx = 1"
 			e.fake(code, canned{exit: 1, stderr: "LookupError: writes[0] (second.txt): the template names 'missing', which is not a global after the run\n",
@@ -107,6 +116,7 @@ func TestReadsAndWrites(t *testing.T) {
 			noFiles(t, e, s, "first.txt", "second.txt")
 		})
 		t.Run("a failing run writes nothing", func(t *testing.T) {
+			t.Parallel()
 			s := e.session()
 			code := "write_text('queued.txt', 'q')\n1/0"
 			e.fake(code, canned{exit: 1, stderr: "ZeroDivisionError: division by zero\n", rec: &record{Status: 1, Globals: map[string]json.RawMessage{}}})
@@ -131,6 +141,7 @@ func TestReadsAndWrites(t *testing.T) {
 				canned{printed: "before\n", timedOut: true}},
 		} {
 			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
 				s := e.session()
 				e.fake(c.code, c.fake)
 				start := time.Now()
@@ -154,6 +165,7 @@ func TestReadsAndWrites(t *testing.T) {
 			})
 		}
 		t.Run("overwriting an unread file is refused by read-before-write", func(t *testing.T) {
+			t.Parallel()
 			s := e.session()
 			if e.Backend.Real { // made by a command, so the session has not read it
 				if res, _ := e.mustCall(t, s, map[string]any{"code": "open('unread.txt', 'w').write('old\\n')"}); !res.OK {
@@ -171,6 +183,7 @@ func TestReadsAndWrites(t *testing.T) {
 			}
 		})
 		t.Run("write_text to an existing file in create mode writes nothing", func(t *testing.T) {
+			t.Parallel()
 			s := e.session()
 			e.write(t, s, "taken.txt", "mine")
 			code := "write_text('fresh.txt', 'f')\nwrite_text('taken.txt', 't', mode='create')"
