@@ -36,6 +36,9 @@ func (r kernelRunner) Call(ctx context.Context, ws backend.Workspace, tool strin
 }
 
 func runABIThroughKernel(t *testing.T, backendName string, caps sdktests.Caps) {
+	// Each backend's run has a kernel, a state directory and sessions of
+	// its own: the two runs overlap.
+	t.Parallel()
 	var k *host.Kernel
 	var sessions atomic.Int64
 	abitest.Run(t, abitest.Harness{
