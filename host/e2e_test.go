@@ -39,6 +39,19 @@ func hostConfig() host.Config {
 	return cfg
 }
 
+// loggedKernel builds a kernel from cfg whose events go, as JSON lines, to
+// the returned buffer; it is closed with the test.
+func loggedKernel(t *testing.T, cfg host.Config) (*host.Kernel, *syncbuf.Buffer) {
+	t.Helper()
+	logs := &syncbuf.Buffer{}
+	k, err := host.New(context.Background(), cfg, host.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k.Close(context.Background()) })
+	return k, logs
+}
+
 // A Go tool plugin built with the pdk, listed and called end to end on the
 // host backend, its shell use denied with the blocklist's reason.
 func TestEndToEndOnHostBackend(t *testing.T) {
@@ -47,13 +60,8 @@ func TestEndToEndOnHostBackend(t *testing.T) {
 		{Path: pluginFile(t, "examples/hello"), Grants: []string{"shell"}},
 		{Path: pluginFile(t, "host/testdata/noop"), Grants: []string{"shell"}},
 	}
-	var logs syncbuf.Buffer
 	ctx := context.Background()
-	k, err := host.New(ctx, cfg, host.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close(ctx)
+	k, logs := loggedKernel(t, cfg)
 
 	var names []string
 	for _, tool := range k.Tools() {
@@ -109,13 +117,8 @@ func TestFallbackToHostSaysUnsandboxed(t *testing.T) {
 	cfg.BundledTools = []string{}
 	cfg.Backend = "podman" // not linked into this test: unavailable
 	cfg.Fallback = "host"
-	var logs syncbuf.Buffer
 	ctx := context.Background()
-	k, err := host.New(ctx, cfg, host.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close(ctx)
+	k, logs := loggedKernel(t, cfg)
 	s, err := k.Session(ctx, "fb", host.SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
