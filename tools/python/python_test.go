@@ -154,7 +154,9 @@ func TestValidation(t *testing.T) {
 				if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 					t.Fatalf("want ErrInvalid with %q, got %v", c.want, err)
 				}
-				if after := len(e.py.runs()); after != before {
+				// Only the mock's python is the fake (and the backends run in
+				// parallel, so another's runs would count here).
+				if after := len(e.py.runs()); e.Mock != nil && after != before {
 					t.Fatalf("python ran (%d runs) although the call was invalid", after-before)
 				}
 			})
