@@ -29,24 +29,39 @@ func pluginFile(t testing.TB, pkg string) string {
 	return path
 }
 
-// A Go tool plugin built with the pdk, listed and called end to end on the
-// host backend, its shell use denied with the blocklist's reason.
-func TestEndToEndOnHostBackend(t *testing.T) {
+// hostConfig is a kernel config on the host backend with no bundled
+// tools, in the shared state directory (its compilation cache).
+func hostConfig() host.Config {
 	cfg := host.DefaultConfig()
 	cfg.Backend = "host"
 	cfg.StateDir = host.SharedStateDir
 	cfg.BundledTools = []string{}
+	return cfg
+}
+
+// loggedKernel builds a kernel from cfg whose events go, as JSON lines, to
+// the returned buffer; it is closed with the test.
+func loggedKernel(t *testing.T, cfg host.Config) (*host.Kernel, *syncbuf.Buffer) {
+	t.Helper()
+	logs := &syncbuf.Buffer{}
+	k, err := host.New(context.Background(), cfg, host.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k.Close(context.Background()) })
+	return k, logs
+}
+
+// A Go tool plugin built with the pdk, listed and called end to end on the
+// host backend, its shell use denied with the blocklist's reason.
+func TestEndToEndOnHostBackend(t *testing.T) {
+	cfg := hostConfig()
 	cfg.Plugins = []host.PluginConfig{
 		{Path: pluginFile(t, "examples/hello"), Grants: []string{"shell"}},
 		{Path: pluginFile(t, "host/testdata/noop"), Grants: []string{"shell"}},
 	}
-	var logs syncbuf.Buffer
 	ctx := context.Background()
-	k, err := host.New(ctx, cfg, host.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close(ctx)
+	k, logs := loggedKernel(t, cfg)
 
 	var names []string
 	for _, tool := range k.Tools() {
@@ -102,13 +117,8 @@ func TestFallbackToHostSaysUnsandboxed(t *testing.T) {
 	cfg.BundledTools = []string{}
 	cfg.Backend = "podman" // not linked into this test: unavailable
 	cfg.Fallback = "host"
-	var logs syncbuf.Buffer
 	ctx := context.Background()
-	k, err := host.New(ctx, cfg, host.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close(ctx)
+	k, logs := loggedKernel(t, cfg)
 	s, err := k.Session(ctx, "fb", host.SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -148,9 +158,7 @@ func TestFallbackToHostSaysUnsandboxed(t *testing.T) {
 }
 
 func TestMissingBundledToolSaysMakePlugins(t *testing.T) {
-	cfg := host.DefaultConfig()
-	cfg.Backend = "host"
-	cfg.StateDir = host.SharedStateDir
+	cfg := hostConfig()
 	cfg.PluginDirs = []string{t.TempDir()}
 	cfg.BundledTools = []string{"shell"}
 	_, err := host.New(context.Background(), cfg)
@@ -160,10 +168,7 @@ func TestMissingBundledToolSaysMakePlugins(t *testing.T) {
 }
 
 func TestPluginSHA256Pin(t *testing.T) {
-	cfg := host.DefaultConfig()
-	cfg.Backend = "host"
-	cfg.StateDir = host.SharedStateDir
-	cfg.BundledTools = []string{}
+	cfg := hostConfig()
 	cfg.Plugins = []host.PluginConfig{{Path: pluginFile(t, "host/testdata/noop"), SHA256: strings.Repeat("0", 64)}}
 	_, err := host.New(context.Background(), cfg)
 	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "sha256") {
@@ -178,10 +183,7 @@ func TestMisbehavingPolicyPluginDenies(t *testing.T) {
 	ctx := context.Background()
 	for _, mode := range []string{"loop", "panic"} {
 		t.Run(mode, func(t *testing.T) {
-			cfg := host.DefaultConfig()
-			cfg.Backend = "host"
-			cfg.StateDir = host.SharedStateDir
-			cfg.BundledTools = []string{}
+			cfg := hostConfig()
 			cfg.PolicyTimeout = 300 * time.Millisecond
 			cfg.Policies = []host.PolicyConfig{{Path: path, Config: map[string]any{"mode": mode}}}
 			k, err := host.New(ctx, cfg)
@@ -215,10 +217,7 @@ func TestMisbehavingPolicyPluginDenies(t *testing.T) {
 // whose shell command would run for 30 s is stopped at the tool's 1 s
 // timeout, and the command's whole process tree is killed with it.
 func TestToolDeadlineStopsItsShellCommand(t *testing.T) {
-	cfg := host.DefaultConfig()
-	cfg.Backend = "host"
-	cfg.StateDir = host.SharedStateDir
-	cfg.BundledTools = []string{}
+	cfg := hostConfig()
 	cfg.ToolTimeouts = map[string]time.Duration{"run": time.Second}
 	cfg.Plugins = []host.PluginConfig{{Path: pluginFile(t, "host/testdata/noop"), Grants: []string{"shell"}}}
 	ctx := context.Background()

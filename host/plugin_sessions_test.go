@@ -18,10 +18,7 @@ import (
 // one session's value to another session, nor to a later session of the
 // same name once the first is closed.
 func TestPluginStateStaysInItsSession(t *testing.T) {
-	cfg := host.DefaultConfig()
-	cfg.Backend = "host" // not podman, the default: this is about plugin state
-	cfg.StateDir = host.SharedStateDir
-	cfg.BundledTools = []string{}
+	cfg := hostConfig() // not podman, the default: this is about plugin state
 	cfg.Plugins = []host.PluginConfig{{Path: pluginFile(t, "host/internal/wasm/testdata/stateful"), Grants: []string{"shell"}}}
 	// wai_describe runs under policy_timeout; a Go guest's first call
 	// starts its runtime, which under -race on a busy machine can take

@@ -17,10 +17,11 @@ import (
 // is denied, through the real vfs tool plugin, a real policy plugin and
 // the host backend's real file system.
 func TestPoliciesSeeTheResolvedPath(t *testing.T) {
-	cfg := host.DefaultConfig()
-	cfg.StateDir = t.TempDir()
-	cfg.Backend = "host"
-	cfg.BundledTools = []string{}
+	cfg := hostConfig()
+	// Workspaces of its own (the session name is fixed), and the shared
+	// compilation cache: compiling the two plugins afresh under -race
+	// took most of a minute.
+	cfg.StateDir = host.FreshStateDir(t)
 	cfg.ReadBeforeWrite = false
 	cfg.PolicyTimeout = 30 * time.Second // generous: wai_describe shares it, on two busy cores under -race
 	cfg.Plugins = []host.PluginConfig{{Path: pluginFile(t, "tools/vfs"), Grants: []string{"fs.read", "fs.write"}}}

@@ -115,8 +115,31 @@ func Run(t *testing.T, pkgDirs []string, adjust func(*host.Config), fn func(t *t
 	RunOn(t, Backends, pkgDirs, adjust, fn)
 }
 
+// Only returns the Backends keep accepts, for RunOn in a test that is
+// about some of them: a test that skips a backend inside fn has already
+// paid for a kernel and its plugins there. With none accepted (Podman not
+// linked, say) it skips t.
+func Only(t *testing.T, keep func(Backend) bool) []Backend {
+	t.Helper()
+	var out []Backend
+	for _, b := range Backends {
+		if keep(b) {
+			out = append(out, b)
+		}
+	}
+	if len(out) == 0 {
+		t.Skip("no backend this test is about is linked in")
+	}
+	return out
+}
+
 // RunOn is Run on the given backends, for a test that changes one of them
 // (a mock whose shell answers as the tool's in-sandbox program would).
+//
+// The backends' subtests run in parallel: each has its own kernel, and a
+// Podman one spends most of its time waiting for containers, time the
+// others use. So fn must leave process-wide state alone (no t.Setenv)
+// and keep what it shares between backends safe for concurrent use.
 func RunOn(t *testing.T, backends []Backend, pkgDirs []string, adjust func(*host.Config), fn func(t *testing.T, e *Env)) {
 	t.Helper()
 	dir := PluginDir(t, pkgDirs...)
@@ -126,6 +149,7 @@ func RunOn(t *testing.T, backends []Backend, pkgDirs []string, adjust func(*host
 	}
 	for _, b := range backends {
 		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
 			cfg := host.DefaultConfig()
 			cfg.StateDir = StateDir(t)
 			cfg.PluginDirs = []string{dir}

@@ -55,12 +55,7 @@ type dotfilesValue struct {
 // kind of install script, the configured default, inline files, skip,
 // and a failing script that leaves the container created.
 func TestDotfilesOnPodman(t *testing.T) {
-	var pod []tooltest.Backend
-	for _, b := range tooltest.Backends {
-		if b.Name == "podman" {
-			pod = append(pod, b)
-		}
-	}
+	pod := tooltest.Only(t, func(b tooltest.Backend) bool { return b.Name == "podman" })
 	adjust := func(c *host.Config) {
 		c.Dotfiles = host.DotfilesConfig{Repo: "r-install"}
 		c.ToolTimeouts["containers"] = 3 * time.Minute

@@ -20,6 +20,10 @@ type shellValue struct {
 
 func TestPodmanShell(t *testing.T) {
 	tooltest.Run(t, []string{"tools/podman_shell"}, nil, func(t *testing.T, e *tooltest.Env) {
+		// The cases up to the lifecycle ones share a session: refused
+		// calls and exec change nothing the others look at, and a fresh
+		// session per call restarted the plugin (on podman, a container).
+		const session = "podman-shell-cases"
 		canned := func(pattern string, r backend.ExecResult) {
 			if e.Mock != nil {
 				e.Mock.AddResponse(pattern, r)
@@ -33,7 +37,7 @@ func TestPodmanShell(t *testing.T) {
 			{"command too long", `{"action":"exec","command":"` + strings.Repeat("x", 4097) + `"}`, "command is 4097 characters, over the limit of 4,096"},
 		} {
 			t.Run(c.name, func(t *testing.T) {
-				_, err := e.Call(t, "podman_shell", c.params)
+				_, err := e.CallIn(t, session, "podman_shell", c.params)
 				if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 					t.Fatalf("want ErrInvalid with %q, got %v", c.want, err)
 				}
@@ -42,7 +46,7 @@ func TestPodmanShell(t *testing.T) {
 
 		t.Run("exec runs a shell string", func(t *testing.T) {
 			canned("echo one | tr", backend.ExecResult{Stdout: "ONE\n"})
-			res, err := e.Call(t, "podman_shell", `{"action":"exec","command":"echo one | tr a-z A-Z"}`)
+			res, err := e.CallIn(t, session, "podman_shell", `{"action":"exec","command":"echo one | tr a-z A-Z"}`)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +60,7 @@ func TestPodmanShell(t *testing.T) {
 
 		t.Run("exec failure and timeout", func(t *testing.T) {
 			canned("exit 4", backend.ExecResult{ExitCode: 4})
-			res, err := e.Call(t, "podman_shell", `{"action":"exec","command":"exit 4"}`)
+			res, err := e.CallIn(t, session, "podman_shell", `{"action":"exec","command":"exit 4"}`)
 			var v shellValue
 			if err == nil {
 				tooltest.Value(t, res, &v)
@@ -66,7 +70,7 @@ func TestPodmanShell(t *testing.T) {
 			}
 			canned("sleep 30", backend.ExecResult{ExitCode: 124, TimedOut: true, Stdout: "early\n"})
 			start := time.Now()
-			res, err = e.Call(t, "podman_shell", `{"action":"exec","command":"echo early; sleep 30","timeout_seconds":0}`)
+			res, err = e.CallIn(t, session, "podman_shell", `{"action":"exec","command":"echo early; sleep 30","timeout_seconds":0}`)
 			if err == nil {
 				tooltest.Value(t, res, &v)
 			}
@@ -80,7 +84,7 @@ func TestPodmanShell(t *testing.T) {
 
 		t.Run("exec output capped at 32 KiB per stream", func(t *testing.T) {
 			canned("head -c 40000", backend.ExecResult{Stdout: strings.Repeat("a", 40000), Stderr: strings.Repeat("b", 40000), Truncated: true})
-			res, err := e.Call(t, "podman_shell", `{"action":"exec","command":"head -c 40000 /dev/zero | tr '\\0' a; head -c 40000 /dev/zero | tr '\\0' b >&2"}`)
+			res, err := e.CallIn(t, session, "podman_shell", `{"action":"exec","command":"head -c 40000 /dev/zero | tr '\\0' a; head -c 40000 /dev/zero | tr '\\0' b >&2"}`)
 			var v shellValue
 			if err == nil {
 				tooltest.Value(t, res, &v)
@@ -105,7 +109,7 @@ func TestPodmanShell(t *testing.T) {
 				`{"action":"exec","command":"echo clamp-me","timeout_seconds":-5}`:   time.Second,
 				`{"action":"exec","command":"echo clamp-me","timeout_seconds":45}`:   45 * time.Second,
 			} {
-				if _, err := e.Call(t, "podman_shell", params); err != nil {
+				if _, err := e.CallIn(t, session, "podman_shell", params); err != nil {
 					t.Fatalf("%s: %v", params, err)
 				}
 				calls := e.Mock.Calls()

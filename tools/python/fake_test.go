@@ -49,6 +49,20 @@ func (f *fakePython) runs() []driverInput {
 	return append([]driverInput(nil), f.inputs...)
 }
 
+// lastRun is the last driver input received for code: cases that run in
+// parallel interleave their runs.
+func (f *fakePython) lastRun(code string) driverInput {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := len(f.inputs) - 1; i >= 0; i-- {
+		if f.inputs[i].Code == code {
+			return f.inputs[i]
+		}
+	}
+	f.t.Errorf("the fake python never ran %q", code)
+	return driverInput{}
+}
+
 func (f *fakePython) answer(req backend.ExecRequest) (backend.ExecResult, bool) {
 	if len(req.Argv) != 3 || req.Argv[0] != "python3" || req.Argv[2] != bootstrap {
 		return backend.ExecResult{}, false

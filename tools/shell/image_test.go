@@ -14,10 +14,12 @@ import (
 // scripts/setup-podman.sh builds (the smoke test a new user runs first),
 // and checks the rest of what the image recipe promises.
 func TestDefaultImageRunsPytest(t *testing.T) {
-	tooltest.Run(t, []string{"tools/shell"}, nil, func(t *testing.T, e *tooltest.Env) {
-		if e.Backend.Name != "podman" {
-			t.Skip("this is about the Podman image")
-		}
+	// Alongside the other tests: it waits on pip and pytest in its own
+	// kernel and container.
+	t.Parallel()
+	// This is about the Podman image.
+	pod := tooltest.Only(t, func(b tooltest.Backend) bool { return b.Name == "podman" })
+	tooltest.RunOn(t, pod, []string{"tools/shell"}, nil, func(t *testing.T, e *tooltest.Env) {
 		const session = "image-smoke"
 		write := `{"command":["sh","-c","mkdir -p proj && cd proj && ` +
 			`printf 'import json, sqlite3\\n\\ndef roundtrip(x):\\n    return json.loads(json.dumps(x))\\n\\ndef count(rows):\\n    db = sqlite3.connect(\":memory:\")\\n    db.execute(\"create table t(x)\")\\n    db.executemany(\"insert into t values (?)\", [(r,) for r in rows])\\n    return db.execute(\"select count(*) from t\").fetchone()[0]\\n' > lib.py && ` +

@@ -15,10 +15,9 @@ func TestScenarioWriteTestFix(t *testing.T) {
 	if _, err := os.Stat("../vfs"); err != nil {
 		t.Skip("tools/vfs is not in this checkout")
 	}
-	tooltest.Run(t, []string{"tools/shell", "tools/vfs"}, nil, func(t *testing.T, e *tooltest.Env) {
-		if !e.Backend.Real {
-			t.Skip("the mock runs no python")
-		}
+	// Not on the mock: it runs no python.
+	reals := tooltest.Only(t, func(b tooltest.Backend) bool { return b.Real })
+	tooltest.RunOn(t, reals, []string{"tools/shell", "tools/vfs"}, nil, func(t *testing.T, e *tooltest.Env) {
 		call := func(wantOK bool, tool, params string) string {
 			t.Helper()
 			res, err := e.CallIn(t, "shell-scenario", tool, params)

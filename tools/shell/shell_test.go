@@ -42,13 +42,13 @@ type shellValue struct {
 }
 
 func TestShellExecute(t *testing.T) {
-	tooltest.Run(t, []string{"tools/shell"}, func(cfg *host.Config) {
-		// The tool's own range goes to 120 s; the kernel's default deadline
-		// must not cut it shorter.
-		if d := cfg.ToolTimeout("shell_execute"); d <= 120*time.Second {
-			t.Fatalf("default deadline of shell_execute is %s, shorter than its 120 s command timeout", d)
-		}
-	}, func(t *testing.T, e *tooltest.Env) {
+	// The tool's own range goes to 120 s; the kernel's default deadline
+	// must not cut it shorter. (Checked here, not in Run's adjust: that
+	// runs in the backends' parallel subtests, where t is not theirs.)
+	if d := host.DefaultConfig().ToolTimeout("shell_execute"); d <= 120*time.Second {
+		t.Fatalf("default deadline of shell_execute is %s, shorter than its 120 s command timeout", d)
+	}
+	tooltest.Run(t, []string{"tools/shell"}, nil, func(t *testing.T, e *tooltest.Env) {
 		t.Run("validation", func(t *testing.T) { validationCases(t, e) })
 		t.Run("runs", func(t *testing.T) { runCases(t, e) })
 	})
@@ -91,9 +91,12 @@ func validationCases(t *testing.T, e *tooltest.Env) {
 		{"unknown field", `{"command":["true"],"shell":"x"}`, "shell"},
 		{"command not a list", `{"command":"echo hi"}`, "command"},
 	}
+	// One session for every case: a refused request changes nothing in
+	// it, and a fresh session per case started the plugin's Go runtime
+	// afresh each time (most of a second under -race).
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := e.Call(t, "shell_execute", c.params)
+			res, err := e.CallIn(t, "shell-validation", "shell_execute", c.params)
 			if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("want ErrInvalid with %q, got %+v, %v", c.want, res, err)
 			}
@@ -102,9 +105,11 @@ func validationCases(t *testing.T, e *tooltest.Env) {
 }
 
 func runCases(t *testing.T, e *tooltest.Env) {
+	// The cases that need no files share a session: on Podman a fresh
+	// one is a container of its own.
 	call := func(t *testing.T, params string) (host.ToolResult, shellValue) {
 		t.Helper()
-		res, err := e.Call(t, "shell_execute", params)
+		res, err := e.CallIn(t, "shell-runs", "shell_execute", params)
 		if err != nil {
 			t.Fatalf("%s: %v", params, err)
 		}
@@ -256,7 +261,7 @@ func runCases(t *testing.T, e *tooltest.Env) {
 	})
 
 	t.Run("a policy refusal stays a permission error", func(t *testing.T) {
-		_, err := e.Call(t, "shell_execute", `{"command":["rm","-rf","/"]}`)
+		_, err := e.CallIn(t, "shell-runs", "shell_execute", `{"command":["rm","-rf","/"]}`)
 		if !errors.Is(err, backend.ErrPermission) {
 			t.Fatalf("rm -rf / through shell_execute: %v", err)
 		}

@@ -42,6 +42,23 @@ func (c client) ok(tool string, params any) string {
 	return res.Message
 }
 
+// seed writes files (path: content) with write_file.
+func (c client) seed(files map[string]string) {
+	c.t.Helper()
+	for path, content := range files {
+		c.ok("write_file", P{"file_path": path, "content": content})
+	}
+}
+
+// is calls a tool that must succeed with exactly want as its message;
+// what names the check in a failure.
+func (c client) is(what, tool string, params any, want string) {
+	c.t.Helper()
+	if got := c.ok(tool, params); got != want {
+		c.t.Errorf("%s: %q, want %q", what, got, want)
+	}
+}
+
 // fails calls a tool that must fail with a message containing want.
 func (c client) fails(tool string, params any, want string) {
 	c.t.Helper()

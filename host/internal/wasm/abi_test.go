@@ -43,7 +43,10 @@ func loadRunner(t *testing.T, wasm []byte) abitest.Runner {
 	return runtimeRunner{p}
 }
 
+// The two conformance runs overlap: each has a runtime and workspaces of
+// its own.
 func TestABIConformanceMock(t *testing.T) {
+	t.Parallel()
 	abitest.Run(t, abitest.Harness{
 		Backend: sdktests.Backend{
 			Name: mock.Name,
@@ -61,6 +64,7 @@ func TestABIConformanceMock(t *testing.T) {
 }
 
 func TestABIConformanceHost(t *testing.T) {
+	t.Parallel()
 	abitest.Run(t, abitest.Harness{
 		Backend: sdktests.Backend{
 			Name: "host",

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
-	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 // The malicious-plugin tests: each misbehaviour is contained, reported
@@ -26,7 +25,7 @@ func loadEvil(t testing.TB, r *Runtime, config map[string]string) *Plugin {
 	if _, ok := config["declare"]; !ok {
 		config["declare"] = CapShell
 	}
-	p, err := r.Load(context.Background(), Source{Bytes: plugbuild.Build(t, "host/internal/wasm/testdata/evil"), Bundled: true, Config: config})
+	p, err := r.Load(context.Background(), Source{Bytes: testModule(t, "host/internal/wasm/testdata/evil"), Bundled: true, Config: config})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,6 +112,7 @@ func TestInterruptedAtDeadline(t *testing.T) {
 }
 
 func TestTrapsDropTheInstance(t *testing.T) {
+	t.Parallel() // a runtime of its own, and no timing to keep
 	r := newRuntime(t, Options{})
 	p := loadEvil(t, r, nil)
 	for _, c := range []struct{ tool, want string }{
@@ -139,6 +139,7 @@ func TestTrapsDropTheInstance(t *testing.T) {
 }
 
 func TestBadOutput(t *testing.T) {
+	t.Parallel() // a runtime of its own, and no timing to keep
 	// A 2 MiB cap rather than the default 4 MiB: guests copy output out 8
 	// bytes per host call, slow under the race detector.
 	r := newRuntime(t, Options{MaxOutputBytes: 2 << 20})
@@ -226,8 +227,9 @@ func TestHostFunctionsNeedAnEnv(t *testing.T) {
 }
 
 func TestImportChecks(t *testing.T) {
+	t.Parallel() // a runtime of its own, and no timing to keep
 	r := newRuntime(t, Options{})
-	evil := plugbuild.Build(t, "host/internal/wasm/testdata/evil")
+	evil := testModule(t, "host/internal/wasm/testdata/evil")
 	_, err := r.Load(context.Background(), Source{Bytes: evil, Bundled: true})
 	if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "does not declare") {
 		t.Errorf("undeclared import: %v", err)
@@ -287,21 +289,31 @@ func exportsMissingFunction() []byte {
 }
 
 func TestMisbehavingDescribe(t *testing.T) {
-	r := newRuntime(t, Options{CheckTimeout: 500 * time.Millisecond})
-	evil := plugbuild.Build(t, "host/internal/wasm/testdata/evil")
+	t.Parallel() // a runtime of its own, and no timing to keep
+	// describe is bounded by CallTimeout (30 s by default), so the loop
+	// gets a runtime whose deadline is short; the other modes keep the
+	// default, as instantiating the module on busy cores takes its time.
+	short := newRuntime(t, Options{CallTimeout: 2 * time.Second})
+	r := newRuntime(t, Options{})
+	evil := testModule(t, "host/internal/wasm/testdata/evil")
 	for _, c := range []struct {
 		mode string
+		rt   *Runtime
 		is   error
 		want string
 	}{
-		{"loop", ErrDeadline, "interrupted"},
-		{"panic", ErrTrap, "describe exploded"},
-		{"garbage", backend.ErrInvalid, "not a description"},
-		{"abi2", backend.ErrInvalid, "speaks ABI 2"},
+		{"loop", short, ErrDeadline, "interrupted"},
+		{"panic", r, ErrTrap, "describe exploded"},
+		{"garbage", r, backend.ErrInvalid, "not a description"},
+		{"abi2", r, backend.ErrInvalid, "speaks ABI 2"},
 	} {
-		_, err := r.Load(context.Background(), Source{Bytes: evil, Bundled: true, Config: map[string]string{"describe": c.mode}})
+		start := time.Now()
+		_, err := c.rt.Load(context.Background(), Source{Bytes: evil, Bundled: true, Config: map[string]string{"describe": c.mode}})
 		if !errors.Is(err, c.is) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("describe %s: %v, want %v mentioning %q", c.mode, err, c.is, c.want)
+		}
+		if c.rt == short && time.Since(start) > 20*time.Second {
+			t.Errorf("describe %s was stopped after %s, not at its 2 s deadline", c.mode, time.Since(start))
 		}
 	}
 }
@@ -356,6 +368,7 @@ func TestClosedPlugin(t *testing.T) {
 // TestHammer: 64 goroutines share one pooled plugin; every answer must be
 // the one to its own question.
 func TestHammer(t *testing.T) {
+	t.Parallel() // a runtime of its own, and no timing to keep
 	r := newRuntime(t, Options{PoolSize: 8})
 	p := loadEvil(t, r, nil)
 	const workers, calls = 64, 20
@@ -419,6 +432,7 @@ func TestGuestSeesNoHostSystem(t *testing.T) {
 // TestMemoryCap: a guest gets the default 64 MiB and not a page more.
 // (Without the cap a guest could grow to the 4 GiB Wasm allows.)
 func TestMemoryCap(t *testing.T) {
+	t.Parallel() // a runtime of its own, and no timing to keep
 	r := newRuntime(t, Options{})
 	p := loadEvil(t, r, nil)
 	res, err := callEvil(context.Background(), p, "membomb", `{"mb":16}`)

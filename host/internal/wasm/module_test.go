@@ -23,7 +23,7 @@ func TestInspectModuleAgreesWithWazero(t *testing.T) {
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(cache).WithCloseOnContextDone(true))
 	defer rt.Close(ctx)
 	for _, dir := range []string{"examples/hello", "host/internal/wasm/testdata/evil"} {
-		wasm := plugbuild.Build(t, dir)
+		wasm := testModule(t, dir)
 		info, err := inspectModule(wasm)
 		if err != nil {
 			t.Fatalf("%s: %v", dir, err)

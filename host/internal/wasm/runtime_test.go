@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,7 +33,22 @@ func newRuntime(t testing.TB, opts Options) *Runtime {
 	return r
 }
 
-func helloWasm(t testing.TB) []byte { return plugbuild.Build(t, "examples/hello") }
+func helloWasm(t testing.TB) []byte { return testModule(t, "examples/hello") }
+
+// modules holds each test plugin's bytes, built once per process: every
+// plugbuild.Build lists and hashes the plugin's sources again, and the
+// tests load the same few plugins dozens of times.
+var modules sync.Map // package dir -> []byte
+
+func testModule(t testing.TB, pkgDir string) []byte {
+	t.Helper()
+	if b, ok := modules.Load(pkgDir); ok {
+		return b.([]byte)
+	}
+	b := plugbuild.Build(t, pkgDir)
+	modules.Store(pkgDir, b)
+	return b
+}
 
 func loadHello(t testing.TB, r *Runtime) *Plugin {
 	t.Helper()
@@ -44,6 +60,7 @@ func loadHello(t testing.TB, r *Runtime) *Plugin {
 }
 
 func TestHelloEndToEnd(t *testing.T) {
+	t.Parallel() // a runtime of its own, and no timing to keep
 	r := newRuntime(t, Options{})
 	p := loadHello(t, r)
 	d := p.Describe()
@@ -98,6 +115,7 @@ func TestHelloEndToEnd(t *testing.T) {
 }
 
 func TestGuestErrorKeepsKind(t *testing.T) {
+	t.Parallel() // a runtime of its own, and no timing to keep
 	r := newRuntime(t, Options{})
 	p := loadHello(t, r)
 	for _, kind := range []error{backend.ErrPermission, backend.ErrInvalid, backend.ErrUnavailable, backend.ErrNotFound, backend.ErrExist} {
@@ -120,6 +138,7 @@ func TestGuestErrorKeepsKind(t *testing.T) {
 }
 
 func TestLoadChecksGrants(t *testing.T) {
+	t.Parallel() // a runtime of its own, and no timing to keep
 	r := newRuntime(t, Options{})
 	wasm := helloWasm(t)
 	_, err := r.Load(context.Background(), Source{Bytes: wasm, Name: "hello"})

@@ -10,12 +10,11 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
-	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 func loadStateful(t testing.TB, r *Runtime) *Plugin {
 	t.Helper()
-	p, err := r.Load(context.Background(), Source{Bytes: plugbuild.Build(t, "host/internal/wasm/testdata/stateful"), Bundled: true})
+	p, err := r.Load(context.Background(), Source{Bytes: testModule(t, "host/internal/wasm/testdata/stateful"), Bundled: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,6 +177,7 @@ func TestLongCallsDoNotStarveOtherSessions(t *testing.T) {
 // key, idle instances are closed to make room before that, and a guest
 // that grows past the budget fails the same way.
 func TestMemoryBudget(t *testing.T) {
+	t.Parallel() // a runtime of its own, and no timing to keep
 	// The budget is sized from a real instance (a fresh one, ~4 MiB, grows
 	// by ~0.6 MiB in its first call): room for two used instances, not
 	// three. The instance left idle by describe is closed to make room.
