@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -91,10 +90,7 @@ func TestForkBombStopped(t *testing.T) {
 }
 
 func forkBombStopped(t *testing.T, agent bool) {
-	rec := &recorder{}
-	b := newTestBackend(t, backend.Limits{}, map[string]any{"agent": agent})
-	b.log = slog.New(rec)
-	w := openTest(t, b, false)
+	_, w, rec := recordedSession(t, map[string]any{"agent": agent}, false)
 	if _, err := w.FS().Write(bg, backend.WriteRequest{Path: "keep.txt", Content: "still here\n"}); err != nil {
 		t.Fatal(err)
 	}
@@ -126,10 +122,7 @@ func forkBombStopped(t *testing.T, agent bool) {
 // says why, and the next command gets a fresh container.
 func TestOOMRecreates(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{}
-	b := newTestBackend(t, backend.Limits{}, map[string]any{"memory": "256m"})
-	b.log = slog.New(rec)
-	w := openTest(t, b, false)
+	_, w, rec := recordedSession(t, map[string]any{"memory": "256m"}, false)
 	sh(t, w, "echo before >/tmp/mark")
 	res := run(t, w, backend.ExecRequest{Argv: []string{"python3", "-c", "b = bytearray(1 << 30); print(len(b))"}})
 	if res.Success() || res.ExitCode != 137 || res.Signal != 9 || !strings.Contains(res.Stderr, "out of memory") {
