@@ -13,6 +13,7 @@ import (
 )
 
 func TestAgentConfig(t *testing.T) {
+	t.Parallel()
 	c, err := ParseConfig(nil, t.TempDir())
 	if err != nil || !c.agentEnabled() {
 		t.Fatalf("defaults: %v, agent %v; want the agent on", err, c.agentEnabled())
@@ -28,6 +29,7 @@ func TestAgentConfig(t *testing.T) {
 // The binary lands content-addressed, read-only, once; a missing
 // agent_path is a clear error; agent = false provisions nothing.
 func TestProvisionAgent(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(t.TempDir(), "wai-agent")
 	if err := os.WriteFile(src, []byte("agent build 1"), 0o755); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // breaks the protocol, and dispatch rejects it (the reader then takes
 // the agent for dead).
 func TestAgentFramesChecked(t *testing.T) {
+	t.Parallel()
 	newConn := func() (*agentConn, *agentCall) {
 		a := &agentConn{calls: map[uint32]*agentCall{}, dead: make(chan struct{})}
 		c := &agentCall{id: 1, sink: newOutputSink(100, false, nil), done: make(chan struct{})}

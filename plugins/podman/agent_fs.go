@@ -160,7 +160,7 @@ func (f *agentFS) exchange(ctx context.Context, req agentproto.FSRequest, body i
 func (f *agentFS) abandon(st *ctrState, conn *agentConn, call *fsCall) {
 	conn.fsCancel(call)
 	go func() {
-		t := time.NewTimer(agentCancelWait)
+		t := time.NewTimer(f.w.b.slackOr(agentCancelWait))
 		defer t.Stop()
 		select {
 		case <-call.done:

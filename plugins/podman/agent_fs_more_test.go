@@ -38,6 +38,7 @@ func within(t *testing.T, d time.Duration, what string, op func() error) error {
 // as the sandbox user, stays inside /workspace for the agent's files:
 // symlinks resolve chroot-style, ".." is refused, a FIFO fails at once.
 func TestAgentFSConfinedInContainer(t *testing.T) {
+	t.Parallel()
 	w := openAgentFS(t, backend.DefaultLimits(), nil)
 	sh(t, w.Workspace, "cd /workspace && ln -s /etc/passwd passwd && ln -s ../../../../etc up && mkfifo pipe && "+
 		"ln -s pipe pipelink && ln -s /dev/zero zero && echo plain > plain.txt")
@@ -87,7 +88,10 @@ func TestAgentFSConfinedInContainer(t *testing.T) {
 // answering (SIGSTOP): the host keeps its own deadline, and an agent that
 // does not answer the cancel is replaced.
 func TestAgentFSDeadlines(t *testing.T) {
-	w := openAgentFS(t, backend.DefaultLimits(), nil)
+	t.Parallel()
+	b := newTestBackend(t, backend.DefaultLimits(), nil)
+	b.slack = time.Second // the stopped agent is dropped after 1 s, not 5
+	w := openAgentFSOn(t, b)
 	sh(t, w.Workspace, "mkdir -p /workspace/tree/a /workspace/tree/b && cd /workspace/tree && "+
 		"for i in $(seq 1 200); do echo line $i > a/$i.txt; done && "+
 		"head -c 9000 /dev/zero | tr '\\0' 'x' > b/huge.txt && truncate -s 1T b/huge.txt")
@@ -126,6 +130,7 @@ func TestAgentFSDeadlines(t *testing.T) {
 // TestAgentFSAgentDies: the agent killed under a call fails it with
 // ErrUnavailable at once, and the next call starts a new agent.
 func TestAgentFSAgentDies(t *testing.T) {
+	t.Parallel()
 	w := openAgentFS(t, backend.DefaultLimits(), nil)
 	sh(t, w.Workspace, "head -c 9000 /dev/zero | tr '\\0' 'x' > /workspace/huge.txt && truncate -s 1T /workspace/huge.txt")
 	st, conn := liveAgent(t, w.Workspace)
@@ -149,6 +154,7 @@ func TestAgentFSAgentDies(t *testing.T) {
 // TestAgentFSConcurrent: calls share the connection with each other and
 // with commands (run with -race).
 func TestAgentFSConcurrent(t *testing.T) {
+	t.Parallel()
 	w := openAgentFS(t, backend.DefaultLimits(), nil)
 	fs, ctx := w.FS(), t.Context()
 	var wg sync.WaitGroup
@@ -202,6 +208,7 @@ func TestAgentFSConcurrent(t *testing.T) {
 // TestAgentFSUnavailable: without an agent, or with one too old to serve
 // files, calls fail with ErrUnavailable saying what to do.
 func TestAgentFSUnavailable(t *testing.T) {
+	t.Parallel()
 	w := openAgentFS(t, backend.DefaultLimits(), map[string]any{"agent": false})
 	if _, err := w.FS().Stat(t.Context(), "."); !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "turn the agent on") {
 		t.Errorf("Stat without the agent: %v, want ErrUnavailable saying to turn it on", err)
@@ -218,6 +225,7 @@ func TestAgentFSUnavailable(t *testing.T) {
 // with its mode, owned as the sandbox's own files; an existing one is
 // ErrExist.
 func TestAgentFSCopyIn(t *testing.T) {
+	t.Parallel()
 	w := openAgentFS(t, backend.DefaultLimits(), nil)
 	data := make([]byte, 3<<20+17)
 	for i := range data {

@@ -25,7 +25,13 @@ func (w agentFSWorkspace) FS() backend.Filesystem { return w.agentFS() }
 // openAgentFS opens a session whose FS is served by the agent.
 func openAgentFS(t *testing.T, l backend.Limits, extra map[string]any) agentFSWorkspace {
 	t.Helper()
-	ws, err := newTestBackend(t, l, extra).Open(t.Context(), backend.WorkspaceSpec{Session: session("agentfs")})
+	return openAgentFSOn(t, newTestBackend(t, l, extra))
+}
+
+// openAgentFSOn opens a session on b, a backend the test set up itself.
+func openAgentFSOn(t *testing.T, b *Backend) agentFSWorkspace {
+	t.Helper()
+	ws, err := b.Open(t.Context(), backend.WorkspaceSpec{Session: session("agentfs")})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -47,13 +53,17 @@ var conformanceAgentFS = sdktests.Backend{
 	Watchdog: 60 * time.Second,
 }
 
-func TestFilesystemConformanceAgentFS(t *testing.T) { sdktests.RunFilesystem(t, conformanceAgentFS) }
+func TestFilesystemConformanceAgentFS(t *testing.T) {
+	t.Parallel()
+	sdktests.RunFilesystem(t, conformanceAgentFS)
+}
 
 // The agent's answers to file operations are checked, not believed:
 // pieces for no operation or past MaxChunk break the protocol; an answer
 // past the call's cap, or one that is no valid JSON, fails that call
 // alone (ErrUnavailable) and leaves the connection to the others.
 func TestAgentFSFramesChecked(t *testing.T) {
+	t.Parallel()
 	newConn := func(cap int) (*agentConn, *fsCall) {
 		a := &agentConn{calls: map[uint32]*agentCall{}, dead: make(chan struct{})}
 		c := &fsCall{id: 1, cap: cap, done: make(chan struct{})}

@@ -32,6 +32,7 @@ func openAgentWS(t *testing.T, extra map[string]any) (*Backend, *Workspace) {
 }
 
 func TestAgentRunsCommands(t *testing.T) {
+	t.Parallel()
 	_, w := openAgentWS(t, nil)
 	res, err := w.Shell().Execute(t.Context(), backend.ExecRequest{Shell: "echo out; echo err >&2; exit 3", Timeout: 30 * time.Second})
 	if err != nil {
@@ -115,6 +116,7 @@ func markedProcesses(t *testing.T, w *Workspace, st *ctrState, m string) string 
 // tree is killed from outside, and the next command runs through a new
 // agent.
 func TestAgentKilledMidCommand(t *testing.T) {
+	t.Parallel()
 	_, w := openAgentWS(t, nil)
 	st, conn := liveAgent(t, w)
 	m := fmt.Sprintf("91.%09d", rand.IntN(1_000_000_000))
@@ -145,7 +147,10 @@ func TestAgentKilledMidCommand(t *testing.T) {
 // deadline ends the command, the kill from outside stops its tree, and the
 // agent is replaced.
 func TestAgentWedgedMidCommand(t *testing.T) {
-	_, w := openAgentWS(t, nil)
+	t.Parallel()
+	b := newTestBackend(t, backend.DefaultLimits(), nil)
+	b.slack = time.Second // the host's deadline and cancel wait: 1 s past, not 5
+	w := openTest(t, b, false)
 	st, conn := liveAgent(t, w)
 	m := fmt.Sprintf("91.%09d", rand.IntN(1_000_000_000))
 	signalled := signalAgentAfter(t, 500*time.Millisecond, w, st, conn.pid, "STOP")
@@ -172,6 +177,7 @@ func TestAgentWedgedMidCommand(t *testing.T) {
 // An agent that cannot start (here: a binary that exits at once) leaves
 // the session working on the Podman exec path.
 func TestAgentBrokenFallsBack(t *testing.T) {
+	t.Parallel()
 	bad := filepath.Join(t.TempDir(), "wai-agent")
 	if err := os.WriteFile(bad, []byte("#!/bin/sh\necho broken >&2\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -193,6 +199,7 @@ func TestAgentBrokenFallsBack(t *testing.T) {
 // process) reads the end of its input and exits: agents do not pile up in
 // a container that many wai runs reattach to.
 func TestAgentExitsWhenReleased(t *testing.T) {
+	t.Parallel()
 	_, w := openAgentWS(t, nil)
 	st, conn := liveAgent(t, w)
 	st.closeAgent()
@@ -216,6 +223,7 @@ func TestAgentExitsWhenReleased(t *testing.T) {
 // Input too large for one frame to the agent takes the Podman exec path:
 // the command still runs, and the agent stays.
 func TestAgentLargeInputFallsBack(t *testing.T) {
+	t.Parallel()
 	l := backend.DefaultLimits()
 	l.MaxStdinBytes = 20 << 20
 	b := newTestBackend(t, l, nil)
@@ -235,6 +243,7 @@ func TestAgentLargeInputFallsBack(t *testing.T) {
 // Podman exec path: the command waits for a file that the test creates
 // only once it has seen the first line live.
 func TestAgentOutputIsLive(t *testing.T) {
+	t.Parallel()
 	for _, agent := range []bool{true, false} {
 		t.Run(fmt.Sprint("agent=", agent), func(t *testing.T) {
 			_, w := openAgentWS(t, map[string]any{"agent": agent})

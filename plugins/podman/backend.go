@@ -38,6 +38,11 @@ type Backend struct {
 	// svcFiles: where the service's machine has the seccomp profile and
 	// the agent, for a volume configuration (service_files.go).
 	svcFiles serviceFiles
+	// slack, when set, replaces the fixed waits the host adds past a
+	// deadline before it acts itself (overdueSlack, agentDeadlineSlack,
+	// agentCancelWait): the tests of those fallbacks wait a second, not
+	// ten (see slackOr).
+	slack time.Duration
 
 	mu      sync.Mutex
 	open    map[string]*Workspace
@@ -392,4 +397,12 @@ func (b *Backend) reapOnce(ctx context.Context, now time.Time) {
 			b.log.LogAttrs(ctx, slog.LevelWarn, "runtime.podman.reap_failed", slog.String("session", w.session), slog.String("error", err.Error()))
 		}
 	}
+}
+
+// slackOr is b.slack when set, else d.
+func (b *Backend) slackOr(d time.Duration) time.Duration {
+	if b.slack > 0 {
+		return b.slack
+	}
+	return d
 }

@@ -47,19 +47,7 @@ func BenchmarkExecTrue(b *testing.B) {
 	noAgent := openTest(b, newTestBackend(b, backend.Limits{}, map[string]any{"agent": false}), false)
 	warm(b, noAgent)
 	podman, cliErr := exec.LookPath("podman")
-	execTrue := func(w *Workspace) func() error {
-		return func() error {
-			res, err := w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}})
-			if err == nil && res.ExitCode != 0 {
-				err = fmt.Errorf("exit %d: %s", res.ExitCode, res.Stderr)
-			}
-			return err
-		}
-	}
-	variants := []struct {
-		name string
-		run  func() error
-	}{
+	variants := []variant{
 		{"wai", execTrue(w)},
 		{"rest", func() error {
 			id, err := be.execCreate(bg, st.id, []string{"true"}, nil, ContainerWorkspace, false)
@@ -110,16 +98,7 @@ func BenchmarkExecTrue(b *testing.B) {
 		}},
 		{"wai-noagent", execTrue(noAgent)},
 	}
-	took := make([][]time.Duration, len(variants))
-	for b.Loop() {
-		for i, v := range variants {
-			t0 := time.Now()
-			if err := v.run(); err != nil {
-				b.Fatalf("%s: %v", v.name, err)
-			}
-			took[i] = append(took[i], time.Since(t0))
-		}
-	}
+	took := roundRobin(b, variants)
 	diff := make([]time.Duration, len(took[0]))
 	for i := range diff {
 		diff[i] = took[0][i] - took[1][i]
@@ -131,6 +110,41 @@ func BenchmarkExecTrue(b *testing.B) {
 		b.ReportMetric(ms(median(took[i])), v.name+"-ms")
 	}
 	b.ReportMetric(ms(median(diff)), "wai-over-rest-ms")
+}
+
+// execTrue runs true in w, through the backend.
+func execTrue(w *Workspace) func() error {
+	return func() error {
+		res, err := w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}})
+		if err == nil && res.ExitCode != 0 {
+			err = fmt.Errorf("exit %d: %s", res.ExitCode, res.Stderr)
+		}
+		return err
+	}
+}
+
+// variant is one way of doing what a benchmark compares.
+type variant struct {
+	name string
+	run  func() error
+}
+
+// roundRobin runs the variants in turn, each b.Loop iteration, and returns
+// each one's durations: alternating spreads a busy moment of the machine
+// over all of them.
+func roundRobin(b *testing.B, variants []variant) [][]time.Duration {
+	b.Helper()
+	took := make([][]time.Duration, len(variants))
+	for b.Loop() {
+		for i, v := range variants {
+			t0 := time.Now()
+			if err := v.run(); err != nil {
+				b.Fatalf("%s: %v", v.name, err)
+			}
+			took[i] = append(took[i], time.Since(t0))
+		}
+	}
+	return took
 }
 
 func median(d []time.Duration) time.Duration {

@@ -52,9 +52,29 @@ var conformance = conformanceWith("podman", nil)
 // path a container without a working agent falls back to.
 var conformanceNoAgent = conformanceWith("podman", map[string]any{"agent": false})
 
-func TestShellConformance(t *testing.T)      { sdktests.RunShell(t, conformance) }
-func TestFilesystemConformance(t *testing.T) { sdktests.RunFilesystem(t, conformance) }
-func TestContainersConformance(t *testing.T) { sdktests.RunContainers(t, conformance) }
+func TestShellConformance(t *testing.T) { runShellAlone(t, conformance) }
 
-func TestShellConformanceNoAgent(t *testing.T)      { sdktests.RunShell(t, conformanceNoAgent) }
-func TestFilesystemConformanceNoAgent(t *testing.T) { sdktests.RunFilesystem(t, conformanceNoAgent) }
+// runShellAlone runs the shell suite in a process of its own (inChild):
+// one of its checks bounds the growth of its process's heap, which the
+// parallel tests of this one would skew.
+func runShellAlone(t *testing.T, b sdktests.Backend) {
+	t.Parallel()
+	if inChild(t) {
+		sdktests.RunShell(t, b)
+	}
+}
+
+func TestFilesystemConformance(t *testing.T) {
+	t.Parallel()
+	sdktests.RunFilesystem(t, conformance)
+}
+func TestContainersConformance(t *testing.T) {
+	t.Parallel()
+	sdktests.RunContainers(t, conformance)
+}
+
+func TestShellConformanceNoAgent(t *testing.T) { runShellAlone(t, conformanceNoAgent) }
+func TestFilesystemConformanceNoAgent(t *testing.T) {
+	t.Parallel()
+	sdktests.RunFilesystem(t, conformanceNoAgent)
+}

@@ -37,6 +37,7 @@ kind: nvidia.com/gpu
 // naming what to install; with one (a fake spec directory) the spec asks
 // for the CDI device; other host devices stay refused either way.
 func TestContainerGPUSpec(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	b := specBackend(t, map[string]any{"containers": map[string]any{"cdi_spec_dirs": []string{dir, filepath.Join(dir, "missing")}}})
 	req := backend.ContainerSpec{Owner: backend.ContainerOwner{Session: "s1"}, Name: "gpu-box", GPU: true}
@@ -90,6 +91,7 @@ func TestContainerGPUSpec(t *testing.T) {
 }
 
 func TestNvidiaCDISpec(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, text string
 		want       bool

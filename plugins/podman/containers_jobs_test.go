@@ -37,6 +37,7 @@ func pollJob(t *testing.T, jr backend.JobRunner, id string, since backend.JobOff
 // whole tree dies, seen with ps in the container); gone with the
 // container.
 func TestContainerJobs(t *testing.T) {
+	t.Parallel()
 	b, _, owner := containerTest(t, nil)
 	ctx := t.Context()
 	info := create(t, b, backend.ContainerSpec{Owner: owner, Name: "wai-jobs-" + newID()[:8], Network: "none", Workdir: "/srv"})
@@ -124,6 +125,7 @@ func TestContainerJobs(t *testing.T) {
 // A container made without the agent (an older wai, agent = false) says
 // how to get jobs; a mount over the agent's path is refused.
 func TestContainerJobsNeedTheAgent(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	b, _, owner := containerTest(t, map[string]any{"allowed_host_roots": []string{root}})
 	bin := b.agentBin

@@ -58,6 +58,7 @@ const defaultRoute = `awk 'NR > 1 && $2 == "00000000" {print "default via", $1}'
 // each other by container name and by service alias, not the outside; the
 // network cannot be destroyed while in use, nor used by another user.
 func TestContainerNetworkByName(t *testing.T) {
+	t.Parallel()
 	b, _, owner := containerTest(t, nil)
 	ctx, cancel := context.WithTimeout(bg, 3*time.Minute)
 	defer cancel()
@@ -127,6 +128,7 @@ func TestContainerNetworkByName(t *testing.T) {
 // TestContainerNetworkGC: wai gc removes the networks of a session that
 // is over (persistent ones with --all), never those of a live session.
 func TestContainerNetworkGC(t *testing.T) {
+	t.Parallel()
 	b := newTestBackend(t, backend.Limits{}, nil)
 	ws, err := b.Open(bg, backend.WorkspaceSpec{Session: session("netgc")})
 	if err != nil {
@@ -164,6 +166,7 @@ func TestContainerNetworkGC(t *testing.T) {
 // TestReadHostFile: a compose file is read from the session workspace or
 // an allowed root, never from elsewhere, and never past its cap.
 func TestReadHostFile(t *testing.T) {
+	t.Parallel()
 	roots := t.TempDir()
 	b, w, owner := containerTest(t, map[string]any{"allowed_host_roots": []string{roots}})
 	if err := os.WriteFile(filepath.Join(w.Dir(), "compose.yaml"), []byte("services: {}\n"), 0o644); err != nil {
@@ -193,6 +196,7 @@ func TestReadHostFile(t *testing.T) {
 // TestContainerNetworkEgress: with containers.allow_network_egress a
 // network may have a route out, and its containers may publish ports.
 func TestContainerNetworkEgress(t *testing.T) {
+	t.Parallel()
 	b, _, owner := containerTest(t, map[string]any{"containers": map[string]any{"allow_network_egress": true}})
 	name := "wai-egress-" + newID()[:8]
 	t.Cleanup(func() { cleanNetworks(t, b, owner) })

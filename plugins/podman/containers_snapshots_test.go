@@ -20,6 +20,7 @@ import (
 // Private keys refuse a snapshot until removed; another user sees
 // nothing; a snapshot a container runs from is not deleted under it.
 func TestContainerSnapshots(t *testing.T) {
+	t.Parallel()
 	b, _, owner := containerTest(t, map[string]any{"containers": map[string]any{"max_snapshots": 2}})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(bg, 2*time.Minute)

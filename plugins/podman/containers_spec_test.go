@@ -28,6 +28,7 @@ func specBackend(t *testing.T, extra map[string]any) *Backend {
 // The spec every create gets, read without a service: the seed's unit
 // cases (minimal, mounts, ports, env, labels, security flags).
 func TestContainerSpecUnit(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	b := specBackend(t, map[string]any{"allowed_host_roots": []string{root},
 		"containers": map[string]any{"env_patterns": []string{"MY_*"}, "memory": "2g"}})

@@ -55,6 +55,7 @@ func cexec(t *testing.T, b *Backend, ref backend.ContainerRef, script string) ba
 }
 
 func TestContainerLifecycle(t *testing.T) {
+	t.Parallel()
 	b, _, owner := containerTest(t, nil)
 	info := create(t, b, backend.ContainerSpec{Owner: owner, Purpose: "Python!", MountWorkspace: true,
 		Env:          map[string]string{"FOO_API_KEY": "s3cret-value"},
@@ -124,6 +125,7 @@ func TestContainerLifecycle(t *testing.T) {
 }
 
 func TestContainerRefusals(t *testing.T) {
+	t.Parallel()
 	allowed := t.TempDir()
 	outside := t.TempDir()
 	os.Symlink(outside, filepath.Join(allowed, "escape"))
@@ -192,12 +194,32 @@ func TestContainerRefusals(t *testing.T) {
 }
 
 func TestContainerCopyRoundTrip(t *testing.T) {
+	t.Parallel()
 	b, w, owner := containerTest(t, map[string]any{"containers": map[string]any{"max_copy_bytes": "1m"}})
 	info := create(t, b, backend.ContainerSpec{Owner: owner})
 	ref := backend.ContainerRef{Owner: owner, Name: info.Name}
 	os.MkdirAll(filepath.Join(w.Dir(), "d/sub"), 0o755)
 	os.WriteFile(filepath.Join(w.Dir(), "d/sub/a.txt"), []byte("hello\n"), 0o644)
 	os.Symlink("/etc/passwd", filepath.Join(w.Dir(), "d/link"))
+	copyDirRoundTrip(t, b, ref)
+	if got, _ := os.ReadFile(filepath.Join(w.Dir(), "back/sub/a.txt")); string(got) != "hello\nmore\n" {
+		t.Errorf("copied out %q", got)
+	}
+	if _, err := b.CopyToContainer(bg, ref, backend.ContainerCopy{HostPath: "/etc/hostname", ContainerPath: "/tmp/h"}); !errors.Is(err, backend.ErrPermission) {
+		t.Errorf("copy_in from outside the roots: %v, want ErrPermission", err)
+	}
+	if _, err := b.CopyToContainer(bg, ref, backend.ContainerCopy{HostPath: "d/link/x", ContainerPath: "/tmp/h"}); err == nil {
+		t.Errorf("copy_in through a symlink out of the workspace succeeded")
+	}
+	copyOutCapped(t, b, ref)
+}
+
+// copyDirRoundTrip copies the workspace's d (d/sub/a.txt holding "hello",
+// and d/link, a symlink) to /tmp/d in the container, which must hold the
+// file but not the symlink, appends "more" to the file there, and copies
+// /tmp/d back out to back.
+func copyDirRoundTrip(t *testing.T, b *Backend, ref backend.ContainerRef) {
+	t.Helper()
 	res, err := b.CopyToContainer(bg, ref, backend.ContainerCopy{HostPath: "d", ContainerPath: "/tmp/d"})
 	if err != nil || res.Files != 1 || res.Bytes != 6 {
 		t.Fatalf("CopyToContainer = %+v, %v", res, err)
@@ -209,15 +231,12 @@ func TestContainerCopyRoundTrip(t *testing.T) {
 	if err != nil || res.Files != 1 {
 		t.Fatalf("CopyFromContainer = %+v, %v", res, err)
 	}
-	if got, _ := os.ReadFile(filepath.Join(w.Dir(), "back/sub/a.txt")); string(got) != "hello\nmore\n" {
-		t.Errorf("copied out %q", got)
-	}
-	if _, err := b.CopyToContainer(bg, ref, backend.ContainerCopy{HostPath: "/etc/hostname", ContainerPath: "/tmp/h"}); !errors.Is(err, backend.ErrPermission) {
-		t.Errorf("copy_in from outside the roots: %v, want ErrPermission", err)
-	}
-	if _, err := b.CopyToContainer(bg, ref, backend.ContainerCopy{HostPath: "d/link/x", ContainerPath: "/tmp/h"}); err == nil {
-		t.Errorf("copy_in through a symlink out of the workspace succeeded")
-	}
+}
+
+// copyOutCapped: copy_out of a file over max_copy_bytes (the caller's
+// backend sets 1m) is refused.
+func copyOutCapped(t *testing.T, b *Backend, ref backend.ContainerRef) {
+	t.Helper()
 	cexec(t, b, ref, "head -c 2000000 /dev/zero > /tmp/big")
 	if _, err := b.CopyFromContainer(bg, ref, backend.ContainerCopy{HostPath: "big", ContainerPath: "/tmp/big"}); !errors.Is(err, backend.ErrInvalid) {
 		t.Errorf("copy_out above max_copy_bytes: %v, want ErrInvalid", err)
@@ -225,6 +244,7 @@ func TestContainerCopyRoundTrip(t *testing.T) {
 }
 
 func TestContainerExecTimeoutAndStopped(t *testing.T) {
+	t.Parallel()
 	b, _, owner := containerTest(t, nil)
 	info := create(t, b, backend.ContainerSpec{Owner: owner, Network: "none"})
 	ref := backend.ContainerRef{Owner: owner, Name: info.Name}
@@ -261,6 +281,7 @@ func TestContainerExecTimeoutAndStopped(t *testing.T) {
 }
 
 func TestContainerPreflight(t *testing.T) {
+	t.Parallel()
 	b := newTestBackend(t, backend.Limits{}, nil)
 	pf, err := b.ContainersPreflight(bg)
 	if err != nil || !pf.Ready || len(pf.Checks) < 3 {
@@ -280,6 +301,7 @@ func TestContainerPreflight(t *testing.T) {
 }
 
 func TestContainerGCByLabel(t *testing.T) {
+	t.Parallel()
 	b := newTestBackend(t, backend.Limits{}, nil)
 	ws, err := b.Open(bg, backend.WorkspaceSpec{Session: session("gc")})
 	if err != nil {
@@ -314,6 +336,7 @@ func TestContainerGCByLabel(t *testing.T) {
 }
 
 func TestContainerOtherConfigInvisible(t *testing.T) {
+	t.Parallel()
 	b, _, owner := containerTest(t, nil)
 	info := create(t, b, backend.ContainerSpec{Owner: owner, Network: "none"})
 	other := newTestBackend(t, backend.Limits{}, nil) // another state directory
@@ -331,6 +354,7 @@ func TestContainerOtherConfigInvisible(t *testing.T) {
 }
 
 func TestContainerHintForm(t *testing.T) {
+	t.Parallel()
 	for url, want := range map[string]string{
 		DefaultURL():                 "podman",
 		"tcp://10.0.0.5:8080":        "podman --url tcp://10.0.0.5:8080",

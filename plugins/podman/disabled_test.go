@@ -13,6 +13,7 @@ import (
 // Without the build tags the backend is registered but says how to get
 // the real one, and so do the CLI's helpers.
 func TestDisabledSaysHowToBuild(t *testing.T) {
+	t.Parallel()
 	_, err := backend.Open(bg, "podman", backend.Options{})
 	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "make build") {
 		t.Errorf("Open: %v, want ErrUnavailable saying to build with make build", err)

@@ -107,7 +107,7 @@ func (w *Workspace) runAgent(ctx context.Context, st *ctrState, conn *agentConn,
 // workspace closing; in the last three cases it asks the agent to stop
 // the command and waits a bounded time for that.
 func (w *Workspace) awaitAgent(ctx context.Context, conn *agentConn, call *agentCall, timeout time.Duration) stopReason {
-	deadline := time.NewTimer(timeout + agentDeadlineSlack)
+	deadline := time.NewTimer(timeout + w.b.slackOr(agentDeadlineSlack))
 	defer deadline.Stop()
 	why := stopExited
 	select {
@@ -124,7 +124,7 @@ func (w *Workspace) awaitAgent(ctx context.Context, conn *agentConn, call *agent
 		why = stopClosed
 	}
 	conn.cancel(call, w.b.grace())
-	wait := time.NewTimer(w.b.grace() + agentCancelWait)
+	wait := time.NewTimer(w.b.grace() + w.b.slackOr(agentCancelWait))
 	defer wait.Stop()
 	select {
 	case <-call.done:

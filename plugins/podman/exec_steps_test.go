@@ -20,6 +20,7 @@ func stepWorkspace() *Workspace {
 }
 
 func TestAwaitREST(t *testing.T) {
+	t.Parallel()
 	w := stepWorkspace()
 	done := make(chan error, 1)
 	done <- nil
@@ -50,6 +51,7 @@ func TestAwaitREST(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	w := stepWorkspace()
 	r := execRun{op: "exec", shown: []string{"x"}, quiet: true}
 	cases := []struct {

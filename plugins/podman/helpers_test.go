@@ -114,6 +114,38 @@ func newTestBackend(t testing.TB, l backend.Limits, extra map[string]any) *Backe
 // session returns a session name no other test (or run) uses.
 func session(prefix string) string { return prefix + "-" + newID()[:10] }
 
+// keptOpener returns a function that opens one kept session (named after
+// prefix) on a new Backend each call, all sharing one state directory: a
+// session as wai processes one after the other see it. The test closes
+// what it opens.
+func keptOpener(t *testing.T, prefix string, extra map[string]any) func() (*Backend, *Workspace) {
+	t.Helper()
+	needPodman(t)
+	state, name, cfg := t.TempDir(), session(prefix), testConfig(t, extra)
+	return func() (*Backend, *Workspace) {
+		t.Helper()
+		b, err := New(bg, backend.Options{Config: cfg, StateDir: state})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := b.Open(bg, backend.WorkspaceSpec{Session: name, Keep: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b, ws.(*Workspace)
+	}
+}
+
+// recordedSession opens a fresh session on a backend configured with
+// extra, whose events rec records.
+func recordedSession(t testing.TB, extra map[string]any, keep bool) (*Backend, *Workspace, *recorder) {
+	t.Helper()
+	rec := &recorder{}
+	b := newTestBackend(t, backend.Limits{}, extra)
+	b.log = slog.New(rec)
+	return b, openTest(t, b, keep), rec
+}
+
 // openTest opens a fresh session on b.
 func openTest(t testing.TB, b *Backend, keep bool) *Workspace {
 	t.Helper()

@@ -25,6 +25,7 @@ func confined(t *testing.T, dir string) *rootfs.FS {
 }
 
 func TestMatchGlob(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		glob, rel string
 		want      bool
@@ -79,6 +80,7 @@ func listFiles(t *testing.T, root string) []string {
 }
 
 func TestHydrate(t *testing.T) {
+	t.Parallel()
 	allowed := t.TempDir()
 	outside := t.TempDir()
 	src := filepath.Join(allowed, "proj")
@@ -134,6 +136,7 @@ func TestHydrate(t *testing.T) {
 // of it, by absolute and by relative target. Hydration (wai, as root) must
 // resolve them inside the workspace and create nothing outside.
 func TestHydrateSymlinkStaysInside(t *testing.T) {
+	t.Parallel()
 	allowed := t.TempDir()
 	src := filepath.Join(allowed, "proj")
 	tree(t, src, map[string]string{"d/e.py": "e", "f.py": "f"})

@@ -151,7 +151,11 @@ func BuildPurposeImage(ctx context.Context, cfg Config, purpose string, opts Bui
 	// The context's reporter (CLI status line, MCP progress) hears the
 	// build as one slow step; opts.Progress hears every step of it.
 	defer backend.StartProgress(ctx, "building image "+ref.Name)()
-	dir, err := os.MkdirTemp(buildTempDir(), "wai-image-")
+	tmp := opts.TempDir
+	if tmp == "" {
+		tmp = buildTempDir()
+	}
+	dir, err := os.MkdirTemp(tmp, "wai-image-")
 	if err != nil {
 		return ref, backend.Errorf(backend.ErrUnavailable, "image build", purpose, "temporary directory: %v", err)
 	}

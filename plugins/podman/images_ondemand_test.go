@@ -11,6 +11,10 @@ import (
 // A create's on-demand request finds the images scripts/setup-podman.sh
 // built, for every purpose, without building (build_images is off): the
 // recipe hashes of the script and of wai agree.
+//
+// Not parallel, like TestPurposeImageBuildEndToEnd: the python image's
+// build lock may be held by TestBuildCancelCleansUp's build for a minute,
+// and serial tests run before parallel ones start.
 func TestOnDemandFindsSetupImages(t *testing.T) {
 	needPodman(t)
 	cfg, err := ParseConfig(testConfig(t, nil), t.TempDir())

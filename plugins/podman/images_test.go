@@ -49,6 +49,8 @@ func (e *events) phases() map[string]int {
 // recipe (only when the image of the current recipe is missing: re-runs
 // are a cache hit), runs pytest and jq in a hardened session container on
 // it, and checks a second build is a cache hit that rebuilds nothing.
+//
+// Not parallel: see TestOnDemandFindsSetupImages.
 func TestPurposeImageBuildEndToEnd(t *testing.T) {
 	needImageBuild(t)
 	// A first build takes minutes: stop it with a clear error before the
@@ -126,6 +128,7 @@ func assertListed(ctx context.Context, t *testing.T, cfg Config, ref ImageRef) {
 // TestBuildPurposeImageUnknownPurpose: a clear ErrInvalid listing the
 // purposes, before anything is contacted or built.
 func TestBuildPurposeImageUnknownPurpose(t *testing.T) {
+	t.Parallel()
 	cfg := Config{URL: "unix:///nonexistent/podman.sock"}
 	for name, call := range map[string]func() error{
 		"build":   func() error { _, err := BuildPurposeImage(bg, cfg, "cobol", BuildOptions{}); return err },
@@ -146,6 +149,7 @@ func TestBuildPurposeImageUnknownPurpose(t *testing.T) {
 // TestRecipeHashMatchesScript: recipe.sh (what setup-podman.sh uses) and
 // the Go code agree on every recipe's hash, packages and changes.
 func TestRecipeHashMatchesScript(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
@@ -171,6 +175,7 @@ func TestRecipeHashMatchesScript(t *testing.T) {
 // TestCanBuildAdvice: without root or mmdebstrap the error says what to
 // install and how to run, with the kind a caller can act on.
 func TestCanBuildAdvice(t *testing.T) {
+	t.Parallel()
 	savedUID, savedLook := geteuid, lookPath
 	t.Cleanup(func() { geteuid, lookPath = savedUID, savedLook })
 
@@ -193,6 +198,7 @@ func TestCanBuildAdvice(t *testing.T) {
 // TestLockBuild: a second build of one image waits for the first, gives up
 // when its context ends, and other images do not wait.
 func TestLockBuild(t *testing.T) {
+	t.Parallel()
 	unlock, err := lockBuild(bg, "localhost/wai-test:lock")
 	if err != nil {
 		t.Fatal(err)
@@ -219,6 +225,7 @@ func TestLockBuild(t *testing.T) {
 // into its chroot returns the context's error, leaves no mount and no
 // build directory behind, and keeps the existing image.
 func TestBuildCancelCleansUp(t *testing.T) {
+	t.Parallel()
 	needImageBuild(t)
 	cfg, err := ParseConfig(nil, t.TempDir())
 	if err != nil {
@@ -237,10 +244,9 @@ func TestBuildCancelCleansUp(t *testing.T) {
 			t.Errorf("cleanup: %v", err)
 		}
 	})
-	t.Setenv("TMPDIR", tmp)
 	ctx, cancel := context.WithTimeout(bg, 20*time.Minute)
 	defer cancel()
-	_, err = BuildPurposeImage(ctx, cfg, "python", BuildOptions{Force: true, Progress: func(ev ProgressEvent) {
+	_, err = BuildPurposeImage(ctx, cfg, "python", BuildOptions{Force: true, TempDir: tmp, Progress: func(ev ProgressEvent) {
 		if strings.Contains(ev.Message, "installing essential packages") {
 			cancel()
 		}

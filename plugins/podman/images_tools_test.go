@@ -76,6 +76,7 @@ func TestPurposeImagesHaveTheirTools(t *testing.T) {
 // arguments, which resolves dependencies without downloading packages
 // (a bad package name fails it). Seconds per recipe, not minutes.
 func TestPurposeRecipesResolve(t *testing.T) {
+	t.Parallel()
 	needImageBuild(t)
 	for _, p := range Purposes() {
 		t.Run(p, func(t *testing.T) {

@@ -21,6 +21,10 @@ type BuildOptions struct {
 	// containers.build_images) a missing image is an error naming
 	// `wai image build PURPOSE`, not a build.
 	OnDemand, Allowed bool
+	// TempDir, when set, is where the build writes its root filesystem
+	// instead of $TMPDIR or /var/tmp: a caller (a test) can watch its own
+	// directory without changing the process's environment.
+	TempDir string
 }
 
 func (o BuildOptions) progress(ev ProgressEvent) {

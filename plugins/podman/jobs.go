@@ -235,7 +235,7 @@ func (w *Workspace) overdue(info backend.JobInfo) bool {
 	if !ok {
 		deadline = info.StartedAt.Add(info.MaxRuntime)
 	}
-	return time.Now().After(deadline.Add(w.b.grace() + overdueSlack))
+	return time.Now().After(deadline.Add(w.b.grace() + w.b.slackOr(overdueSlack)))
 }
 
 // cancelOverdue stops a job its supervisor left running past its max

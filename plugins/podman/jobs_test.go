@@ -5,7 +5,6 @@ package podman
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,10 +47,14 @@ func reopener(extra map[string]any) func(t *testing.T, session string) backend.W
 	}
 }
 
-func TestJobsConformance(t *testing.T) { sdktests.RunJobs(t, conformance) }
+func TestJobsConformance(t *testing.T) {
+	t.Parallel()
+	sdktests.RunJobs(t, conformance)
+}
 
 // Without the agent binary jobs are refused, saying what to do.
 func TestJobsNeedTheAgent(t *testing.T) {
+	t.Parallel()
 	ws := conformanceNoAgent.Open(t, backend.DefaultLimits())
 	defer ws.Close(bg)
 	_, err := ws.(backend.JobRunner).StartJob(t.Context(), backend.JobRequest{Argv: []string{"true"}})
@@ -64,15 +67,13 @@ func TestJobsNeedTheAgent(t *testing.T) {
 // background job is not idle-removed (the job counts as use); once the
 // job ends, idle cleanup takes the container as before.
 func TestIdleReaperSparesRunningJobs(t *testing.T) {
-	rec := &recorder{}
-	b := newTestBackend(t, backend.Limits{}, map[string]any{"idle_timeout": "1s"})
-	b.log = slog.New(rec)
-	w := openTest(t, b, false)
+	t.Parallel()
+	b, w, rec := recordedSession(t, map[string]any{"idle_timeout": "500ms"}, false)
 	info, err := w.StartJob(t.Context(), backend.JobRequest{Shell: "while [ ! -e gate ]; do sleep 0.1; done"})
 	if err != nil {
 		t.Fatalf("StartJob: %v", err)
 	}
-	time.Sleep(5 * time.Second) // five idle timeouts
+	time.Sleep(2500 * time.Millisecond) // five idle timeouts
 	if n := rec.count("runtime.podman.idle_cleanup"); n != 0 || !containerExists(t, b, w.ContainerName()) {
 		t.Fatalf("the reaper removed a session with a running job (events %s)", rec)
 	}
@@ -95,6 +96,7 @@ func TestIdleReaperSparesRunningJobs(t *testing.T) {
 // leftovers of a command that started before the job and ends after it;
 // cancelling the job kills it.
 func TestJobOrphansOutliveCommands(t *testing.T) {
+	t.Parallel()
 	b := newTestBackend(t, backend.Limits{}, nil)
 	w := openTest(t, b, false)
 	m := "97." + strconv.Itoa(int(time.Now().UnixNano()%1e9))
@@ -129,6 +131,7 @@ func TestJobOrphansOutliveCommands(t *testing.T) {
 // TestJobOutputChecksTheWindow: a stream window from the container is
 // taken only when it is the one asked for, within its bounds.
 func TestJobOutputChecksTheWindow(t *testing.T) {
+	t.Parallel()
 	ok := agentproto.JobStream{Data: []byte("stuv"), Offset: 18, Skipped: 10, Total: 26}
 	out, err := jobOutput(ok, 8, 4)
 	if err != nil || out.Text != "stuv" || out.Offset != 18 || out.Skipped != 10 || out.Next != 22 || !out.More || out.Total != 26 {
@@ -168,7 +171,9 @@ func TestJobOutputChecksTheWindow(t *testing.T) {
 // inside the sandbox (so nothing in the container enforces its runtime)
 // is stopped by the host once a poll finds it past its max runtime.
 func TestHostStopsAnOverdueJob(t *testing.T) {
+	t.Parallel()
 	b := newTestBackend(t, backend.Limits{}, nil)
+	b.slack = time.Second // the default 10 s only makes the test wait
 	w := openTest(t, b, false)
 	m := "96." + strconv.Itoa(int(time.Now().UnixNano()%1e9))
 	info, err := w.StartJob(t.Context(), backend.JobRequest{Argv: []string{"sleep", m}, MaxRuntime: time.Second})
@@ -198,7 +203,9 @@ func TestHostStopsAnOverdueJob(t *testing.T) {
 // container (a max runtime of a day) does not keep the job alive: the host
 // judges by the deadline it recorded itself when the job started.
 func TestHostDeadlineOutlivesARewrittenRecord(t *testing.T) {
+	t.Parallel()
 	b := newTestBackend(t, backend.Limits{}, nil)
+	b.slack = time.Second
 	w := openTest(t, b, false)
 	m := "97." + strconv.Itoa(int(time.Now().UnixNano()%1e9))
 	info, err := w.StartJob(t.Context(), backend.JobRequest{Argv: []string{"sleep", m}, MaxRuntime: time.Second})

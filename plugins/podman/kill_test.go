@@ -136,10 +136,7 @@ func TestMarkerSpoofKilledAtTimeout(t *testing.T) {
 // kill exec.
 func TestExitKillsBackground(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{}
-	b := newTestBackend(t, backend.Limits{}, map[string]any{"name_prefix": killTestPrefix})
-	b.log = slog.New(rec)
-	w := openTest(t, b, false)
+	_, w, rec := recordedSession(t, map[string]any{"name_prefix": killTestPrefix}, false)
 	// The container's first command races its health check, whose exec
 	// is a process the stats call counts: judge the second one.
 	run(t, w, backend.ExecRequest{Argv: []string{"true"}})

@@ -109,20 +109,7 @@ func TestLifecycle(t *testing.T) {
 // reattaches to both.
 func TestKeepReattach(t *testing.T) {
 	t.Parallel()
-	needPodman(t)
-	state := t.TempDir()
-	name := session("keep")
-	open := func() (*Backend, *Workspace) {
-		b, err := New(bg, backend.Options{Config: testConfig(t, nil), StateDir: state})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ws, err := b.Open(bg, backend.WorkspaceSpec{Session: name, Keep: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b, ws.(*Workspace)
-	}
+	open := keptOpener(t, "keep", nil)
 	b1, w1 := open()
 	sh(t, w1, "echo kept >/tmp/t; echo file >f")
 	id1 := w1.cur.Load().id
@@ -179,10 +166,7 @@ func TestIdleAndUptime(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			rec := &recorder{}
-			b := newTestBackend(t, backend.Limits{}, c.cfg)
-			b.log = slog.New(rec)
-			w := openTest(t, b, false)
+			b, w, rec := recordedSession(t, c.cfg, false)
 			sh(t, w, "echo x >f")
 			deadline := time.Now().Add(15 * time.Second)
 			for rec.count(c.event) == 0 && time.Now().Before(deadline) {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestRecipeParse(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{
 		"common.packages": {Data: []byte("# shared\ngit\njq  # inline comment\n\n")},
 		"wai-x.packages":  {Data: []byte("python3\n@include common.packages\n@env GOTOOLCHAIN=local\n@label org.example.team=dev tools\n")},
@@ -34,6 +35,7 @@ func TestRecipeParse(t *testing.T) {
 // TestRecipeHash: everything that shapes the image changes the hash, and
 // nothing else does.
 func TestRecipeHash(t *testing.T) {
+	t.Parallel()
 	base := Recipe{Purpose: "p", Suite: "bookworm", Variant: "minbase", Packages: []string{"git", "jq"},
 		Changes: slices.Clone(recipeBaseChanges)}
 	h := base.Hash()
@@ -65,6 +67,7 @@ func TestRecipeHash(t *testing.T) {
 }
 
 func TestRecipeParseErrors(t *testing.T) {
+	t.Parallel()
 	for name, text := range map[string]string{
 		"empty":          "# nothing\n",
 		"bad package":    "Python3\n",
@@ -86,6 +89,7 @@ func TestRecipeParseErrors(t *testing.T) {
 // TestPurposeRecipes: every purpose of the issue has a recipe with its
 // tool chain and the common tools.
 func TestPurposeRecipes(t *testing.T) {
+	t.Parallel()
 	want := map[string][]string{
 		"python":  {"python3", "python3-pip", "python3-venv", "python3-pytest"},
 		"node":    {"nodejs", "npm"},

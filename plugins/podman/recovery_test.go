@@ -4,7 +4,6 @@ package podman
 
 import (
 	"errors"
-	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -23,10 +22,7 @@ import (
 // backend's back is recreated on the next call, files intact.
 func TestRecreatedAfterOutsideKill(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{}
-	b := newTestBackend(t, backend.Limits{}, nil)
-	b.log = slog.New(rec)
-	w := openTest(t, b, false)
+	b, w, rec := recordedSession(t, nil, false)
 	sh(t, w, "echo data >file")
 	for i, how := range []string{"kill", "remove"} {
 		st, err := w.ensure(bg)
@@ -111,10 +107,7 @@ func TestServiceRestart(t *testing.T) {
 			stop(svc)
 		}
 	})
-	rec := &recorder{}
-	b := newTestBackend(t, backend.Limits{}, map[string]any{"url": url})
-	b.log = slog.New(rec)
-	w := openTest(t, b, false)
+	_, w, rec := recordedSession(t, map[string]any{"url": url}, false)
 	if res := sh(t, w, "echo one >/tmp/state; cat /tmp/state"); res.Stdout != "one\n" {
 		t.Fatalf("before the restart: %q %q", res.Stdout, res.Stderr)
 	}

@@ -3,7 +3,6 @@
 package podman
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -31,15 +30,6 @@ func BenchmarkRemoteVsLocal(b *testing.B) {
 	localVol := openTest(b, newTestBackend(b, backend.Limits{}, volumeExtra), false)
 	remote := openTest(b, newRemoteBackend(b, s, backend.Limits{}), false)
 	content := string(make([]byte, 4096))
-	execTrue := func(w *Workspace) func() error {
-		return func() error {
-			res, err := w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}})
-			if err == nil && res.ExitCode != 0 {
-				err = fmt.Errorf("exit %d: %s", res.ExitCode, res.Stderr)
-			}
-			return err
-		}
-	}
 	fileRoundTrip := func(w *Workspace) func() error {
 		return func() error {
 			fs := w.FS()
@@ -50,10 +40,7 @@ func BenchmarkRemoteVsLocal(b *testing.B) {
 			return err
 		}
 	}
-	variants := []struct {
-		name string
-		run  func() error
-	}{
+	variants := []variant{
 		{"local-exec", execTrue(local)}, {"ssh-exec", execTrue(remote)},
 		{"local-file", fileRoundTrip(local)}, {"localvol-file", fileRoundTrip(localVol)}, {"ssh-file", fileRoundTrip(remote)},
 	}
@@ -62,16 +49,7 @@ func BenchmarkRemoteVsLocal(b *testing.B) {
 			b.Fatalf("%s: %v", v.name, err)
 		}
 	}
-	took := make([][]time.Duration, len(variants))
-	for b.Loop() {
-		for i, v := range variants {
-			t0 := time.Now()
-			if err := v.run(); err != nil {
-				b.Fatalf("%s: %v", v.name, err)
-			}
-			took[i] = append(took[i], time.Since(t0))
-		}
-	}
+	took := roundRobin(b, variants)
 	for i, v := range variants {
 		b.ReportMetric(ms(median(took[i])), v.name+"-ms")
 	}

@@ -101,10 +101,10 @@ func setUpSSHD() (testSSHD, error) {
 // childHomeVar marks a test process started by inHome.
 const childHomeVar = "WAI_TEST_SSH_HOME"
 
-// inHome runs the calling test in a child process of this test binary
-// whose HOME is home, and reports true in that child (which then runs the
-// test's body) and false in the parent (which has passed on the child's
-// output and verdict).
+// inHome runs the calling test in a child process (inChild) whose HOME is
+// home, and reports true in that child (which then runs the test's body)
+// and false in the parent (which has passed on the child's output and
+// verdict).
 //
 // Why a child: the Podman bindings check an ssh host key against
 // $HOME/.ssh/known_hosts, append unknown hosts to it, and read HOME once per
@@ -119,7 +119,25 @@ func inHome(t testing.TB, home string) bool {
 		}
 		return true
 	}
-	args := []string{"-test.count=1", "-test.timeout=30m"}
+	return inChild(t, "HOME="+home, childHomeVar+"="+home)
+}
+
+// childVar names the test a child process started by inChild runs.
+const childVar = "WAI_TEST_CHILD"
+
+// inChild runs the calling test alone in a child process of this test
+// binary, with env added to its environment, and reports true in that
+// child (which then runs the test's body) and false in the parent (which
+// has passed on the child's output and verdict). Besides inHome, the shell
+// suites use it: their bounded-memory check measures the heap of its
+// process, which the other tests, all parallel, would grow.
+func inChild(t testing.TB, env ...string) bool {
+	t.Helper()
+	if os.Getenv(childVar) == t.Name() {
+		return true
+	}
+	// The child runs as many parallel subtests as this process would.
+	args := []string{"-test.count=1", "-test.timeout=30m", "-test.parallel=" + testFlag("test.parallel", "2")}
 	if b, ok := t.(*testing.B); ok {
 		args = append(args, "-test.run=^$", "-test.bench=^"+regexp.QuoteMeta(b.Name())+"$", "-test.benchtime="+benchtime())
 	} else {
@@ -129,7 +147,7 @@ func inHome(t testing.TB, home string) bool {
 		args = append(args, "-test.v")
 	}
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "HOME="+home, childHomeVar+"="+home)
+	cmd.Env = append(append(os.Environ(), env...), childVar+"="+t.Name())
 	out, err := cmd.CombinedOutput()
 	passed := err == nil && (strings.Contains(string(out), "\nPASS\n") || strings.HasPrefix(string(out), "PASS\n"))
 	if _, ok := t.(*testing.B); ok && passed {
@@ -141,9 +159,9 @@ func inHome(t testing.TB, home string) bool {
 				os.Stdout.WriteString(l)
 			}
 		}
-		t.Skipf("measured in a child test process with HOME=%s (results above)", home)
+		t.Skipf("measured in a child test process (results above)")
 	}
-	t.Logf("child test process (HOME=%s):\n%s", home, out)
+	t.Logf("child test process (%s):\n%s", strings.Join(env, " "), out)
 	if !passed {
 		t.Fatalf("child test process failed: %v", err)
 	}
@@ -151,11 +169,14 @@ func inHome(t testing.TB, home string) bool {
 }
 
 // benchtime is the -test.benchtime this process runs with.
-func benchtime() string {
-	if f := flag.Lookup("test.benchtime"); f != nil {
+func benchtime() string { return testFlag("test.benchtime", "1s") }
+
+// testFlag is the value of one of the testing package's flags, or def.
+func testFlag(name, def string) string {
+	if f := flag.Lookup(name); f != nil {
 		return f.Value.String()
 	}
-	return "1s"
+	return def
 }
 
 // sshAnswers reports whether an SSH server greets on 127.0.0.1:port.

@@ -51,12 +51,14 @@ func remoteConformance(s testSSHD) sdktests.Backend {
 }
 
 func TestRemoteShellConformance(t *testing.T) {
+	t.Parallel()
 	if s := needSSHD(t); inHome(t, s.home()) {
 		sdktests.RunShell(t, remoteConformance(s))
 	}
 }
 
 func TestRemoteFilesystemConformance(t *testing.T) {
+	t.Parallel()
 	if s := needSSHD(t); inHome(t, s.home()) {
 		sdktests.RunFilesystem(t, remoteConformance(s))
 	}
@@ -65,6 +67,7 @@ func TestRemoteFilesystemConformance(t *testing.T) {
 // The containers agents manage, over ssh:// (their owner session on a
 // volume workspace).
 func TestRemoteContainersConformance(t *testing.T) {
+	t.Parallel()
 	if s := needSSHD(t); inHome(t, s.home()) {
 		sdktests.RunContainers(t, remoteConformance(s))
 	}
@@ -160,6 +163,7 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 // login (and, below, a host key that is not the one in known_hosts). Each error names the URL, what failed and what to
 // check.
 func TestRemoteUnreachableAdvice(t *testing.T) {
+	t.Parallel()
 	s := needSSHD(t)
 	if !inHome(t, s.home()) {
 		return
@@ -185,6 +189,7 @@ func TestRemoteUnreachableAdvice(t *testing.T) {
 // A host key other than the one known_hosts holds is refused, never
 // replaced: run with a HOME whose known_hosts pins another key.
 func TestRemoteHostKeyMismatch(t *testing.T) {
+	t.Parallel()
 	s := needSSHD(t)
 	home := os.Getenv(childHomeVar)
 	if home == "" {
@@ -250,6 +255,7 @@ func freeLoopbackPort(t *testing.T) int {
 // nothing, the call returns when the context ends, not after the bindings'
 // own 40 s.
 func TestRemoteDialHonoursContext(t *testing.T) {
+	t.Parallel()
 	s := needSSHD(t)
 	if !inHome(t, s.home()) {
 		return
@@ -285,6 +291,7 @@ func TestRemoteDialHonoursContext(t *testing.T) {
 // being that volume workspaces work there (a file written by wai-agent is
 // the one a command reads, and nothing lands on wai's side).
 func TestRemotePreflight(t *testing.T) {
+	t.Parallel()
 	s := needSSHD(t)
 	if !inHome(t, s.home()) {
 		return
@@ -309,6 +316,7 @@ func TestRemotePreflight(t *testing.T) {
 // instead that the service sees wai's workspace directory at the same
 // path: it does here (the service is on this machine).
 func TestRemotePreflightBindShared(t *testing.T) {
+	t.Parallel()
 	s := needSSHD(t)
 	if !inHome(t, s.home()) {
 		return

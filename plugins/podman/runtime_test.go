@@ -13,6 +13,7 @@ import (
 )
 
 func TestCheckRuntime(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		want, got string
 		ok        bool
@@ -38,6 +39,7 @@ func TestCheckRuntime(t *testing.T) {
 // be ignored silently: either the container really runs on it, or opening
 // the session fails and says so.
 func TestConfiguredRuntimeIsAppliedOrRefused(t *testing.T) {
+	t.Parallel()
 	b := newTestBackend(t, backend.DefaultLimits(), nil)
 	w := openTest(t, b, false)
 	if res := sh(t, w, "true"); res.ExitCode != 0 {
@@ -89,6 +91,7 @@ func inspectRuntime(t *testing.T, b *Backend, w *Workspace) (string, error) {
 
 // A failed start names its known causes' fixes and keeps its kind.
 func TestStartFailedAdvice(t *testing.T) {
+	t.Parallel()
 	b := &Backend{svc: &service{}}
 	for cause, advice := range map[string]string{
 		"preparing container x for attach: write child: broken pipe":          "working directory was deleted",

@@ -17,6 +17,7 @@ import (
 // names the host, the user and the key. The real failures are tested in
 // remote_test.go against the test sshd.
 func TestSSHAdvice(t *testing.T) {
+	t.Parallel()
 	const url = "ssh://core@box.example:2222/run/user/1000/podman/podman.sock"
 	for _, c := range []struct {
 		name     string

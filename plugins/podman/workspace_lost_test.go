@@ -4,7 +4,6 @@ package podman
 
 import (
 	"errors"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,10 +19,7 @@ import (
 // run long past every idle_timeout.
 func TestIdleKeepsFiles(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{}
-	b := newTestBackend(t, backend.Limits{}, map[string]any{"idle_timeout": "1s"})
-	b.log = slog.New(rec)
-	w := openTest(t, b, false)
+	b, w, rec := recordedSession(t, map[string]any{"idle_timeout": "1s"}, false)
 	sh(t, w, "echo kept >f")
 	// The event may be another session's (the sweep logs it too): wait
 	// for this session's container to go.

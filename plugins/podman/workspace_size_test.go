@@ -73,22 +73,7 @@ func TestWorkspaceSizeLimit(t *testing.T) {
 func TestWorkspaceSizeSurvives(t *testing.T) {
 	t.Parallel()
 	needRoot(t)
-	needPodman(t)
-	state := t.TempDir()
-	name := session("size")
-	cfg := testConfig(t, map[string]any{"workspace_size": "32m"})
-	open := func() (*Backend, *Workspace) {
-		t.Helper()
-		b, err := New(bg, backend.Options{Config: cfg, StateDir: state})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ws, err := b.Open(bg, backend.WorkspaceSpec{Session: name, Keep: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b, ws.(*Workspace)
-	}
+	open := keptOpener(t, "size", map[string]any{"workspace_size": "32m"})
 	b1, w1 := open()
 	if got := sh(t, w1, "ls -A; echo one >f; stat -c %u .").Stdout; got != "65534\n" {
 		t.Errorf("a fresh limited workspace lists %q, want it empty and owned by the container user", got)
@@ -150,6 +135,7 @@ func TestWorkspaceSizeSurvives(t *testing.T) {
 // ErrUnavailable saying why and how to opt out, never silently without a
 // limit. The test binary runs itself again as user 65534.
 func TestWorkspaceSizeFailsClosedWithoutRoot(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("WAI_TEST_VOLUME_CHILD") == "1" {
 		err := checkVolumeSupport(1 << 30)
 		fmt.Printf("kind-unavailable=%v\nmessage=%v\n", errors.Is(err, backend.ErrUnavailable), err)

@@ -50,8 +50,11 @@ var conformanceVolume = func() sdktests.Backend {
 	return c
 }()
 
-func TestShellConformanceVolume(t *testing.T)      { sdktests.RunShell(t, conformanceVolume) }
-func TestFilesystemConformanceVolume(t *testing.T) { sdktests.RunFilesystem(t, conformanceVolume) }
+func TestShellConformanceVolume(t *testing.T) { runShellAlone(t, conformanceVolume) }
+func TestFilesystemConformanceVolume(t *testing.T) {
+	t.Parallel()
+	sdktests.RunFilesystem(t, conformanceVolume)
+}
 
 // noLocalWorkspace fails when a volume workspace made anything under
 // workspace_dir besides its state file: the point of a volume is that
@@ -93,6 +96,7 @@ func volumeLabels(t testing.TB, b *Backend, name string) (map[string]string, boo
 // in through the archive API (owned by the container user), nothing on
 // wai's side, and the volume removed with the session.
 func TestVolumeWorkspaceLifecycle(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(src, "pkg"), 0o755); err != nil {
 		t.Fatal(err)
@@ -162,6 +166,7 @@ func TestVolumeWorkspaceLifecycle(t *testing.T) {
 // A kept session's volume outlives Close and holds its files for the next
 // Open; wai rm removes it, and gc --all removes a kept one.
 func TestVolumeWorkspaceKeptRmGC(t *testing.T) {
+	t.Parallel()
 	b := newTestBackend(t, backend.Limits{}, volumeExtra)
 	name := session("vk")
 	ws, err := b.Open(bg, backend.WorkspaceSpec{Session: name, Keep: true})
@@ -217,6 +222,7 @@ func TestVolumeWorkspaceKeptRmGC(t *testing.T) {
 // when its volume storage has them; otherwise Open fails, saying how to
 // go on, rather than run without the limit.
 func TestVolumeWorkspaceSize(t *testing.T) {
+	t.Parallel()
 	b := newTestBackend(t, backend.Limits{}, withVolume(map[string]any{"workspace_size": "16m"}))
 	ws, err := b.Open(bg, backend.WorkspaceSpec{Session: session("vs")})
 	if err != nil {
@@ -236,6 +242,7 @@ func TestVolumeWorkspaceSize(t *testing.T) {
 // The default workspace follows the service: bind for a local socket,
 // volume for one over the network; anything else is refused.
 func TestWorkspaceModeConfig(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		url, mode, want string
 	}{
@@ -263,6 +270,7 @@ func TestWorkspaceModeConfig(t *testing.T) {
 
 // A volume wai did not make is never adopted.
 func TestVolumeWorkspaceForeignVolume(t *testing.T) {
+	t.Parallel()
 	b := newTestBackend(t, backend.Limits{}, volumeExtra)
 	name := session("vf")
 	p, err := b.cfg.pathsFor(backend.WorkspaceSpec{Session: name})
@@ -293,6 +301,7 @@ func volumeCreate(name string) entitiesTypes.VolumeCreateOptions {
 // volume workspace: new files, missing parents, owned by the container
 // user; an existing one is ErrExist and stays as it was.
 func TestVolumeWorkspaceCopyIn(t *testing.T) {
+	t.Parallel()
 	w := openTest(t, newTestBackend(t, backend.Limits{}, volumeExtra), false)
 	cfs, ok := w.FS().(backend.CopyInFS)
 	if !ok {
@@ -322,6 +331,7 @@ func TestVolumeWorkspaceCopyIn(t *testing.T) {
 // workspace (copies with it go container to container, copyVolume): it
 // is no directory here, and the refusal says what works instead.
 func TestVolumeWorkspaceContainerCopyRefused(t *testing.T) {
+	t.Parallel()
 	cfg, err := ParseConfig(testConfig(t, volumeExtra), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -340,6 +350,7 @@ func TestVolumeWorkspaceContainerCopyRefused(t *testing.T) {
 // see the same files. A session without a volume yet is refused rather
 // than given a volume the service would make unlabelled.
 func TestVolumeWorkspaceMountCwd(t *testing.T) {
+	t.Parallel()
 	b, w, owner := containerTest(t, volumeExtra)
 	sh(t, w, "echo shared > f")
 	info := create(t, b, backend.ContainerSpec{Owner: owner, MountWorkspace: true})
@@ -360,27 +371,15 @@ func TestVolumeWorkspaceMountCwd(t *testing.T) {
 // side: tar streams between the two containers, symlinks left behind,
 // files owned by the session's user, max_copy_bytes kept.
 func TestVolumeWorkspaceContainerCopy(t *testing.T) {
+	t.Parallel()
 	b, w, owner := containerTest(t, withVolume(map[string]any{"containers": map[string]any{"max_copy_bytes": "1m"}}))
 	info := create(t, b, backend.ContainerSpec{Owner: owner})
 	ref := backend.ContainerRef{Owner: owner, Name: info.Name}
 	sh(t, w, "mkdir -p d/sub && echo hello > d/sub/a.txt && ln -s /etc/passwd d/link")
-	res, err := b.CopyToContainer(bg, ref, backend.ContainerCopy{HostPath: "d", ContainerPath: "/tmp/d"})
-	if err != nil || res.Files != 1 || res.Bytes != 6 {
-		t.Fatalf("CopyToContainer = %+v, %v", res, err)
-	}
-	if out := cexec(t, b, ref, "cat /tmp/d/sub/a.txt; ls -A /tmp/d; echo more >> /tmp/d/sub/a.txt"); out.Stdout != "hello\nsub\n" {
-		t.Errorf("in the container: %+v (the symlink must stay behind)", out)
-	}
-	res, err = b.CopyFromContainer(bg, ref, backend.ContainerCopy{HostPath: "back", ContainerPath: "/tmp/d"})
-	if err != nil || res.Files != 1 {
-		t.Fatalf("CopyFromContainer = %+v, %v", res, err)
-	}
+	copyDirRoundTrip(t, b, ref)
 	if out := sh(t, w, "cat back/sub/a.txt; stat -c %u back/sub/a.txt; id -u"); !strings.HasPrefix(out.Stdout, "hello\nmore\n") ||
 		strings.Count(out.Stdout, strings.TrimSpace(out.Stdout[strings.LastIndexByte(strings.TrimSpace(out.Stdout), '\n')+1:])) != 2 {
 		t.Errorf("copied out: %+v", out)
 	}
-	cexec(t, b, ref, "head -c 2000000 /dev/zero > /tmp/big")
-	if _, err := b.CopyFromContainer(bg, ref, backend.ContainerCopy{HostPath: "big", ContainerPath: "/tmp/big"}); !errors.Is(err, backend.ErrInvalid) {
-		t.Errorf("copy_out above max_copy_bytes: %v, want ErrInvalid", err)
-	}
+	copyOutCapped(t, b, ref)
 }
