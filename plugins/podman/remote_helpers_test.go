@@ -214,8 +214,11 @@ func remoteExtra(s testSSHD, extra map[string]any) map[string]any {
 }
 
 // killSessions kills the test sshd's per-connection processes (its
-// children), which cuts every ssh connection to it, and returns how many
-// it killed. The listening sshd stays, so the next dial succeeds.
+// children) that serve this process's connections, which cuts every ssh
+// connection this test binary holds to it and none of another's
+// (sshcut_test.go), and returns how many it killed. The listening sshd
+// stays, so the next dial succeeds. Tests that call it run serially: a
+// parallel test of this binary on ssh:// would be cut too.
 func (s testSSHD) killSessions(t testing.TB) int {
 	t.Helper()
 	pid, err := s.pid()
@@ -226,6 +229,8 @@ func (s testSSHD) killSessions(t testing.TB) int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	conns := tcpTable()
+	mine := ownClientPorts(conns, s.port)
 	n := 0
 	for _, p := range procs {
 		b, err := os.ReadFile(p)
@@ -238,8 +243,12 @@ func (s testSSHD) killSessions(t testing.TB) int {
 		if len(f) < 2 || f[1] != strconv.Itoa(pid) {
 			continue
 		}
-		child, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-		if err := syscall.Kill(child, syscall.SIGKILL); err == nil {
+		child := filepath.Base(filepath.Dir(p))
+		if !servesOneOf(conns, child, s.port, mine) {
+			continue
+		}
+		cpid, _ := strconv.Atoi(child)
+		if err := syscall.Kill(cpid, syscall.SIGKILL); err == nil {
 			n++
 		}
 	}
