@@ -20,6 +20,12 @@ PLUGINDIR := build/plugins
 # needs more than this is hung, not slow. host/mcpserver took 9 min under two
 # CPU hogs (docs/PERFORMANCE.md, "Test suite"): 12m left too little room.
 TEST_TIMEOUT ?= 18m
+# Parallel tests (t.Parallel) run this many at once in each package; the
+# default is one per CPU. Most of them wait on Podman, ssh, timeouts and
+# killed commands rather than use a CPU, and on two cores the default
+# queued those waits one after another: plugins/podman took 468 s at 2
+# and 351 s at 4 side by side (docs/PERFORMANCE.md, "Test suite").
+TEST_PARALLEL ?= 4
 TESTFLAGS    ?=
 FUZZTIME     ?= 60s
 BENCHTIME    ?= 1s
@@ -48,7 +54,7 @@ help: ## list the targets
 	@echo
 	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-10s %s\n", $$1, $$2 }'
 	@echo
-	@echo "variables: GOTAGS='$(GOTAGS)' TEST_TIMEOUT=$(TEST_TIMEOUT) FUZZTIME=$(FUZZTIME) TESTFLAGS=..."
+	@echo "variables: GOTAGS='$(GOTAGS)' TEST_TIMEOUT=$(TEST_TIMEOUT) TEST_PARALLEL=$(TEST_PARALLEL) FUZZTIME=$(FUZZTIME) TESTFLAGS=..."
 
 .PHONY: build
 build: $(BIN) ## build every bundled plugin and the agent, and bin/wai carrying them
@@ -111,7 +117,7 @@ test: ## set up Podman when root, then run every test with the race detector
 		fi; \
 	fi
 	@if [[ -f scripts/setup-wasm-toolchain.sh && "$$(id -u)" == 0 ]]; then bash scripts/setup-wasm-toolchain.sh; fi
-	$(GO) test -race -tags "$(GOTAGS)" -timeout $(TEST_TIMEOUT) $(TESTFLAGS) ./...
+	$(GO) test -race -tags "$(GOTAGS)" -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) ./...
 
 # Packages built for wasip1 (the pdk and the bundled plugins): vetted and
 # checked a second time for that platform, where their wasmimport and

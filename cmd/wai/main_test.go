@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -45,29 +44,12 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Setenv("XDG_CONFIG_HOME", cfgHome)
-	raiseParallel()
 	code := m.Run()
 	os.RemoveAll(cfgHome)
 	if testTemp != "" {
 		os.RemoveAll(testTemp)
 	}
 	os.Exit(code)
-}
-
-// testsAtOnce is how many parallel tests run at once unless -parallel
-// says: most of them wait on Podman, built binaries and commands rather
-// than use a CPU, and the default (one per CPU) queued those waits one
-// after another on two cores.
-const testsAtOnce = 4
-
-// raiseParallel sets -test.parallel to testsAtOnce unless it was given.
-func raiseParallel() {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		_ = flag.Set("test.parallel", fmt.Sprint(testsAtOnce))
-	}
 }
 
 var (

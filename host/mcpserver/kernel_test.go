@@ -2,7 +2,6 @@ package mcpserver_test
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"sync"
@@ -13,20 +12,6 @@ import (
 	"github.com/wai-dev/wai/host/mcpserver"
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
-
-// TestMain runs up to four tests at once unless -parallel says otherwise:
-// the parallel tests here mostly wait (on timeouts, idle periods and
-// killed commands), and the default, one per CPU, would queue two-core
-// machines' waits one after the other.
-func TestMain(m *testing.M) {
-	flag.Parse()
-	parallelSet := false
-	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
-	if !parallelSet {
-		_ = flag.Set("test.parallel", "4")
-	}
-	os.Exit(m.Run())
-}
 
 // testPlugin is a plugin the tests build from a package of this module
 // and load with grants.
