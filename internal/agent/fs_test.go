@@ -23,25 +23,10 @@ import (
 // root, and shakes hands offering versions.
 func startFSServer(t *testing.T, root string, versions []int) (*host, agentproto.Hello) {
 	t.Helper()
-	toAgent, agentIn := io.Pipe()
-	agentOut, fromAgent := io.Pipe()
-	h := &host{t: t, in: agentIn, out: agentproto.NewWriter(agentIn),
-		r: agentproto.NewReader(agentOut, agentproto.MaxAgentFrame), done: make(chan error, 1)}
-	s := NewServer(toAgent, fromAgent, io.Discard)
-	s.FSRoot = root
-	go func() {
-		err := s.Serve()
-		fromAgent.Close()
-		h.done <- err
-	}()
-	t.Cleanup(func() { agentIn.Close(); <-h.done })
-	if err := h.out.WriteJSON(agentproto.TypeHello, 0, agentproto.Hello{Versions: versions}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := h.r.Read()
+	h, f := startServerIn(t, root, versions)
 	var hello agentproto.Hello
-	if err != nil || f.Type != agentproto.TypeHello || agentproto.Decode(f.Payload, &hello) != nil {
-		t.Fatalf("hello: %v %+v", err, f)
+	if f.Type != agentproto.TypeHello || agentproto.Decode(f.Payload, &hello) != nil {
+		t.Fatalf("hello: %+v", f)
 	}
 	return h, hello
 }

@@ -26,12 +26,22 @@ type host struct {
 
 func startServer(t *testing.T, versions []int) (*host, agentproto.Frame) {
 	t.Helper()
+	return startServerIn(t, "", versions)
+}
+
+// startServerIn runs a Server in-process, its file operations confined to
+// root ("" for none), and shakes hands offering versions; the frame is
+// its answer.
+func startServerIn(t *testing.T, root string, versions []int) (*host, agentproto.Frame) {
+	t.Helper()
 	toAgent, agentIn := io.Pipe()
 	agentOut, fromAgent := io.Pipe()
 	h := &host{t: t, in: agentIn, out: agentproto.NewWriter(agentIn),
 		r: agentproto.NewReader(agentOut, agentproto.MaxAgentFrame), done: make(chan error, 1)}
+	s := NewServer(toAgent, fromAgent, io.Discard)
+	s.FSRoot = root
 	go func() {
-		err := NewServer(toAgent, fromAgent, io.Discard).Serve()
+		err := s.Serve()
 		fromAgent.Close()
 		h.done <- err
 	}()
