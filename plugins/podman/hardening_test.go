@@ -98,15 +98,8 @@ func TestHardening(t *testing.T) {
 	}
 
 	// The service's side of the same configuration.
-	st, err := w.ensure(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cctx, err := b.svc.ctx(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := containers.Inspect(cctx, st.id, nil)
+	cctx, id := onService(t, b, w)
+	data, err := containers.Inspect(cctx, id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

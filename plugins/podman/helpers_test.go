@@ -136,6 +136,22 @@ func keptOpener(t *testing.T, prefix string, extra map[string]any) func() (*Back
 	}
 }
 
+// onService starts w's container if it is not running and returns a
+// context for the bindings on b's service and the container's ID, for
+// tests that act on the container behind the backend's back.
+func onService(t testing.TB, b *Backend, w *Workspace) (context.Context, string) {
+	t.Helper()
+	st, err := w.ensure(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, err := b.svc.ctx(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cctx, st.id
+}
+
 // recordedSession opens a fresh session on a backend configured with
 // extra, whose events rec records.
 func recordedSession(t testing.TB, extra map[string]any, keep bool) (*Backend, *Workspace, *recorder) {

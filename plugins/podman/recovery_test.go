@@ -25,19 +25,13 @@ func TestRecreatedAfterOutsideKill(t *testing.T) {
 	b, w, rec := recordedSession(t, nil, false)
 	sh(t, w, "echo data >file")
 	for i, how := range []string{"kill", "remove"} {
-		st, err := w.ensure(bg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cctx, err := b.svc.ctx(bg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cctx, id := onService(t, b, w)
+		var err error
 		switch how {
 		case "kill": // podman kill
-			err = containers.Kill(cctx, st.id, new(containers.KillOptions).WithSignal("KILL"))
+			err = containers.Kill(cctx, id, new(containers.KillOptions).WithSignal("KILL"))
 		case "remove": // podman rm -f
-			_, err = containers.Remove(cctx, st.id, new(containers.RemoveOptions).WithForce(true).WithTimeout(0))
+			_, err = containers.Remove(cctx, id, new(containers.RemoveOptions).WithForce(true).WithTimeout(0))
 		}
 		if err != nil {
 			t.Fatalf("%s from outside: %v", how, err)
