@@ -147,15 +147,25 @@ func (t treeSpec) orphanOf(p procInfo) bool {
 	return true
 }
 
-// tree returns the pids of t's tree (its root included while it lives).
-// withEnv also reads every process's environment for the marker; the
-// polls of a kill skip that, finding new processes through their parents
-// and sessions.
-func tree(t treeSpec, withEnv bool) []int {
+// members is what one scan found of a tree: its processes, and the
+// process groups they are in.
+type members struct {
+	pids   []int
+	groups []int
+}
+
+func (m members) empty() bool { return len(m.pids) == 0 }
+
+// tree returns t's tree as one scan finds it (its root included while it
+// lives). withEnv also reads every process's environment for the marker;
+// the polls of a kill skip that, finding new processes through their
+// parents and sessions.
+func tree(t treeSpec, withEnv bool) members {
 	procs := scan()
 	in := map[int]bool{}
 	groups := map[int]bool{t.root: true} // session and group ids in the tree
-	agentSID := getsid()
+	pgrps := map[int]bool{}              // the groups to signal as a whole
+	agentSID, agentPG := getsid(), syscall.Getpgrp()
 	add := func(p procInfo) {
 		in[p.pid] = true
 		if p.sid != agentSID && p.sid != 0 {
@@ -163,6 +173,9 @@ func tree(t treeSpec, withEnv bool) []int {
 		}
 		if p.pgrp != agentSID && p.pgrp != 0 {
 			groups[p.pgrp] = true
+		}
+		if p.pgrp != agentSID && p.pgrp != agentPG && p.pgrp > 1 {
+			pgrps[p.pgrp] = true
 		}
 	}
 	for _, p := range procs {
@@ -181,52 +194,98 @@ func tree(t treeSpec, withEnv bool) []int {
 			changed = true
 		}
 	}
-	pids := make([]int, 0, len(in))
-	for pid := range in {
-		pids = append(pids, pid)
+	return members{pids: keys(in), groups: keys(pgrps)}
+}
+
+func keys(m map[int]bool) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
-	return pids
+	return out
+}
+
+// settled is tree(t, withEnv), with an empty answer confirmed by a second,
+// full scan. One scan is not atomic: it lists /proc, then reads each
+// process, so a process that forks after the listing and is gone by its
+// read hides the child (dash blocks signals around its vfork: a SIGTERM
+// sent then ends the shell only once its child exists). The child is in
+// /proc before its parent ends, so the scan that starts after lists it.
+// Trusting the first empty scan left such a child running after the
+// command was reported killed.
+func settled(t treeSpec, withEnv bool) members {
+	if m := tree(t, withEnv); !m.empty() {
+		return m
+	}
+	return tree(t, true)
 }
 
 // killTree stops t's tree: SIGTERM, up to grace for it to end, then
-// SIGSTOP and SIGKILL until nothing is left (bounded: a tree that keeps
-// forking faster than it dies is left to the host's kill). It returns the
-// outcome ("none", "term N", "kill N", or "left N") and the last signal
-// sent (0 when nothing was left).
+// SIGSTOP and SIGKILL until a scan, confirmed, finds nothing (bounded: a
+// tree that keeps forking faster than it dies is left to the host's
+// kill). It returns the outcome ("none", "term N", "kill N", or "left N")
+// and the last signal sent (0 when nothing was left).
 func killTree(t treeSpec, grace time.Duration) (string, int) {
-	pids := tree(t, true)
-	if len(pids) == 0 {
+	m := settled(t, true)
+	if m.empty() {
 		return "none", 0
 	}
-	n := len(pids)
+	n := len(m.pids)
 	if grace > 0 {
-		signalAll(pids, syscall.SIGTERM)
-		deadline := time.Now().Add(grace)
-		for time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-			if pids = tree(t, false); len(pids) == 0 {
-				return fmt.Sprintf("term %d", n), int(syscall.SIGTERM)
-			}
+		if m = terminate(t, m, grace); m.empty() {
+			return fmt.Sprintf("term %d", n), int(syscall.SIGTERM)
 		}
-		pids = tree(t, true)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for len(pids) > 0 && time.Now().Before(deadline) {
-		n = max(n, len(pids))
-		signalAll(pids, syscall.SIGSTOP)
-		signalAll(pids, syscall.SIGKILL)
+	for !m.empty() && time.Now().Before(deadline) {
+		n = max(n, len(m.pids))
+		m.signal(syscall.SIGSTOP, nil)
+		m.signal(syscall.SIGKILL, nil)
 		time.Sleep(5 * time.Millisecond)
-		pids = tree(t, true)
+		m = settled(t, true)
 	}
-	if len(pids) > 0 {
-		return fmt.Sprintf("left %d", len(pids)), int(syscall.SIGKILL)
+	if !m.empty() {
+		return fmt.Sprintf("left %d", len(m.pids)), int(syscall.SIGKILL)
 	}
 	return fmt.Sprintf("kill %d", n), int(syscall.SIGKILL)
 }
 
-func signalAll(pids []int, sig syscall.Signal) {
-	for _, pid := range pids {
-		_ = syscall.Kill(pid, sig)
+// terminate sends m SIGTERM and waits up to grace for the tree to end. A
+// process that turns up meanwhile (forked as the first signal went out)
+// gets its SIGTERM too, once: a second one would rush a process that
+// handles the first. It returns what is left, from a full scan.
+func terminate(t treeSpec, m members, grace time.Duration) members {
+	sent := map[int]bool{}
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		m.signal(syscall.SIGTERM, sent)
+		time.Sleep(20 * time.Millisecond)
+		if m = settled(t, false); m.empty() {
+			return m
+		}
+	}
+	return tree(t, true)
+}
+
+// signal sends sig to m's process groups, then to its processes; those in
+// sent (groups as negative ids) are skipped, and recorded when sent is not
+// nil. A group's signal reaches a child its member is forking at that
+// moment, which the scan could not list yet.
+func (m members) signal(sig syscall.Signal, sent map[int]bool) {
+	send := func(id int) {
+		if sent != nil {
+			if sent[id] {
+				return
+			}
+			sent[id] = true
+		}
+		_ = syscall.Kill(id, sig)
+	}
+	for _, g := range m.groups {
+		send(-g)
+	}
+	for _, pid := range m.pids {
+		send(pid)
 	}
 }
 

@@ -68,11 +68,14 @@ func (w *Workspace) runAgent(ctx context.Context, st *ctrState, conn *agentConn,
 	var kill killReport
 	if !ended || callErr != nil || strings.HasPrefix(exit.Killed, "left") {
 		// The agent did not stop the command, or cannot be asked: the kill
-		// from outside finds its processes by their marker.
-		kill = w.killTree(st, id, secret, call.root(), w.b.grace(), -1)
+		// from outside finds its processes by their marker. A wedged agent
+		// goes first: one that is merely slow may still start the command
+		// (its Exec waiting in the pipe) once a kill from outside has found
+		// nothing, and it would then run on with nobody to stop it.
 		if !ended || errors.Is(callErr, errAgentDead) {
 			w.dropAgent(st, conn, "a command outlived its agent's deadline, or the agent died under it")
 		}
+		kill = w.killTree(st, id, secret, call.root(), w.b.grace(), -1)
 	}
 	sink.stop()
 	if herr := st.wait(context.WithoutCancel(ctx)); herr != nil {

@@ -53,6 +53,11 @@ import (
 // command at the latest. Processes of the third and fourth rule that carry
 // such a live marker are left to their own command.
 //
+// One sweep is not atomic (it lists /proc, then reads each process): a
+// process that forks after the listing and is gone by its read hides its
+// child, which is in /proc by then. So "nothing left" is only believed
+// when a second, full sweep, started after the first ended, agrees.
+//
 // Only builtins run per process (read on /proc/PID/stat); the environment
 // scan is a few grep runs for all processes at once, and the polls during
 // the grace period skip it (new children are found through their parents),
@@ -152,6 +157,7 @@ EOF
 }
 finish() { rm -f "/tmp/.wai-exec-$id.sh" 2>/dev/null; echo "$1"; exit "$2"; }
 collect
+[ -z "$A" ] && collect
 [ -z "$A" ] && finish none 0
 if [ "$grace" -gt 0 ]; then
 	kill -TERM $A 2>/dev/null
@@ -160,6 +166,7 @@ if [ "$grace" -gt 0 ]; then
 		sleep 0.1
 		snap
 		extend
+		[ -z "$A" ] && collect
 		[ -z "$A" ] && finish "term $nk" 0
 		kill -TERM $A 2>/dev/null
 		i=$((i+1))
@@ -168,6 +175,7 @@ fi
 n=0
 while [ $n -lt 100 ]; do
 	collect
+	[ -z "$A" ] && collect
 	[ -z "$A" ] && finish "kill $nk" 0
 	kill -STOP $A 2>/dev/null
 	collect
