@@ -11,6 +11,7 @@ import (
 
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/plugbuild"
 	_ "github.com/wai-dev/wai/plugins/mock"
 	sdktests "github.com/wai-dev/wai/sdk-tests"
 	"github.com/wai-dev/wai/sdk-tests/abitest"
@@ -61,7 +62,7 @@ func runABIThroughKernel(t *testing.T, backendName string, caps sdktests.Caps) {
 			cfg.Backend = backendName
 			// Workspaces of its own, compiled plugins from the shared cache
 			// (a cold compile takes some 20 s under the race detector).
-			cfg.StateDir = host.FreshStateDir(t)
+			cfg.StateDir = plugbuild.StateDir(t)
 			cfg.BundledTools = []string{}
 			// The suite writes over files it never read: it tests the
 			// ABI, not the read-before-write rule.

@@ -22,7 +22,7 @@ func TestContainersToolPlugin(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := testConfig(t)
-	cfg.StateDir = FreshStateDir(t) // the plugin compiled once, not per run
+	cfg.StateDir = plugbuild.StateDir(t) // the plugin compiled once, not per run
 	cfg.PolicyTimeout = DefaultConfig().PolicyTimeout * 30
 	cfg.Plugins = []PluginConfig{{Path: wasmPath}}
 	if _, err := New(context.Background(), cfg, WithBackend(newFakeContainers())); !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), `"containers"`) {

@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 // SharedStateDir is the state directory of every kernel the tests build
@@ -15,19 +13,6 @@ import (
 // cache, because the cache is keyed by module content and wazero version;
 // the sessions the tests open in it are removed when they close.
 var SharedStateDir string
-
-// FreshStateDir is a state directory of t's own, for a test whose session
-// names or workspaces must not meet another test's, whose compilation
-// cache is still the shared one plugbuild warms: compiling a plugin
-// afresh costs some 20 s under the race detector.
-func FreshStateDir(t testing.TB) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.Symlink(plugbuild.CompilationCacheDir(t), filepath.Join(dir, "wasm")); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // TestTempRoot holds what the examples (package host_test) make; TestMain
 // removes it. Examples have no testing.T to clean up after them.

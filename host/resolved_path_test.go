@@ -10,6 +10,7 @@ import (
 
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 // A policy that protects a directory judges the entry a mutation changes,
@@ -21,7 +22,7 @@ func TestPoliciesSeeTheResolvedPath(t *testing.T) {
 	// Workspaces of its own (the session name is fixed), and the shared
 	// compilation cache: compiling the two plugins afresh under -race
 	// took most of a minute.
-	cfg.StateDir = host.FreshStateDir(t)
+	cfg.StateDir = plugbuild.StateDir(t)
 	cfg.ReadBeforeWrite = false
 	cfg.PolicyTimeout = 30 * time.Second // generous: wai_describe shares it, on two busy cores under -race
 	cfg.Plugins = []host.PluginConfig{{Path: pluginFile(t, "tools/vfs"), Grants: []string{"fs.read", "fs.write"}}}

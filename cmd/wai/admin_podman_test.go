@@ -17,13 +17,14 @@ import (
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 	hostconfig "github.com/wai-dev/wai/host/config"
+	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 // podmanAdminConfig writes a config whose backend is podman, with a name
 // prefix of its own so parallel runs do not collide.
 func podmanAdminConfig(t *testing.T) (config, state, prefix string) {
 	t.Helper()
-	state = newcomerState(t)
+	state = plugbuild.StateDir(t)
 	prefix = "wai-cli-" + marker(t)[len("wai-test-"):][:8]
 	config = filepath.Join(t.TempDir(), "wai.toml")
 	toml := fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nimage = %q\nname_prefix = %q\n", state, podmanImage(), prefix)

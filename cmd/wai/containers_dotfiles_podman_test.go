@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 // wai containers create applies [dotfiles] of the config, from a
@@ -19,7 +20,7 @@ import (
 // it at the mount's path), and --no-dotfiles leaves it out.
 func TestContainersCLIDotfilesPodman(t *testing.T) {
 	t.Parallel()
-	state, roots := newcomerState(t), t.TempDir()
+	state, roots := plugbuild.StateDir(t), t.TempDir()
 	repo := filepath.Join(roots, "dots")
 	writeFile(t, roots, "dots-install.sh", "#!/bin/sh\necho \"installed from $PWD\" > \"$HOME/ran\"\n")
 	// The container's user (65534) reads the repository through the mount.

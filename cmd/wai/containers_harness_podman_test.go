@@ -60,7 +60,7 @@ type cliTest struct {
 func newCLITest(t *testing.T, top, extra string) cliTest {
 	t.Helper()
 	c := cliTest{id: testID(t), roots: t.TempDir()}
-	c.config = writePodmanConfig(t, newcomerState(t), top, podmanTable("wai-cli-"+c.id, c.roots)+extra)
+	c.config = writePodmanConfig(t, plugbuild.StateDir(t), top, podmanTable("wai-cli-"+c.id, c.roots)+extra)
 	c.wai = containersCLI(t, c.config)
 	return c
 }
@@ -128,7 +128,7 @@ func agentBinary(t *testing.T) string {
 func serveContainers(t *testing.T, ctx context.Context, table, client string, env ...string) *containersServe {
 	t.Helper()
 	bin := buildWithBundled(t) // the plugin_dir's containers.wasm is what the config names
-	plugins, state := t.TempDir(), newcomerState(t)
+	plugins, state := t.TempDir(), plugbuild.StateDir(t)
 	if err := os.WriteFile(filepath.Join(plugins, "containers.wasm"), plugbuild.Build(t, "tools/containers"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 // wai exec on podman prints output as the command writes it: the command
@@ -21,7 +23,7 @@ import (
 // stdout. Output held to the end would never let it finish.
 func TestExecPodmanPrintsOutputAsItComes(t *testing.T) {
 	t.Parallel()
-	state := newcomerState(t)
+	state := plugbuild.StateDir(t)
 	m := marker(t)
 	config := filepath.Join(t.TempDir(), "wai.toml")
 	toml := fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nimage = %q\nname_prefix = %q\n",

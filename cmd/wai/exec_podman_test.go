@@ -17,6 +17,7 @@ import (
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 	hostconfig "github.com/wai-dev/wai/host/config"
+	"github.com/wai-dev/wai/internal/plugbuild"
 	"github.com/wai-dev/wai/plugins/podman"
 )
 
@@ -54,7 +55,7 @@ func inProcess(t *testing.T, config string, args ...string) result {
 // command's whole tree inside it.
 func TestExecPodman(t *testing.T) {
 	t.Parallel()
-	state := newcomerState(t)
+	state := plugbuild.StateDir(t)
 	prefix := "wai-cli-" + marker(t)[len("wai-test-"):][:8]
 	config := filepath.Join(t.TempDir(), "wai.toml")
 	toml := fmt.Sprintf("backend = \"host\"\nstate_dir = %q\n\n[backends.podman]\nimage = %q\nname_prefix = %q\n", state, podmanImage(), prefix)

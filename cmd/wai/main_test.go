@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wai-dev/wai/internal/plugbuild"
 	"github.com/wai-dev/wai/internal/syncbuf"
 )
 
@@ -154,7 +155,7 @@ func splitNotice(stderr string) (notice, rest string) {
 // tests are about the CLI.
 func newEnv(t *testing.T, extraConfig string) *env {
 	t.Helper()
-	e := &env{t: t, dir: t.TempDir(), state: newcomerState(t), timeout: 2 * time.Minute}
+	e := &env{t: t, dir: t.TempDir(), state: plugbuild.StateDir(t), timeout: 2 * time.Minute}
 	e.config = filepath.Join(t.TempDir(), "wai.toml")
 	cfg := fmt.Sprintf("backend = %q\nstate_dir = %q\n%s", "host", e.state, extraConfig)
 	if err := os.WriteFile(e.config, []byte(cfg), 0o644); err != nil {

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 // The newcomer's mistakes with Podman, against the real parts of this
@@ -22,7 +24,7 @@ import (
 // having it fails the test.
 func TestNewcomerPodmanErrors(t *testing.T) {
 	dir := t.TempDir()
-	state := newcomerState(t)
+	state := plugbuild.StateDir(t)
 	prefix := "wai-nc-" + marker(t)[len("wai-test-"):][:8]
 	config := func(name, podman string) string {
 		return writeFile(t, dir, name+".toml", fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nname_prefix = %q\n%s",

@@ -68,25 +68,13 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	return p
 }
 
-// newcomerState is a state_dir whose Wasm compilation cache is the one
-// tests share across packages: compiling a plugin under the race detector
-// takes wazero over fifteen seconds, once per machine with the cache.
-func newcomerState(t *testing.T) string {
-	t.Helper()
-	state := t.TempDir()
-	if err := os.Symlink(plugbuild.CompilationCacheDir(t), filepath.Join(state, "wasm")); err != nil {
-		t.Fatal(err)
-	}
-	return state
-}
-
 // The newcomer's mistakes that need no Podman: a misspelt config key, a
 // plugin missing or not granted what it imports, a misspelt tool, params
 // the schema refuses, params that are not JSON.
 func TestNewcomerErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	state := newcomerState(t)
+	state := plugbuild.StateDir(t)
 	writeFile(t, dir, "shell.wasm", string(plugbuild.Build(t, "tools/shell")))
 	base := fmt.Sprintf("backend = \"host\"\nstate_dir = %q\n", state)
 	good := writeFile(t, dir, "good.toml", base+fmt.Sprintf("plugin_dir = %q\nbundled_tools = [\"shell\"]\n", dir))
@@ -195,7 +183,7 @@ func pluginDirConfig(t *testing.T) string {
 	// A generous policy_timeout: it also bounds each plugin's describe,
 	// the first run of the module, slow under the race detector on a busy
 	// machine.
-	return fmt.Sprintf("plugin_dir = %q\nbundled_tools = [\"shell\"]\nstate_dir = %q\npolicy_timeout = \"30s\"\n", dir, newcomerState(t))
+	return fmt.Sprintf("plugin_dir = %q\nbundled_tools = [\"shell\"]\nstate_dir = %q\npolicy_timeout = \"30s\"\n", dir, plugbuild.StateDir(t))
 }
 
 // A misspelt disabled_tools entry is refused with the tool it likely
@@ -205,7 +193,7 @@ func TestDisabledToolsTypo(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "shell.wasm", string(plugbuild.Build(t, "tools/shell")))
 	cfg := writeFile(t, dir, "wai.toml", fmt.Sprintf("backend = \"host\"\nstate_dir = %q\nplugin_dir = %q\nbundled_tools = [\"shell\"]\ndisabled_tools = [\"shell_exec\"]\n",
-		newcomerState(t), dir))
+		plugbuild.StateDir(t), dir))
 	checkNewcomer(t, newcomerCase{
 		args:  []string{"call", "--config", cfg, "shell_execute", `{"command":["true"]}`},
 		wrong: []string{`disabled_tools names "shell_exec", which no loaded plugin exports`},

@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/wai-dev/wai/internal/gittest"
+	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 // profilesConfig writes a config for the containers tests of purposes and
 // returns it with wai, a runner of `wai containers SUB --config … ARGS`.
 func profilesConfig(t *testing.T, prefix string) (string, func(args ...string) result) {
 	t.Helper()
-	config := writePodmanConfig(t, newcomerState(t), "", podmanTable(prefix, ""))
+	config := writePodmanConfig(t, plugbuild.StateDir(t), "", podmanTable(prefix, ""))
 	return config, containersCLI(t, config)
 }
 

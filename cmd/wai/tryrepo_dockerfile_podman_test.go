@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/internal/gittest"
+	"github.com/wai-dev/wai/internal/plugbuild"
 	"github.com/wai-dev/wai/plugins/podman"
 )
 
@@ -27,7 +28,7 @@ func TestTryRepoDockerfilePodman(t *testing.T) {
 	id := testID(t)
 	top := "default_policies = [\"blocklist\"]\n[[policies]]\nname = \"container_safety\"\nconfig = { allow_dockerfile_build = true }\n"
 	table := podmanTable("wai-tdf-"+id, "") + "[backends.podman.containers]\nbuild_dockerfiles = true\n"
-	wai := containersCLI(t, writePodmanConfig(t, newcomerState(t), top, table))
+	wai := containersCLI(t, writePodmanConfig(t, plugbuild.StateDir(t), top, table))
 	general, err := podman.PurposeRecipe("general")
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 // The file tools through the kernel, unchanged, on a Podman service
@@ -34,7 +36,7 @@ func TestFileToolsVolumeOverSSH(t *testing.T) {
 	bin := buildWithBundled(t)
 	dir := t.TempDir()
 	agent := agentBinary(t)
-	state := newcomerState(t)
+	state := plugbuild.StateDir(t)
 	config := filepath.Join(dir, "wai.toml")
 	toml := fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nurl = %q\nidentity = %q\nworkspace_size = \"0\"\nimage = %q\nagent_path = %q\nname_prefix = %q\n",
 		state, "ssh://root@127.0.0.1:42722/run/podman/podman.sock", filepath.Join(sshDir, "id_ed25519"), podmanImage(), agent,

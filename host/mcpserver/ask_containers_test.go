@@ -37,7 +37,7 @@ func containersAskServer(t *testing.T) *mcpserver.Server {
 	cfg.DefaultPolicies = []string{"container_safety"}
 	cfg.Plugins = []host.PluginConfig{{Path: tool, Grants: []string{"containers"}}}
 	cfg.PolicyTimeout = 30 * time.Second
-	cfg.StateDir = testStateDir(t)
+	cfg.StateDir = plugbuild.StateDir(t)
 	k, err := host.New(context.Background(), cfg)
 	if err != nil && errors.Is(err, backend.ErrUnavailable) && os.Getenv("CI") != "true" {
 		t.Skipf("podman is not reachable (CI=true fails here): %v", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/mcpserver"
+	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
@@ -92,7 +93,7 @@ func userKernel(t *testing.T) (*host.Kernel, string) {
 	t.Helper()
 	cfg := hostConfig(t, noopPlugin)
 	root := filepath.Join(t.TempDir(), "roots")
-	cfg.StateDir = testStateDir(t)
+	cfg.StateDir = plugbuild.StateDir(t)
 	cfg.Backends = map[string]map[string]any{"host": {"root": filepath.Join(root, "{user}", "{session}")}}
 	return startKernel(t, cfg), root
 }

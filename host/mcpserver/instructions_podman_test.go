@@ -24,7 +24,7 @@ import (
 func TestServerInstructionsOnPodman(t *testing.T) {
 	data := t.TempDir()
 	cfg := host.DefaultConfig() // podman
-	cfg.StateDir = testStateDir(t)
+	cfg.StateDir = plugbuild.StateDir(t)
 	cfg.BundledTools = []string{}
 	noop := filepath.Join(t.TempDir(), "noop.wasm")
 	if err := os.WriteFile(noop, plugbuild.Build(t, "host/testdata/noop"), 0o644); err != nil {

@@ -57,19 +57,6 @@ func cachedStateDir(name string) string {
 	return filepath.Join(base, "wai-test", name)
 }
 
-// testStateDir is a state directory of the test's own whose Wasm
-// compilation cache is the one tests share across packages and runs: a
-// kernel on an empty one compiles every plugin again, which takes half a
-// minute under -race.
-func testStateDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.Symlink(plugbuild.CompilationCacheDir(t), filepath.Join(dir, "wasm")); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // startKernel starts a kernel on cfg for one test, closed when it ends.
 func startKernel(t *testing.T, cfg host.Config) *host.Kernel {
 	t.Helper()

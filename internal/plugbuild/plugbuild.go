@@ -328,6 +328,20 @@ func userCache() string {
 	return filepath.Join(base, "wai")
 }
 
+// StateDir is a kernel state directory of t's own (its sessions and
+// workspaces meet no other test's) whose Wasm compilation cache, the
+// "wasm" folder the kernel keeps there, is the shared one of
+// CompilationCacheDir: a kernel on an empty state directory compiles
+// every plugin again, some 20 s under the race detector.
+func StateDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Symlink(CompilationCacheDir(t), filepath.Join(dir, "wasm")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // CompilationCacheDir returns a directory for wazero's compilation cache
 // that tests share across packages and runs ($WAI_WASM_CACHE, else <user
 // cache>/wai/wazero-test). Compiling a Go plugin takes wazero about a
