@@ -148,6 +148,27 @@ func (p *scriptedPolicy) Check(ctx context.Context, req CheckRequest) (Decision,
 	return p.check(ctx, req)
 }
 
+// TestPolicyLateAnswerByTheClock: an answer that comes after the policy
+// deadline is refused even when the timer that would cancel the policy's
+// context has not fired yet (on busy cores it fires late): the chain reads
+// the clock. The clock here says the answer came an hour late, though the
+// policy answered at once, so ctx.Err() alone would take the allow.
+func TestPolicyLateAnswerByTheClock(t *testing.T) {
+	allow := &scriptedPolicy{name: "p", check: func(context.Context, CheckRequest) (Decision, error) {
+		return Decision{Allow: true}, nil
+	}}
+	chain := &policyChain{policies: []Policy{allow}, timeout: time.Second, log: discardLogger(),
+		clock: func() time.Time { return time.Now().Add(time.Hour) }}
+	err := chain.check(context.Background(), CheckRequest{Action: ActionShellExec, Shell: "ls"}, nil)
+	if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "no answer within 1s") {
+		t.Fatalf("want the late allow refused, got %v", err)
+	}
+	chain.clock = nil
+	if err := chain.check(context.Background(), CheckRequest{Action: ActionShellExec, Shell: "ls"}, nil); err != nil {
+		t.Fatalf("an answer in time: %v", err)
+	}
+}
+
 func TestPolicyChainFailsClosed(t *testing.T) {
 	for _, tc := range []struct {
 		name   string

@@ -83,6 +83,7 @@ type policyChain struct {
 	policies []Policy
 	timeout  time.Duration
 	log      *slog.Logger
+	clock    func() time.Time // reads the time an answer arrived; nil: time.Now
 }
 
 // check returns nil when every policy allows, else an ErrPermission error
@@ -171,7 +172,11 @@ func (c *policyChain) ask(ctx context.Context, p Policy, req CheckRequest) (d De
 		}
 	}()
 	d, err = p.Check(ctx, req)
-	if err == nil && (ctx.Err() != nil || !time.Now().Before(deadline)) {
+	now := time.Now
+	if c.clock != nil {
+		now = c.clock
+	}
+	if err == nil && (ctx.Err() != nil || !now().Before(deadline)) {
 		// An answer that arrived after the deadline is not trusted: the
 		// check must be bounded for the chain to be. The clock decides,
 		// not ctx.Err(): on busy cores the timer that cancels ctx can fire
