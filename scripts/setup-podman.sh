@@ -98,6 +98,24 @@ if ((${#missing[@]})); then
 else
 	log "packages present"
 fi
+
+# Node.js and npm: cmd/wai's MCP tests drive `wai serve` with the official
+# TypeScript SDK client (tests/mcp-ts, installed by npm ci from its lock).
+# Checked by command, not package: a machine may have Node.js from
+# elsewhere (NodeSource's nodejs carries npm), and Debian's npm would
+# conflict with it.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	command -v apt-get >/dev/null 2>&1 || die "node or npm missing; apt-get not found" \
+		"install Node.js 18 or newer with npm, then re-run"
+	log "installing nodejs npm (apt-get)"
+	apt_log="$(mktemp /tmp/wai-setup-podman-apt.XXXXXX)"
+	if ! { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nodejs npm; } >"$apt_log" 2>&1; then
+		tail -n 20 "$apt_log" >&2
+		die "apt-get failed to install nodejs npm (full log: $apt_log)" \
+			"check network access to the apt mirror, then re-run"
+	fi
+	rm -f "$apt_log"
+fi
 for b in podman runc crun conmon curl mmdebstrap mkfs.ext4 losetup mount; do
 	command -v "$b" >/dev/null 2>&1 || die "$b not on PATH after install"
 done
