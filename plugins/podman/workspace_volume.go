@@ -35,10 +35,7 @@ func (w *Workspace) volumeLabels() map[string]string {
 // ref names the workspace in labels and state files: its directory, or
 // volume:<name>.
 func (w *Workspace) ref() string {
-	if w.volume != "" {
-		return volumePrefix + w.volume
-	}
-	return w.dir
+	return sessionPaths{dir: w.dir, volume: w.volume}.workspaceRef()
 }
 
 // makeVolume creates the session's workspace volume on the service, or
