@@ -66,6 +66,11 @@ func (w *Workspace) volumeCwd(ctx context.Context, op, cwd string) (string, erro
 			p = "."
 		}
 	}
+	if path.Clean(p) == "." {
+		// The workspace itself: the mounted volume is always a directory,
+		// so no round trips to the agent to resolve and stat it.
+		return ContainerWorkspace, nil
+	}
 	if r, ok := w.files.(backend.PathResolver); ok {
 		real, err := r.ResolvePath(ctx, p, true)
 		if err != nil {
