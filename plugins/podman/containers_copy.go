@@ -14,8 +14,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/containers/podman/v5/pkg/bindings/containers"
-
 	"github.com/wai-dev/wai/host/backend"
 )
 
@@ -171,27 +169,18 @@ func (b *Backend) copyIn(ctx context.Context, op, id string, hs *hostSide, res *
 		}
 		return backend.Errorf(backend.ErrInvalid, op, res.HostPath, "cannot read it: %v", err)
 	}
-	return b.putArchive(ctx, id, path.Dir(res.ContainerPath), &buf)
+	return b.putArchive(ctx, op, id, path.Dir(res.ContainerPath), &buf)
 }
 
 // copyOut streams container_path out as a tar archive and extracts it
 // into the host side.
 func (b *Backend) copyOut(ctx context.Context, op, id string, hs *hostSide, res *backend.ContainerCopyResult) error {
-	cctx, err := b.svc.ctx(ctx)
+	r, err := b.getArchive(ctx, op, id, res.ContainerPath)
 	if err != nil {
 		return err
 	}
-	pr, pw := io.Pipe()
-	get, err := containers.CopyToArchive(cctx, id, res.ContainerPath, pw)
-	if err != nil {
-		if notFound(err) || strings.Contains(err.Error(), "no such file") {
-			return backend.Errorf(backend.ErrNotFound, op, res.ContainerPath, "no such file in the container")
-		}
-		return b.svc.wrap(ctx, op, res.ContainerPath, err)
-	}
-	go func() { pw.CloseWithError(get()) }()
-	defer pr.Close()
-	return b.extract(tar.NewReader(pr), hs, path.Base(res.ContainerPath), res)
+	defer r.Close()
+	return b.extract(tar.NewReader(r), hs, path.Base(res.ContainerPath), res)
 }
 
 // extract writes a tar stream whose entries start with base to the host

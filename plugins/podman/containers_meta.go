@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/containers/podman/v5/pkg/bindings/containers"
-
 	"github.com/wai-dev/wai/host/backend"
 )
 
@@ -95,24 +93,7 @@ func (b *Backend) provision(ctx context.Context, id string, files []backend.Cont
 	if err := tw.Close(); err != nil {
 		return err
 	}
-	return b.putArchive(ctx, id, "/", &buf)
-}
-
-// putArchive extracts a tar stream at dir in the container, the files
-// owned by the container's user.
-func (b *Backend) putArchive(ctx context.Context, id, dir string, r *bytes.Buffer) error {
-	cctx, err := b.svc.ctx(ctx)
-	if err != nil {
-		return err
-	}
-	put, err := containers.CopyFromArchiveWithOptions(cctx, id, dir, r, new(containers.CopyOptions).WithChown(true))
-	if err == nil {
-		err = put()
-	}
-	if err != nil {
-		return b.svc.wrap(ctx, "containers.copy_in", dir, err)
-	}
-	return nil
+	return b.putArchive(ctx, "containers.create", id, "/", &buf)
 }
 
 // snapshotMetaPath is where a snapshot's metadata lives, next to the

@@ -8,6 +8,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"log/slog"
 	"os"
 	"path"
 	"strings"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/containers/podman/v5/pkg/bindings/containers"
 	"github.com/containers/podman/v5/pkg/bindings/volumes"
+	"github.com/containers/podman/v5/pkg/copy"
 	entitiesTypes "github.com/containers/podman/v5/pkg/domain/entities/types"
 	"github.com/containers/podman/v5/pkg/specgen"
 
@@ -27,8 +30,22 @@ import (
 // reads by path on its own machine, and wai-agent, bind-mounted by path.
 const kindFiles = "files"
 
-// filesMu serializes finding and filling files volumes in this process.
-var filesMu sync.Mutex
+// filesMarker is written into a files volume last, in an upload of its
+// own once the files are in: a volume without it, or with a file of the
+// wrong size, was left half made (a fill that failed, a process killed
+// midway) and is filled again before any container uses it.
+const filesMarker = ".wai-complete"
+
+var (
+	// filesMu serializes finding and filling files volumes in this
+	// process: backends of one process (tests, a server with several
+	// configs) wait for the one filling rather than find it half made.
+	filesMu sync.Mutex
+	// filesChecked holds the files volumes this process found complete or
+	// filled. Their names carry their content's hash, so one look is
+	// enough; Inspect still runs on every call and finds one removed.
+	filesChecked = map[string]bool{}
+)
 
 // serviceFiles are those two files' paths on the service's machine.
 type serviceFiles struct {
@@ -37,14 +54,21 @@ type serviceFiles struct {
 	agent   string // "" without an agent binary
 }
 
+// archiveFile is a file wai writes into a container from memory.
+type archiveFile struct {
+	name string
+	mode int64
+	body []byte
+}
+
 // filesOnService puts the seccomp profile and wai-agent into a volume on
 // the service's machine, once per content (the volume's name carries a
 // hash of both, so a new wai gets a new volume and a container keeps the
 // files it was made with), and returns their paths there: the volume's
 // mount point, which the service reports. A volume workspace uses them so
 // that nothing needs a path shared with the service. Two processes filling
-// the same new volume at once may make one container creation fail; the
-// next call finds the volume filled.
+// the same volume at once may make one container creation fail; the next
+// call finds the volume filled.
 func (b *Backend) filesOnService(ctx context.Context) (seccompPath, agentPath string, err error) {
 	f := &b.svcFiles
 	f.mu.Lock()
@@ -52,66 +76,97 @@ func (b *Backend) filesOnService(ctx context.Context) (seccompPath, agentPath st
 	if f.seccomp != "" {
 		return f.seccomp, f.agent, nil
 	}
-	local, err := writeSeccompProfile(b.seccompDir)
+	name, files, err := b.serviceFileSet()
 	if err != nil {
 		return "", "", err
 	}
-	profile, err := os.ReadFile(local)
-	if err != nil {
-		return "", "", backend.Errorf(backend.ErrUnavailable, "create", local, "cannot read the seccomp profile: %v", err)
-	}
-	var agent []byte
-	if b.agentBin != "" {
-		if agent, err = os.ReadFile(b.agentBin); err != nil {
-			return "", "", backend.Errorf(backend.ErrUnavailable, "create", b.agentBin, "cannot read the agent binary: %v", err)
-		}
-	}
-	sum := sha256.New()
-	sum.Write(profile)
-	sum.Write(agent)
-	// Named by content alone: configurations with the same files share the
-	// volume rather than leave one each (name_prefix keeps sessions apart;
-	// these files are the same for all).
-	name := "wai-files-" + hex.EncodeToString(sum.Sum(nil)[:8])
-	cctx, err := b.svc.ctx(ctx)
-	if err != nil {
-		return "", "", err
-	}
-	// Backends of one process (tests, a server with several configs)
-	// wait for the one filling rather than find it half made.
 	filesMu.Lock()
-	v, err := volumes.Inspect(cctx, name, nil)
-	if volumeNotFound(err) {
-		v, err = b.fillFilesVolume(ctx, name, profile, agent)
-	}
+	v, err := b.filesVolume(ctx, name, files)
 	filesMu.Unlock()
 	if err != nil {
-		return "", "", b.svc.wrap(ctx, "create", name, err)
-	}
-	if v.Labels[labelManaged] != "true" || v.Labels[labelKind] != kindFiles || v.Mountpoint == "" {
-		return "", "", backend.Errorf(backend.ErrUnavailable, "create", name,
-			"a volume named %s exists that wai did not make: remove it (`podman volume rm %s`) or change name_prefix", name, name)
+		return "", "", err
 	}
 	f.seccomp = path.Join(v.Mountpoint, "seccomp.json")
-	if agent != nil {
+	if len(files) > 1 {
 		f.agent = path.Join(v.Mountpoint, "wai-agent")
 	}
 	return f.seccomp, f.agent, nil
 }
 
-// fillFilesVolume makes the files volume and writes both files into it
-// through a container that is created, never started, and removed.
-func (b *Backend) fillFilesVolume(ctx context.Context, name string, profile, agent []byte) (*entitiesTypes.VolumeConfigResponse, error) {
-	if err := b.ensureImage(ctx); err != nil {
-		return nil, err
+// serviceFileSet reads the files the volume carries and names the volume
+// after them.
+func (b *Backend) serviceFileSet() (string, []archiveFile, error) {
+	local, err := writeSeccompProfile(b.seccompDir)
+	if err != nil {
+		return "", nil, err
 	}
+	profile, err := os.ReadFile(local)
+	if err != nil {
+		return "", nil, backend.Errorf(backend.ErrUnavailable, "create", local, "cannot read the seccomp profile: %v", err)
+	}
+	files := []archiveFile{{"seccomp.json", 0o444, profile}}
+	if b.agentBin != "" {
+		agent, err := os.ReadFile(b.agentBin)
+		if err != nil {
+			return "", nil, backend.Errorf(backend.ErrUnavailable, "create", b.agentBin, "cannot read the agent binary: %v", err)
+		}
+		files = append(files, archiveFile{"wai-agent", 0o555, agent})
+	}
+	sum := sha256.New()
+	for _, f := range files {
+		sum.Write(f.body)
+	}
+	// Named by content alone: configurations with the same files share the
+	// volume rather than leave one each (name_prefix keeps sessions apart;
+	// these files are the same for all).
+	return "wai-files-" + hex.EncodeToString(sum.Sum(nil)[:8]), files, nil
+}
+
+// filesVolume returns the files volume, complete: a new one is made and
+// filled, a half-made one filled again, and a fill that fails removes the
+// volume, so that no later call finds it half made. A volume of that name
+// that wai did not make is refused, never written to.
+func (b *Backend) filesVolume(ctx context.Context, name string, files []archiveFile) (*entitiesTypes.VolumeConfigResponse, error) {
 	cctx, err := b.svc.ctx(ctx)
 	if err != nil {
 		return nil, err
 	}
-	labels := map[string]string{labelManaged: "true", labelKind: kindFiles}
-	if _, err := volumes.Create(cctx, entitiesTypes.VolumeCreateOptions{Name: name, Labels: labels}, nil); err != nil && !strings.Contains(err.Error(), "already exists") {
+	v, err := volumes.Inspect(cctx, name, nil)
+	switch {
+	case volumeNotFound(err):
+		labels := map[string]string{labelManaged: "true", labelKind: kindFiles}
+		if _, err := volumes.Create(cctx, entitiesTypes.VolumeCreateOptions{Name: name, Labels: labels}, nil); err != nil && !strings.Contains(err.Error(), "already exists") {
+			return nil, b.svc.wrap(ctx, "create", name, err)
+		}
+	case err != nil:
+		return nil, b.svc.wrap(ctx, "create", name, err)
+	case v.Labels[labelManaged] != "true" || v.Labels[labelKind] != kindFiles || v.Mountpoint == "":
+		return nil, backend.Errorf(backend.ErrUnavailable, "create", name,
+			"a volume named %s exists that wai did not make: remove it (`podman volume rm %s`) or change name_prefix", name, name)
+	case filesChecked[name]:
+		return v, nil
+	}
+	if err := b.fillFilesVolume(ctx, name, files); err != nil {
+		b.dropFilesVolume(ctx, name)
 		return nil, err
+	}
+	filesChecked[name] = true
+	if v, err = volumes.Inspect(cctx, name, nil); err != nil {
+		return nil, b.svc.wrap(ctx, "create", name, err)
+	}
+	return v, nil
+}
+
+// fillFilesVolume writes the files and then the marker into the files
+// volume, through a container that is created, never started, and removed;
+// a volume that holds them all, at their sizes, is left as it is.
+func (b *Backend) fillFilesVolume(ctx context.Context, name string, files []archiveFile) error {
+	if err := b.ensureImage(ctx); err != nil {
+		return err
+	}
+	cctx, err := b.svc.ctx(ctx)
+	if err != nil {
+		return err
 	}
 	s := specgen.NewSpecGenerator(b.image(), false)
 	s.Name = name + "-fill-" + newID()[:8]
@@ -120,39 +175,70 @@ func (b *Backend) fillFilesVolume(ctx context.Context, name string, profile, age
 	s.Volumes = []*specgen.NamedVolume{{Name: name, Dest: "/files", Options: []string{"rw", "nosuid", "nodev"}}}
 	resp, err := containers.CreateWithSpec(cctx, s, nil)
 	if err != nil {
-		return nil, err
+		return b.svc.wrap(ctx, "create", name, err)
 	}
 	defer b.removeQuiet(resp.ID)
+	marker := archiveFile{filesMarker, 0o444, []byte(strings.TrimPrefix(name, "wai-files-") + "\n")}
+	if ok, err := b.filesComplete(ctx, resp.ID, append(files, marker)); err != nil || ok {
+		return err
+	}
+	b.log.LogAttrs(context.WithoutCancel(ctx), slog.LevelInfo, "runtime.podman.files_filling", slog.String("volume", name))
+	if err := b.putFiles(ctx, resp.ID, files...); err != nil {
+		return err
+	}
+	return b.putFiles(ctx, resp.ID, marker)
+}
+
+// filesComplete reports whether the files volume mounted at /files of
+// container id holds every file at its size.
+func (b *Backend) filesComplete(ctx context.Context, id string, files []archiveFile) (bool, error) {
+	cctx, err := b.svc.ctx(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range files {
+		st, err := containers.Stat(cctx, id, path.Join("/files", f.name))
+		if errors.Is(err, copy.ErrENOENT) {
+			return false, nil
+		}
+		if err != nil {
+			return false, b.svc.wrap(ctx, "create", f.name, err)
+		}
+		if st.Size != int64(len(f.body)) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// putFiles uploads files to /files of container id as one tar stream.
+func (b *Backend) putFiles(ctx context.Context, id string, files ...archiveFile) error {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	now := time.Now()
-	files := []struct {
-		name string
-		mode int64
-		body []byte
-	}{{"seccomp.json", 0o444, profile}}
-	if agent != nil {
-		files = append(files, struct {
-			name string
-			mode int64
-			body []byte
-		}{"wai-agent", 0o555, agent})
-	}
 	for _, f := range files {
 		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: f.name, Mode: f.mode, Size: int64(len(f.body)), ModTime: now}); err != nil {
-			return nil, err
+			return err
 		}
 		if _, err := tw.Write(f.body); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := tw.Close(); err != nil {
-		return nil, err
+		return err
 	}
-	if err := b.streamArchive(ctx, resp.ID, "/files", &buf); err != nil {
-		return nil, err
+	return b.putArchive(ctx, "create", id, "/files", &buf)
+}
+
+// dropFilesVolume removes a files volume a fill left incomplete, also when
+// ctx is what ended the fill. The service refuses while a container uses
+// it (another process's fill, say): then the next call fills it again.
+func (b *Backend) dropFilesVolume(ctx context.Context, name string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if cctx, err := b.svc.ctx(ctx); err == nil {
+		_ = volumes.Remove(cctx, name, nil)
 	}
-	return volumes.Inspect(cctx, name, nil)
 }
 
 // useFilesOnService points a container spec of a volume configuration at

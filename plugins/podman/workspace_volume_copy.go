@@ -5,13 +5,10 @@ package podman
 import (
 	"archive/tar"
 	"context"
-	"errors"
 	"io"
 	"path"
 	"path/filepath"
 	"strings"
-
-	"github.com/containers/podman/v5/pkg/bindings/containers"
 
 	"github.com/wai-dev/wai/host/backend"
 )
@@ -71,36 +68,15 @@ func (b *Backend) copyVolume(ctx context.Context, op string, owner backend.Conta
 	if dstBase == "." || dstBase == "/" || dstBase == path.Base(ContainerWorkspace) && dstDir == "/" {
 		return res, backend.Errorf(backend.ErrInvalid, op, rel, "name a file or directory in the workspace, not the workspace itself")
 	}
-	cctx, err := b.svc.ctx(ctx)
+	archive, err := b.getArchive(ctx, op, src, srcPath)
 	if err != nil {
 		return res, err
 	}
-	pr1, pw1 := io.Pipe()
-	get, err := containers.CopyToArchive(cctx, src, srcPath, pw1)
-	if err != nil {
-		if notFound(err) || strings.Contains(err.Error(), "no such file") {
-			return res, backend.Errorf(backend.ErrNotFound, op, srcPath, "no such file")
-		}
-		return res, b.svc.wrap(ctx, op, srcPath, err)
-	}
-	go func() { pw1.CloseWithError(get()) }()
-	defer pr1.Close()
-	pr2, pw2 := io.Pipe()
-	werr := make(chan error, 1)
-	go func() {
-		err := b.retar(tar.NewReader(pr1), tar.NewWriter(pw2), path.Base(srcPath), dstBase, &res)
-		pw2.CloseWithError(err)
-		werr <- err
-	}()
-	put, err := containers.CopyFromArchiveWithOptions(cctx, dst, dstDir, pr2, new(containers.CopyOptions).WithChown(true))
-	if err == nil {
-		err = put()
-	}
-	pr2.Close()
-	if rerr := <-werr; rerr != nil && !errors.Is(rerr, io.ErrClosedPipe) {
-		return res, rerr
-	}
-	return res, b.svc.wrap(ctx, op, path.Join(dstDir, dstBase), err)
+	defer archive.Close()
+	err = b.putStream(ctx, op, dst, dstDir, func(w io.Writer) error {
+		return b.retar(tar.NewReader(archive), tar.NewWriter(w), path.Base(srcPath), dstBase, &res)
+	})
+	return res, err
 }
 
 // retar passes directories and regular files of a tar stream whose

@@ -11,8 +11,6 @@ import (
 	"path"
 	"time"
 
-	"github.com/containers/podman/v5/pkg/bindings/containers"
-
 	"github.com/wai-dev/wai/host/backend"
 )
 
@@ -42,20 +40,10 @@ func (b *Backend) hydrateVolume(ctx context.Context, w *Workspace, ctrID string)
 		}
 	}
 	uid, gid := b.cfg.uidGID()
-	pr, pw := io.Pipe()
 	var n int64
-	werr := make(chan error, 1)
-	go func() {
-		err := writeHydrateTar(ctx, pw, plan, uid, gid, &n)
-		pw.CloseWithError(err)
-		werr <- err
-	}()
-	err := b.streamArchive(ctx, ctrID, ContainerWorkspace, pr)
-	pr.Close() // unblocks the writer if the upload ended early
-	var he hydrateError
-	if errors.As(<-werr, &he) {
-		return he.err // the cause, not the broken upload it made
-	}
+	err := b.putStream(ctx, "open", ctrID, ContainerWorkspace, func(w io.Writer) error {
+		return writeHydrateTar(ctx, w, plan, uid, gid, &n)
+	})
 	if err != nil {
 		return err
 	}
@@ -68,26 +56,6 @@ type hydrateEntry struct {
 	i      int // the mount's index
 	file   hydrateFile
 	target string // relative to /workspace
-}
-
-// hydrateError is a failure of the tar writer, reported instead of the
-// broken upload it causes.
-type hydrateError struct{ err error }
-
-func (e hydrateError) Error() string { return e.err.Error() }
-
-// streamArchive extracts the tar stream r at dir in container ctrID, with
-// the owners its headers give.
-func (b *Backend) streamArchive(ctx context.Context, ctrID, dir string, r io.Reader) error {
-	cctx, err := b.svc.ctx(ctx)
-	if err != nil {
-		return err
-	}
-	copyIn, err := containers.CopyFromArchive(cctx, ctrID, dir, r)
-	if err == nil {
-		err = copyIn()
-	}
-	return b.svc.wrap(ctx, "copy", dir, err)
 }
 
 // writeHydrateTar writes plan as a tar stream owned by uid:gid, with the
@@ -109,15 +77,18 @@ func writeHydrateTar(ctx context.Context, out io.Writer, plan []hydrateEntry, ui
 	}
 	for _, e := range plan {
 		if err := ctx.Err(); err != nil {
-			return hydrateError{err}
+			return err
 		}
 		if err := mkdirs(path.Dir(e.target)); err != nil {
 			return err
 		}
 		n, err := tarFile(tw, e, uid, gid)
+		if errors.Is(err, io.ErrClosedPipe) {
+			return err // the upload ended: its error says why
+		}
 		if err != nil {
-			return hydrateError{backend.Errorf(backend.ErrUnavailable, "open", e.file.src,
-				"host_mounts[%d]: copying %s: %v", e.i, e.file.src, err)}
+			return backend.Errorf(backend.ErrUnavailable, "open", e.file.src,
+				"host_mounts[%d]: copying %s: %v", e.i, e.file.src, err)
 		}
 		*total += n
 	}
