@@ -35,6 +35,7 @@ type DockerfileImage struct {
 	// Name is the image reference, e.g. localhost/wai-tryrepo-HASH:latest.
 	Name string `json:"name"`
 	ID   string `json:"id,omitempty"`
-	// Output is the build's output, its tail when long.
+	// Output is the build's output: its start and its end when long,
+	// with a marker where the middle was cut.
 	Output string `json:"output,omitempty"`
 }

@@ -3,14 +3,12 @@
 package podman
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/containers/buildah/define"
 	"github.com/containers/podman/v5/pkg/bindings/images"
@@ -23,8 +21,8 @@ const (
 	// kindTryRepoImage labels the images try-repo builds from Dockerfiles.
 	kindTryRepoImage  = "tryrepo-image"
 	tryRepoRepoPrefix = "localhost/wai-tryrepo-"
-	// dockerfileOutputCap bounds the build output kept for the result;
-	// the tail is what says why a build failed.
+	// dockerfileOutputCap bounds the build output kept for the result:
+	// its first and last halves; the end is what says why a build failed.
 	dockerfileOutputCap = 64 << 10
 	// dockerfileErrorLines is how much of the output a failure quotes.
 	dockerfileErrorLines = 12
@@ -58,7 +56,7 @@ func (b *Backend) BuildDockerfile(ctx context.Context, owner backend.ContainerOw
 		return backend.DockerfileImage{}, err
 	}
 	img := backend.DockerfileImage{Name: dockerfileTag(req.Key)}
-	out := &buildOutput{say: req.Progress}
+	out := newBuildOutput(req.Progress)
 	report, err := images.Build(cctx, []string{dockerfile}, b.dockerfileOptions(req.ContextDir, img.Name, owner, out))
 	img.Output = out.String()
 	// The bindings end a cancelled build without an error: ask ctx.
@@ -110,21 +108,20 @@ func (b *Backend) removeFailedBuild(tag string) {
 	}
 }
 
-// buildOutput keeps the last dockerfileOutputCap bytes of a build's
-// output and reports its STEP lines as progress.
+// buildOutput keeps a build's output within dockerfileOutputCap, as
+// every command's output is kept (its start and its end, which says why a
+// build failed, with a marker where the middle was cut), and reports its
+// STEP lines as progress.
 type buildOutput struct {
-	mu  sync.Mutex
-	buf []byte
+	*backend.OutputBuffer
 	say func(backend.ImageProgress)
 }
 
+func newBuildOutput(say func(backend.ImageProgress)) *buildOutput {
+	return &buildOutput{OutputBuffer: backend.NewOutputBuffer(dockerfileOutputCap), say: say}
+}
+
 func (w *buildOutput) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	if over := len(w.buf) - dockerfileOutputCap; over > 0 {
-		w.buf = append(w.buf[:0], w.buf[over:]...)
-	}
 	if w.say != nil {
 		for _, line := range strings.Split(string(p), "\n") {
 			if strings.HasPrefix(line, "STEP ") {
@@ -132,13 +129,7 @@ func (w *buildOutput) Write(p []byte) (int, error) {
 			}
 		}
 	}
-	return len(p), nil
-}
-
-func (w *buildOutput) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return string(bytes.ToValidUTF8(w.buf, []byte("?")))
+	return w.OutputBuffer.Write(p)
 }
 
 // outputTail is the last n non-empty lines of s.
