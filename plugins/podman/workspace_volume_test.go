@@ -377,6 +377,7 @@ func TestVolumeWorkspaceContainerCopy(t *testing.T) {
 	ref := backend.ContainerRef{Owner: owner, Name: info.Name}
 	sh(t, w, "mkdir -p d/sub && echo hello > d/sub/a.txt && ln -s /etc/passwd d/link")
 	copyDirRoundTrip(t, b, ref)
+	copyVolumeRefusals(t, b, ref, info.ID)
 	if out := sh(t, w, "cat back/sub/a.txt; stat -c %u back/sub/a.txt; id -u"); !strings.HasPrefix(out.Stdout, "hello\nmore\n") ||
 		strings.Count(out.Stdout, strings.TrimSpace(out.Stdout[strings.LastIndexByte(strings.TrimSpace(out.Stdout), '\n')+1:])) != 2 {
 		t.Errorf("copied out: %+v", out)
