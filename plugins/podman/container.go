@@ -60,26 +60,8 @@ func (b *Backend) spec(w *Workspace) (*specgen.SpecGenerator, error) {
 	} else {
 		s.NetNS = specgen.Namespace{NSMode: specgen.NamespaceMode(c.Network)}
 	}
-	mem := c.memoryBytes
-	period := uint64(100000)
-	quota := int64(c.CPUs * float64(period))
-	s.ResourceLimits = &spec.LinuxResources{
-		// Swap is memory+swap: equal to the limit means no swap at all.
-		Memory: &spec.LinuxMemory{Limit: &mem, Swap: &mem},
-		CPU:    &spec.LinuxCPU{Quota: &quota, Period: &period},
-		Pids:   &spec.LinuxPids{Limit: c.PidsLimit},
-	}
-	s.CapDrop = []string{"ALL"}
-	s.NoNewPrivileges = ptr(true)
+	b.harden(s, c.memoryBytes, c.CPUs, c.PidsLimit)
 	s.ReadOnlyFilesystem = ptr(true)
-	// Both rlimits, always, with the short names the service expects
-	// ("RLIMIT_" is prefixed server-side). Naming only nofile makes podman
-	// 4.3 fill nproc with a default above the host's hard limit, and the
-	// start fails without CAP_SYS_RESOURCE.
-	s.Rlimits = []spec.POSIXRlimit{
-		{Type: "nofile", Soft: c.Nofile, Hard: c.Nofile},
-		{Type: "nproc", Soft: c.Nproc, Hard: c.Nproc},
-	}
 	s.Mounts = []spec.Mount{
 		{Destination: "/tmp", Type: "tmpfs", Source: "tmpfs",
 			Options: []string{"rw", "nosuid", "nodev", fmt.Sprintf("size=%d", c.tmpfsBytes), "mode=1777"}},

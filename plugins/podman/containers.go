@@ -178,7 +178,7 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 	}
 	info.Network = s.Labels[labelNetwork]
 	info.Ports = req.Ports
-	b.harden(s, mem)
+	b.harden(s, mem, b.cfg.Containers.CPUs, b.cfg.Containers.PidsLimit)
 	if req.GPU {
 		if err := b.addGPU(s, name); err != nil {
 			return nil, info, err
@@ -205,20 +205,24 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 	return s, info, nil
 }
 
-// harden applies what every managed container gets: the session
-// container's hardening (no capabilities, no new privileges, rlimits; the
-// seccomp profile is set by the caller) and the resource limits.
-func (b *Backend) harden(s *specgen.SpecGenerator, mem int64) {
-	cc := b.cfg.Containers
+// harden applies what every container wai makes gets, the session's and
+// the managed ones: no capabilities, no new privileges, both rlimits, and
+// the resource limits given (the seccomp profile is set by the caller).
+func (b *Backend) harden(s *specgen.SpecGenerator, mem int64, cpus float64, pids int64) {
 	period := uint64(100000)
-	quota := int64(cc.CPUs * float64(period))
+	quota := int64(cpus * float64(period))
 	s.ResourceLimits = &spec.LinuxResources{
+		// Swap is memory+swap: equal to the limit means no swap at all.
 		Memory: &spec.LinuxMemory{Limit: &mem, Swap: &mem},
 		CPU:    &spec.LinuxCPU{Quota: &quota, Period: &period},
-		Pids:   &spec.LinuxPids{Limit: cc.PidsLimit},
+		Pids:   &spec.LinuxPids{Limit: pids},
 	}
 	s.CapDrop = []string{"ALL"}
 	s.NoNewPrivileges = ptr(true)
+	// Both rlimits, always, with the short names the service expects
+	// ("RLIMIT_" is prefixed server-side). Naming only nofile makes podman
+	// 4.3 fill nproc with a default above the host's hard limit, and the
+	// start fails without CAP_SYS_RESOURCE.
 	s.Rlimits = []spec.POSIXRlimit{
 		{Type: "nofile", Soft: b.cfg.Nofile, Hard: b.cfg.Nofile},
 		{Type: "nproc", Soft: b.cfg.Nproc, Hard: b.cfg.Nproc},
