@@ -3,10 +3,12 @@
 package podman
 
 import (
+	"archive/tar"
 	"context"
 	"errors"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/containers/podman/v5/pkg/bindings/containers"
 
@@ -72,4 +74,20 @@ func (b *Backend) getArchive(ctx context.Context, op, id, p string) (io.ReadClos
 	}
 	go func() { pw.CloseWithError(get()) }()
 	return pr, nil
+}
+
+// archiveFile is a file wai writes into a container from memory.
+type archiveFile struct {
+	name string
+	mode int64
+	body []byte
+}
+
+// addTarFile writes f to tw as a regular file.
+func addTarFile(tw *tar.Writer, f archiveFile, modTime time.Time) error {
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: f.name, Mode: f.mode, Size: int64(len(f.body)), ModTime: modTime}); err != nil {
+		return err
+	}
+	_, err := tw.Write(f.body)
+	return err
 }

@@ -82,11 +82,7 @@ func (b *Backend) provision(ctx context.Context, id string, files []backend.Cont
 		if mode == 0 {
 			mode = 0o600
 		}
-		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: strings.TrimPrefix(p, "/"), Mode: int64(mode.Perm()), Size: int64(len(f.Data)), ModTime: time.Now()}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return err
-		}
-		if _, err := tw.Write(f.Data); err != nil {
+		if err := addTarFile(tw, archiveFile{strings.TrimPrefix(p, "/"), int64(mode.Perm()), f.Data}, time.Now()); err != nil {
 			return err
 		}
 	}

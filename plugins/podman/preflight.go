@@ -170,35 +170,47 @@ func diskCheck(dir string) Check {
 // check, exec, remove — the whole path, with the real hardening.
 func sandboxCheck(ctx context.Context, cfg Config) Check {
 	c := Check{Name: "hardened container runs"}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	cfg.IdleTimeout, cfg.MaxUptime = 0, 0
-	b, err := newBackend(ctx, cfg, backend.Options{})
-	if err != nil {
-		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), setupFix
-		return c
-	}
-	defer b.Close(context.WithoutCancel(ctx))
-	t0 := time.Now()
-	ws, err := b.Open(ctx, backend.WorkspaceSpec{Session: "preflight-" + newID()})
-	if err == nil {
-		defer ws.Close(context.WithoutCancel(ctx))
-		var res backend.ExecResult
-		res, err = ws.Shell().Execute(ctx, backend.ExecRequest{Shell: "id -u; touch /workspace/.w && echo writable; touch /etc/.w 2>/dev/null || echo ro"})
+	fix := "see the message; scripts/setup-podman.sh verifies the same hardened run and explains the known host quirks (runc, rlimits)"
+	return inThrowawaySession(ctx, cfg, c, setupFix, fix, func(ctx context.Context, ws backend.Workspace, t0 time.Time) Check {
+		res, err := ws.Shell().Execute(ctx, backend.ExecRequest{Shell: "id -u; touch /workspace/.w && echo writable; touch /etc/.w 2>/dev/null || echo ro"})
 		uid, _ := cfg.uidGID()
 		want := fmt.Sprintf("%d\nwritable\nro\n", uid)
 		if err == nil && res.Stdout != want {
 			err = fmt.Errorf("the test command printed %q (stderr %q), want %q", res.Stdout, res.Stderr, want)
 		}
-	}
+		if err != nil {
+			c.Status, c.Detail, c.Fix = CheckFail, err.Error(), fix
+			return c
+		}
+		c.Status = CheckOK
+		c.Detail = fmt.Sprintf("user %s, read-only root, writable /workspace; new session to first result in %s", cfg.User, time.Since(t0).Round(time.Millisecond))
+		return c
+	})
+}
+
+// inThrowawaySession runs check in a new session of cfg (no reaping,
+// within two minutes) and removes the session and its backend after. A
+// backend that cannot be made fails c with newFix, a session that cannot
+// be opened with openFix. check gets the time Open was called.
+func inThrowawaySession(ctx context.Context, cfg Config, c Check, newFix, openFix string,
+	check func(ctx context.Context, ws backend.Workspace, opened time.Time) Check) Check {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	cfg.IdleTimeout, cfg.MaxUptime = 0, 0
+	b, err := newBackend(ctx, cfg, backend.Options{})
 	if err != nil {
-		c.Status, c.Detail = CheckFail, err.Error()
-		c.Fix = "see the message; scripts/setup-podman.sh verifies the same hardened run and explains the known host quirks (runc, rlimits)"
+		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), newFix
 		return c
 	}
-	c.Status = CheckOK
-	c.Detail = fmt.Sprintf("user %s, read-only root, writable /workspace; new session to first result in %s", cfg.User, time.Since(t0).Round(time.Millisecond))
-	return c
+	defer b.Close(context.WithoutCancel(ctx))
+	t0 := time.Now()
+	ws, err := b.Open(ctx, backend.WorkspaceSpec{Session: "preflight-" + newID()})
+	if err != nil {
+		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), openFix
+		return c
+	}
+	defer ws.Close(context.WithoutCancel(ctx))
+	return check(ctx, ws, t0)
 }
 
 // freeBytes is the space available to unprivileged users where dir is (or

@@ -37,35 +37,22 @@ func sharedWorkspaceCheck(ctx context.Context, cfg Config) Check {
 // judge has the last word on a workspace that passed.
 func markerCheck(ctx context.Context, cfg Config, c Check, fix, file, unseen string,
 	judge func(c Check, w *Workspace) Check) Check {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	cfg.IdleTimeout, cfg.MaxUptime = 0, 0
-	b, err := newBackend(ctx, cfg, backend.Options{})
-	if err != nil {
-		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), fix
-		return c
-	}
-	defer b.Close(context.WithoutCancel(ctx))
-	ws, err := b.Open(ctx, backend.WorkspaceSpec{Session: "preflight-" + newID()})
-	if err != nil {
-		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), fix
-		return c
-	}
-	defer ws.Close(context.WithoutCancel(ctx))
-	marker := newSecret()
-	if _, err := ws.FS().Write(ctx, backend.WriteRequest{Path: file, Content: marker}); err != nil {
-		c.Status, c.Detail, c.Fix = CheckFail, "writing a marker into the workspace: "+err.Error(), fix
-		return c
-	}
-	res, err := ws.Shell().Execute(ctx, backend.ExecRequest{Shell: "cat /workspace/" + file + " 2>&1"})
-	if err != nil {
-		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), fix
-		return c
-	}
-	if strings.TrimSpace(res.Stdout) != marker {
-		c.Status, c.Fix = CheckFail, fix
-		c.Detail = fmt.Sprintf("%s (it read %q)", unseen, firstLine(res.Stdout))
-		return c
-	}
-	return judge(c, ws.(*Workspace))
+	return inThrowawaySession(ctx, cfg, c, fix, fix, func(ctx context.Context, ws backend.Workspace, _ time.Time) Check {
+		marker := newSecret()
+		if _, err := ws.FS().Write(ctx, backend.WriteRequest{Path: file, Content: marker}); err != nil {
+			c.Status, c.Detail, c.Fix = CheckFail, "writing a marker into the workspace: "+err.Error(), fix
+			return c
+		}
+		res, err := ws.Shell().Execute(ctx, backend.ExecRequest{Shell: "cat /workspace/" + file + " 2>&1"})
+		if err != nil {
+			c.Status, c.Detail, c.Fix = CheckFail, err.Error(), fix
+			return c
+		}
+		if strings.TrimSpace(res.Stdout) != marker {
+			c.Status, c.Fix = CheckFail, fix
+			c.Detail = fmt.Sprintf("%s (it read %q)", unseen, firstLine(res.Stdout))
+			return c
+		}
+		return judge(c, ws.(*Workspace))
+	})
 }

@@ -54,13 +54,6 @@ type serviceFiles struct {
 	agent   string // "" without an agent binary
 }
 
-// archiveFile is a file wai writes into a container from memory.
-type archiveFile struct {
-	name string
-	mode int64
-	body []byte
-}
-
 // filesOnService puts the seccomp profile and wai-agent into a volume on
 // the service's machine, once per content (the volume's name carries a
 // hash of both, so a new wai gets a new volume and a container keeps the
@@ -217,10 +210,7 @@ func (b *Backend) putFiles(ctx context.Context, id string, files ...archiveFile)
 	tw := tar.NewWriter(&buf)
 	now := time.Now()
 	for _, f := range files {
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: f.name, Mode: f.mode, Size: int64(len(f.body)), ModTime: now}); err != nil {
-			return err
-		}
-		if _, err := tw.Write(f.body); err != nil {
+		if err := addTarFile(tw, f, now); err != nil {
 			return err
 		}
 	}
