@@ -116,17 +116,21 @@ func (b *Backend) serviceFileSet() (string, []archiveFile, error) {
 }
 
 // filesVolume returns the files volume, complete: a new one is made and
-// filled, a half-made one filled again, and a fill that fails removes the
-// volume, so that no later call finds it half made. A volume of that name
-// that wai did not make is refused, never written to.
+// filled, a half-made one filled again, and a fill that fails removes a
+// volume it made or found lacking, so that no later call finds it half
+// made (one found complete stays: other processes' containers may use it,
+// as bind sources Podman does not count). A volume of that name that wai
+// did not make is refused, never written to.
 func (b *Backend) filesVolume(ctx context.Context, name string, files []archiveFile) (*entitiesTypes.VolumeConfigResponse, error) {
 	cctx, err := b.svc.ctx(ctx)
 	if err != nil {
 		return nil, err
 	}
 	v, err := volumes.Inspect(cctx, name, nil)
+	made := false
 	switch {
 	case volumeNotFound(err):
+		made = true
 		labels := map[string]string{labelManaged: "true", labelKind: kindFiles}
 		if _, err := volumes.Create(cctx, entitiesTypes.VolumeCreateOptions{Name: name, Labels: labels}, nil); err != nil && !strings.Contains(err.Error(), "already exists") {
 			return nil, b.svc.wrap(ctx, "create", name, err)
@@ -139,8 +143,10 @@ func (b *Backend) filesVolume(ctx context.Context, name string, files []archiveF
 	case filesChecked[name]:
 		return v, nil
 	}
-	if err := b.fillFilesVolume(ctx, name, files); err != nil {
-		b.dropFilesVolume(ctx, name)
+	if lacking, err := b.fillFilesVolume(ctx, name, files); err != nil {
+		if made || lacking {
+			b.dropFilesVolume(ctx, name)
+		}
 		return nil, err
 	}
 	filesChecked[name] = true
@@ -152,14 +158,15 @@ func (b *Backend) filesVolume(ctx context.Context, name string, files []archiveF
 
 // fillFilesVolume writes the files and then the marker into the files
 // volume, through a container that is created, never started, and removed;
-// a volume that holds them all, at their sizes, is left as it is.
-func (b *Backend) fillFilesVolume(ctx context.Context, name string, files []archiveFile) error {
+// a volume that holds them all, at their sizes, is left as it is. lacking
+// reports a volume found without them, which a failed fill leaves so.
+func (b *Backend) fillFilesVolume(ctx context.Context, name string, files []archiveFile) (lacking bool, err error) {
 	if err := b.ensureImage(ctx); err != nil {
-		return err
+		return false, err
 	}
 	cctx, err := b.svc.ctx(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	s := specgen.NewSpecGenerator(b.image(), false)
 	s.Name = name + "-fill-" + newID()[:8]
@@ -168,18 +175,18 @@ func (b *Backend) fillFilesVolume(ctx context.Context, name string, files []arch
 	s.Volumes = []*specgen.NamedVolume{{Name: name, Dest: "/files", Options: []string{"rw", "nosuid", "nodev"}}}
 	resp, err := containers.CreateWithSpec(cctx, s, nil)
 	if err != nil {
-		return b.svc.wrap(ctx, "create", name, err)
+		return false, b.svc.wrap(ctx, "create", name, err)
 	}
 	defer b.removeQuiet(resp.ID)
 	marker := archiveFile{filesMarker, 0o444, []byte(strings.TrimPrefix(name, "wai-files-") + "\n")}
 	if ok, err := b.filesComplete(ctx, resp.ID, append(files, marker)); err != nil || ok {
-		return err
+		return false, err
 	}
 	b.log.LogAttrs(context.WithoutCancel(ctx), slog.LevelInfo, "runtime.podman.files_filling", slog.String("volume", name))
 	if err := b.putFiles(ctx, resp.ID, files...); err != nil {
-		return err
+		return true, err
 	}
-	return b.putFiles(ctx, resp.ID, marker)
+	return true, b.putFiles(ctx, resp.ID, marker)
 }
 
 // filesComplete reports whether the files volume mounted at /files of
