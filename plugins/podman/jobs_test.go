@@ -176,7 +176,10 @@ func TestHostStopsAnOverdueJob(t *testing.T) {
 	b.slack = time.Second // the default 10 s only makes the test wait
 	w := openTest(t, b, false)
 	m := "96." + strconv.Itoa(int(time.Now().UnixNano()%1e9))
-	info, err := w.StartJob(t.Context(), backend.JobRequest{Argv: []string{"sleep", m}, MaxRuntime: time.Second})
+	// The supervisor must be stopped before it enforces the runtime
+	// itself: 5 s leaves the stopping shell room on a loaded machine,
+	// where 1 s did not.
+	info, err := w.StartJob(t.Context(), backend.JobRequest{Argv: []string{"sleep", m}, MaxRuntime: 5 * time.Second})
 	if err != nil {
 		t.Fatalf("StartJob: %v", err)
 	}
@@ -208,7 +211,10 @@ func TestHostDeadlineOutlivesARewrittenRecord(t *testing.T) {
 	b.slack = time.Second
 	w := openTest(t, b, false)
 	m := "97." + strconv.Itoa(int(time.Now().UnixNano()%1e9))
-	info, err := w.StartJob(t.Context(), backend.JobRequest{Argv: []string{"sleep", m}, MaxRuntime: time.Second})
+	// The supervisor must be stopped before it enforces the runtime
+	// itself: 5 s leaves the stopping shell room on a loaded machine,
+	// where 1 s did not.
+	info, err := w.StartJob(t.Context(), backend.JobRequest{Argv: []string{"sleep", m}, MaxRuntime: 5 * time.Second})
 	if err != nil {
 		t.Fatalf("StartJob: %v", err)
 	}
