@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -21,12 +20,7 @@ func twoKernels(t *testing.T) (*host.Kernel, *host.Kernel, string) {
 		cfg.Backend = "host"
 		cfg.StateDir = state
 		cfg.BundledTools = []string{}
-		k, err := host.New(t.Context(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = k.Close(context.Background()) })
-		return k
+		return startKernel(t, cfg)
 	}
 	return open(), open(), state
 }

@@ -2,8 +2,10 @@ package host
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -179,11 +181,7 @@ func composeDepends(n yaml.Node) ([]string, error) {
 	if err := n.Decode(&m); err != nil {
 		return nil, fmt.Errorf("give a list of services")
 	}
-	for k := range m {
-		l = append(l, k)
-	}
-	sort.Strings(l)
-	return l, nil
+	return slices.Sorted(maps.Keys(m)), nil
 }
 
 // composePorts reads "C", "H:C", "127.0.0.1:H:C", each with /tcp or /udp.

@@ -39,17 +39,33 @@ func hostConfig() host.Config {
 	return cfg
 }
 
+// startKernel builds a kernel from cfg, closed with the test.
+func startKernel(t testing.TB, cfg host.Config, opts ...host.Option) *host.Kernel {
+	t.Helper()
+	k, err := host.New(context.Background(), cfg, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k.Close(context.Background()) })
+	return k
+}
+
+// openSession opens k's session name (a throwaway one for "").
+func openSession(t testing.TB, k *host.Kernel, name string) *host.Session {
+	t.Helper()
+	s, err := k.Session(context.Background(), name, host.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // loggedKernel builds a kernel from cfg whose events go, as JSON lines, to
 // the returned buffer; it is closed with the test.
 func loggedKernel(t *testing.T, cfg host.Config) (*host.Kernel, *syncbuf.Buffer) {
 	t.Helper()
 	logs := &syncbuf.Buffer{}
-	k, err := host.New(context.Background(), cfg, host.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(context.Background()) })
-	return k, logs
+	return startKernel(t, cfg, host.WithLogger(slog.New(slog.NewJSONHandler(logs, nil)))), logs
 }
 
 // A Go tool plugin built with the pdk, listed and called end to end on the
@@ -119,10 +135,7 @@ func TestFallbackToHostSaysUnsandboxed(t *testing.T) {
 	cfg.Fallback = "host"
 	ctx := context.Background()
 	k, logs := loggedKernel(t, cfg)
-	s, err := k.Session(ctx, "fb", host.SessionOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openSession(t, k, "fb")
 	res, err := s.Shell().Execute(ctx, backend.ExecRequest{Argv: []string{"echo", "fell back"}})
 	if err != nil || res.Stdout != "fell back\n" {
 		t.Fatalf("%+v, %v", res, err)
@@ -145,12 +158,7 @@ func TestFallbackToHostSaysUnsandboxed(t *testing.T) {
 	// Without a fallback, the unavailable backend is an error that says
 	// what to do.
 	cfg.Fallback = ""
-	k2, err := host.New(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k2.Close(ctx)
-	s2, _ := k2.Session(ctx, "nofb", host.SessionOptions{})
+	s2 := openSession(t, startKernel(t, cfg), "nofb")
 	_, err = s2.Shell().Execute(ctx, backend.ExecRequest{Argv: []string{"true"}})
 	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "plugins/podman") {
 		t.Fatalf("want ErrUnavailable naming the package to import, got %v", err)
@@ -186,18 +194,10 @@ func TestMisbehavingPolicyPluginDenies(t *testing.T) {
 			cfg := hostConfig()
 			cfg.PolicyTimeout = 300 * time.Millisecond
 			cfg.Policies = []host.PolicyConfig{{Path: path, Config: map[string]any{"mode": mode}}}
-			k, err := host.New(ctx, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer k.Close(ctx)
-			s, err := k.Session(ctx, "bad", host.SessionOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := openSession(t, startKernel(t, cfg), "bad")
 			for range 2 { // the second check gets a fresh instance
 				start := time.Now()
-				_, err = s.Shell().Execute(ctx, backend.ExecRequest{Argv: []string{"true"}})
+				_, err := s.Shell().Execute(ctx, backend.ExecRequest{Argv: []string{"true"}})
 				if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "policy badpolicy") {
 					t.Fatalf("want a deny from badpolicy, got %v", err)
 				}
@@ -221,11 +221,7 @@ func TestToolDeadlineStopsItsShellCommand(t *testing.T) {
 	cfg.ToolTimeouts = map[string]time.Duration{"run": time.Second}
 	cfg.Plugins = []host.PluginConfig{{Path: pluginFile(t, "host/testdata/noop"), Grants: []string{"shell"}}}
 	ctx := context.Background()
-	k, err := host.New(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close(ctx)
+	k := startKernel(t, cfg)
 
 	// A sleep length no other process uses, to find leftovers by.
 	marker := fmt.Sprintf("30.%d", time.Now().UnixNano()%1000000)

@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -23,15 +22,7 @@ func TestJobsPassTheKernelsGuard(t *testing.T) {
 	cfg.MaxJobs = 2
 	cfg.JobMaxRuntime = time.Minute
 	m := mock.New(mock.Options{})
-	k, err := host.New(context.Background(), cfg, host.WithBackend(m))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(context.Background()) })
-	s, err := k.Session(t.Context(), "jobs", host.SessionOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openSession(t, startKernel(t, cfg, host.WithBackend(m)), "jobs")
 	jobs := s.Jobs()
 	ctx := t.Context()
 	if _, err := jobs.StartJob(ctx, backend.JobRequest{Shell: "rm -rf /"}); !errors.Is(err, backend.ErrPermission) {

@@ -3,7 +3,8 @@ package host
 import (
 	"context"
 	"log/slog"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -153,15 +154,7 @@ func (g *guardedShell) event(ctx context.Context, kind string, command []string,
 }
 
 func envKeys(env map[string]string) []string {
-	if len(env) == 0 {
-		return nil
-	}
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(env)) // nil for none
 }
 
 // joinArgv renders argv for humans; it is not meant to be re-parsed.

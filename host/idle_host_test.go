@@ -75,12 +75,7 @@ func hostKernel(t *testing.T, idle time.Duration, opts ...host.Option) (*host.Ke
 	cfg.BundledTools = []string{}
 	cfg.SessionIdleTimeout = idle
 	ev := newEventWaiter()
-	k, err := host.New(t.Context(), cfg, append([]host.Option{host.WithLogger(slog.New(ev))}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(context.Background()) })
-	return k, ev
+	return startKernel(t, cfg, append([]host.Option{host.WithLogger(slog.New(ev))}, opts...)...), ev
 }
 
 // A session left idle past session_idle_timeout keeps its files and its
@@ -89,10 +84,7 @@ func hostKernel(t *testing.T, idle time.Duration, opts ...host.Option) (*host.Ke
 func TestIdleSessionKeepsItsFilesOnHost(t *testing.T) {
 	k, ev := hostKernel(t, 50*time.Millisecond)
 	ctx := t.Context()
-	s, err := k.Session(ctx, "", host.SessionOptions{}) // throwaway, like an MCP session
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openSession(t, k, "") // throwaway, like an MCP session
 	if _, err := s.FS().Write(ctx, backend.WriteRequest{Path: "keep.txt", Content: "kept\n"}); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,9 +51,9 @@ func explain(s *jsonschema.Schema, v any, ptr string) string {
 			if ptr != "" {
 				whose = ptr
 			}
-			for _, name := range sortedNames(x) {
+			for _, name := range slices.Sorted(maps.Keys(x)) {
 				if _, known := s.Properties[name]; !known {
-					return fmt.Sprintf("%s is not a field of %s%s", fieldName(ptr+"/"+escapePtr(name)), whose, didYouMean(name, sortedNames(s.Properties)))
+					return fmt.Sprintf("%s is not a field of %s%s", fieldName(ptr+"/"+escapePtr(name)), whose, didYouMean(name, slices.Sorted(maps.Keys(s.Properties))))
 				}
 			}
 		}
@@ -60,7 +62,7 @@ func explain(s *jsonschema.Schema, v any, ptr string) string {
 				return fmt.Sprintf("required %s is missing", fieldName(ptr+"/"+escapePtr(name)))
 			}
 		}
-		for _, name := range sortedNames(x) {
+		for _, name := range slices.Sorted(maps.Keys(x)) {
 			if p := explain(s.Properties[name], x[name], ptr+"/"+escapePtr(name)); p != "" {
 				return p
 			}
@@ -176,7 +178,7 @@ func signature(s *jsonschema.Schema) string {
 	for _, r := range s.Required {
 		required[r] = true
 	}
-	names := sortedNames(s.Properties)
+	names := slices.Sorted(maps.Keys(s.Properties))
 	// Required fields first: they are what a failing call most often lacks.
 	sort.SliceStable(names, func(i, j int) bool { return required[names[i]] && !required[names[j]] })
 	var parts []string
@@ -210,15 +212,6 @@ func typeName(s *jsonschema.Schema) string {
 		t += " of " + strings.Join(schemaTypes(s.Items), " or ")
 	}
 	return t
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // jsonProblem explains a JSON syntax error with where it is: the byte

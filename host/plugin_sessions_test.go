@@ -25,11 +25,7 @@ func TestPluginStateStaysInItsSession(t *testing.T) {
 	// longer than the default second. This test is about state, not speed.
 	cfg.PolicyTimeout = 30 * time.Second
 	ctx := context.Background()
-	k, err := host.New(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close(ctx)
+	k := startKernel(t, cfg)
 	remember := func(session, value string) string {
 		t.Helper()
 		res, err := k.Call(ctx, session, "remember", json.RawMessage(`{"value":"`+value+`"}`))

@@ -28,15 +28,8 @@ func TestPoliciesSeeTheResolvedPath(t *testing.T) {
 	cfg.Plugins = []host.PluginConfig{{Path: pluginFile(t, "tools/vfs"), Grants: []string{"fs.read", "fs.write"}}}
 	cfg.Policies = []host.PolicyConfig{{Path: pluginFile(t, "host/testdata/denypath"), Config: map[string]any{"prefix": "protected"}}}
 	ctx := context.Background()
-	k, err := host.New(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close(ctx)
-	s, err := k.Session(ctx, "resolved", host.SessionOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := startKernel(t, cfg)
+	s := openSession(t, k, "resolved")
 	// What a command in the workspace can do: a protected directory, and
 	// symlinks into it, relative and absolute (chroot-style: /protected
 	// is the workspace's protected).

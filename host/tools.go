@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -97,8 +99,9 @@ func (k *Kernel) registerTools(p toolPlugin, aliases map[string]string, where st
 	}
 	for orig := range aliases {
 		if !has[orig] {
+			names := slices.Sorted(maps.Keys(has))
 			return backend.Errorf(backend.ErrInvalid, "config", where, "aliases names tool %q, which plugin %s does not have (it has: %s)%s",
-				orig, d.Name, strings.Join(sortedKeys(has), ", "), didYouMean(orig, sortedKeys(has)))
+				orig, d.Name, strings.Join(names, ", "), didYouMean(orig, names))
 		}
 	}
 	disabled := map[string]bool{}
@@ -154,9 +157,10 @@ func (k *Kernel) checkDisabledTools() error {
 	var errs []error
 	for _, t := range k.cfg.DisabledTools {
 		if !k.exported[t] {
+			names := slices.Sorted(maps.Keys(k.exported))
 			errs = append(errs, backend.Errorf(backend.ErrInvalid, "config", k.cfg.Source,
 				"disabled_tools names %q, which no loaded plugin exports%s (tools: %s): fix the name, or remove it",
-				t, didYouMean(t, sortedKeys(k.exported)), strings.Join(sortedKeys(k.exported), ", ")))
+				t, didYouMean(t, names), strings.Join(names, ", ")))
 		}
 	}
 	return errors.Join(errs...)
@@ -374,13 +378,4 @@ func (k *Kernel) toolEvent(ctx context.Context, session, tool string, res ToolRe
 		attrs = append(attrs, slog.String("error", err.Error()))
 	}
 	k.log.LogAttrs(ctx, level, "tool.call", attrs...)
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

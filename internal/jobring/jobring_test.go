@@ -38,6 +38,19 @@ func TestHeadAndTail(t *testing.T) {
 	} else if fi.Size() > 8+16 {
 		t.Errorf("the file grew past its budget: %d bytes", fi.Size())
 	}
+	// Far more than the budget in one write keeps its last bytes.
+	big := filepath.Join(t.TempDir(), "big")
+	bw, err := Create(big, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bw.Close()
+	if _, err := bw.Write(append(bytes.Repeat([]byte("x"), 1000), "TAILTAIL"...)); err != nil {
+		t.Fatal(err)
+	}
+	if _, tail, total := Read(big, 16); string(tail) != "TAILTAIL" || total != 1008 {
+		t.Errorf("one big write: tail %q total %d", tail, total)
+	}
 	if _, err := Create(path, 16); err == nil {
 		t.Error("Create over an existing ring file succeeded")
 	}

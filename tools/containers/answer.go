@@ -266,14 +266,7 @@ func answer(p params, r response) pdk.Result {
 func execAnswer(r response, notes string) pdk.Result {
 	e := r.Exec
 	out, errs := shellfmt.Bytes(e.Stdout, outputBytes), shellfmt.Bytes(e.Stderr, outputBytes)
-	headline := "Command succeeded (exit code 0)."
-	switch {
-	case e.TimedOut:
-		headline = "Command timed out (exit code 124)."
-	case e.ExitCode != 0:
-		headline = "Command failed (exit code " + strconv.Itoa(e.ExitCode) + ")."
-	}
-	msg := shellfmt.Block(headline, nil, out, errs) + notes
+	msg := shellfmt.Block(shellfmt.Headline(e.ExitCode, e.TimedOut, 0), nil, out, errs) + notes
 	if e.ExitCode != 0 || e.TimedOut {
 		return pdk.FailWith(msg, r)
 	}

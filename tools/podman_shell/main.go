@@ -140,15 +140,8 @@ func execute(p params) (pdk.Result, error) {
 		code = pdk.TimeoutExitCode
 	}
 	r := result{Action: "exec", ContainerName: containerName(), Stdout: &stdout, Stderr: &stderr, ExitCode: &code}
-	headline := "Command succeeded (exit code 0)."
-	switch {
-	case res.TimedOut:
-		headline = "Command timed out after " + strconv.Itoa(timeout) + " s (exit code 124)."
-	case code != 0:
-		headline = "Command failed (exit code " + strconv.Itoa(code) + ")."
-	}
 	fields := []shellfmt.Field{{Name: "Container", Value: orNone(r.ContainerName, res.Backend)}}
-	msg := shellfmt.Block(headline, fields, stdout, stderr)
+	msg := shellfmt.Block(shellfmt.Headline(code, res.TimedOut, time.Duration(timeout)*time.Second), fields, stdout, stderr)
 	if code != 0 {
 		return pdk.FailWith(msg, r), nil
 	}

@@ -3,8 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -105,7 +105,7 @@ func checkGlobals(g map[string]string) error {
 	if len(g) > maxGlobals {
 		return invalid("globals has %d names, over the limit of %d", len(g), maxGlobals)
 	}
-	for _, name := range sortedKeys(g) {
+	for _, name := range slices.Sorted(maps.Keys(g)) {
 		if !identifier(name) {
 			return invalid("globals: %q is not a Python identifier (ASCII letters, digits and _, not starting with a digit, not a keyword)", name)
 		}
@@ -190,15 +190,6 @@ func identifier(s string) bool {
 		}
 	}
 	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 func clip(s string, n int) string {

@@ -92,14 +92,7 @@ func run(_ *pdk.Call, p params) (pdk.Result, error) {
 }
 
 func render(r result) string {
-	headline := "Command succeeded (exit code 0)."
-	switch {
-	case r.TimedOut:
-		headline = "Command timed out (exit code 124)."
-	case r.ExitCode != 0:
-		headline = "Command failed (exit code " + strconv.Itoa(r.ExitCode) + ")."
-	}
-	return shellfmt.Block(headline, []shellfmt.Field{
+	return shellfmt.Block(shellfmt.Headline(r.ExitCode, r.TimedOut, 0), []shellfmt.Field{
 		{Name: "Command", Value: shellfmt.Quote(r.Command)},
 		{Name: "CWD", Value: r.Cwd},
 		{Name: "Exit code", Value: strconv.Itoa(r.ExitCode)},

@@ -5,6 +5,7 @@ package shellparse
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -331,14 +332,7 @@ func checkAgainstDash(t *testing.T, sb *dashSandbox, s string) {
 	}
 }
 
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func keys(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
 
 // TestDashOracleSeesCommands guards the oracle itself: a sandbox that
 // saw nothing would make the fuzz target pass vacuously.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/wai-dev/wai/pdk"
 )
 
 // Marker replaces what Bytes and Chars drop. It contains "[truncated", the
@@ -70,6 +72,22 @@ func Chars(s string, max int) string {
 	r := []rune(s)
 	head, tail := room/2, room-room/2
 	return string(r[:head]) + Marker + string(r[len(r)-tail:])
+}
+
+// Headline says a command's outcome in one line, Block's first: it
+// succeeded, failed with its exit code, or timed out (with the exit code
+// a timeout reports, pdk.TimeoutExitCode). limit, when not zero, is the
+// time the command was given, for a tool whose caller chose it.
+func Headline(exitCode int, timedOut bool, limit time.Duration) string {
+	switch {
+	case timedOut && limit > 0:
+		return fmt.Sprintf("Command timed out after %d s (exit code %d).", int(limit/time.Second), pdk.TimeoutExitCode)
+	case timedOut:
+		return fmt.Sprintf("Command timed out (exit code %d).", pdk.TimeoutExitCode)
+	case exitCode != 0:
+		return fmt.Sprintf("Command failed (exit code %d).", exitCode)
+	}
+	return "Command succeeded (exit code 0)."
 }
 
 // Field is one "Name: value" line of a Block.

@@ -3,6 +3,7 @@ package shellfmt
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -39,6 +40,24 @@ func TestBlockPlaceholdersAndFields(t *testing.T) {
 	want := "Done.\nExit code: 0\nSTDOUT:\nhi\nSTDERR:\n<empty>"
 	if got != want {
 		t.Fatalf("Block =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestHeadline(t *testing.T) {
+	for _, c := range []struct {
+		code     int
+		timedOut bool
+		limit    time.Duration
+		want     string
+	}{
+		{0, false, 0, "Command succeeded (exit code 0)."},
+		{2, false, time.Minute, "Command failed (exit code 2)."},
+		{124, true, 0, "Command timed out (exit code 124)."},
+		{124, true, 30 * time.Second, "Command timed out after 30 s (exit code 124)."},
+	} {
+		if got := Headline(c.code, c.timedOut, c.limit); got != c.want {
+			t.Errorf("Headline(%d, %v, %v) = %q, want %q", c.code, c.timedOut, c.limit, got, c.want)
+		}
 	}
 }
 
