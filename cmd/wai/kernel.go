@@ -13,6 +13,7 @@ import (
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/host/config"
+	"github.com/wai-dev/wai/plugins/podman"
 )
 
 // kernelFlags are the flags of every subcommand that needs a kernel.
@@ -41,15 +42,12 @@ func (k *kernelFlags) register(fs *flag.FlagSet) {
 // uses a session's Shell or FS (exec) then neither pays for loading Wasm
 // nor fails because the plugins are not built. Limits and policies apply
 // all the same.
-func (k *kernelFlags) open(ctx context.Context, stderr io.Writer, withTools bool) (*host.Kernel, error) {
-	cfg, err := config.Load(k.config)
+func (k *kernelFlags) open(ctx context.Context, std stdio, stderr io.Writer, withTools bool) (*host.Kernel, error) {
+	cfg, err := loadConfig(std, k.config, k.backend)
 	if err != nil {
 		return nil, err
 	}
 	k.file = cfg
-	if k.backend != "" {
-		cfg.Backend = k.backend
-	}
 	if !withTools {
 		cfg.BundledTools, cfg.Plugins = nil, nil
 	}
@@ -78,6 +76,40 @@ func (k *kernelFlags) open(ctx context.Context, stderr io.Writer, withTools bool
 		fmt.Fprintf(stderr, "wai: notice: %s\n", n)
 	}
 	return kernel, nil
+}
+
+// loadConfig loads the configuration at path (found as config.Load says
+// when "") in std's environment and directory, with the backend named
+// when backendName is not "". The Podman service URL is resolved there
+// too when the podman backend may be opened and its table names none: the
+// backend would otherwise look $CONTAINER_HOST up in the process's own
+// environment.
+func loadConfig(std stdio, path, backendName string) (config.File, error) {
+	cfg, err := config.LoadIn(path, config.Env{Getenv: std.getenv, Dir: std.dir})
+	if err != nil {
+		return config.File{}, err
+	}
+	if backendName != "" {
+		cfg.Backend = backendName
+	}
+	table, hasTable := cfg.Backends["podman"]
+	if _, named := table["url"]; named || !hasTable && cfg.Backend != "podman" && cfg.Fallback != "podman" {
+		// Adding a table where there was none would make the admin
+		// commands look for Podman sessions on a host-only setup.
+		return cfg, nil
+	}
+	withURL := map[string]any{"url": podman.DefaultURLFrom(std.getenv)}
+	for key, v := range table {
+		withURL[key] = v
+	}
+	backends := map[string]map[string]any{"podman": withURL}
+	for name, t := range cfg.Backends {
+		if name != "podman" {
+			backends[name] = t
+		}
+	}
+	cfg.Backends = backends
+	return cfg, nil
 }
 
 // cleanupTimeout bounds closing sessions and backends when wai exits: long

@@ -72,7 +72,7 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		}
 		useHTTP := false
 		fs.Visit(func(f *flag.Flag) { useHTTP = useHTTP || f.Name == "http" })
-		k, err := kf.open(ctx, std.err, true)
+		k, err := kf.open(ctx, std, std.err, true)
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}
