@@ -43,11 +43,27 @@ func (k *kernelFlags) register(fs *flag.FlagSet) {
 // nor fails because the plugins are not built. Limits and policies apply
 // all the same.
 func (k *kernelFlags) open(ctx context.Context, std stdio, stderr io.Writer, withTools bool) (*host.Kernel, error) {
-	cfg, err := loadConfig(std, k.config, k.backend)
+	cfg, err := k.load(std)
 	if err != nil {
 		return nil, err
 	}
+	return k.build(ctx, cfg, stderr, withTools)
+}
+
+// load loads the configuration the flags name, in std's environment, and
+// keeps it in k.file: a subcommand checks what only it reads ([mcp])
+// before paying for a kernel.
+func (k *kernelFlags) load(std stdio) (config.File, error) {
+	cfg, err := loadConfig(std, k.config, k.backend)
+	if err != nil {
+		return config.File{}, err
+	}
 	k.file = cfg
+	return cfg, nil
+}
+
+// build is open with the configuration already loaded.
+func (k *kernelFlags) build(ctx context.Context, cfg config.File, stderr io.Writer, withTools bool) (*host.Kernel, error) {
 	if !withTools {
 		cfg.BundledTools, cfg.Plugins = nil, nil
 	}
