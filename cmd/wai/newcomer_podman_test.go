@@ -34,8 +34,9 @@ func execTrue(cfg string) []string { return []string{"exec", "--config", cfg, "-
 // What a machine without Podman looks like to the backend: no podman
 // program, no socket. The backend looks podman up on the process's PATH
 // (exec.LookPath), so this test changes it and runs alone, before the
-// parallel tests.
+// parallel tests, once the background builds look nothing up on it.
 func TestNewcomerNoPodman(t *testing.T) {
+	lookups.Wait()
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing.sock")
 	noService := newcomerPodmanConfig(t, dir)("nosocket", fmt.Sprintf("url = \"unix://%s\"\n", missing))
