@@ -13,7 +13,6 @@ import (
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/host/config"
-	"github.com/wai-dev/wai/plugins/podman"
 )
 
 // kernelFlags are the flags of every subcommand that needs a kernel.
@@ -96,10 +95,11 @@ func (k *kernelFlags) build(ctx context.Context, cfg config.File, stderr io.Writ
 
 // loadConfig loads the configuration at path (found as config.Load says
 // when "") in std's environment and directory, with the backend named
-// when backendName is not "". The Podman service URL is resolved there
-// too when the podman backend may be opened and its table names none: the
-// backend would otherwise look $CONTAINER_HOST up in the process's own
-// environment.
+// when backendName is not "". $CONTAINER_HOST of std's environment
+// becomes [backends.podman] url when the podman backend may be opened and
+// its table names none: the backend would look it up in the process's
+// own environment. (The CLI reaches backends only through the kernel, so
+// the variable is named here, as Podman documents it.)
 func loadConfig(std stdio, path, backendName string) (config.File, error) {
 	cfg, err := config.LoadIn(path, config.Env{Getenv: std.getenv, Dir: std.dir})
 	if err != nil {
@@ -109,12 +109,13 @@ func loadConfig(std stdio, path, backendName string) (config.File, error) {
 		cfg.Backend = backendName
 	}
 	table, hasTable := cfg.Backends["podman"]
-	if _, named := table["url"]; named || !hasTable && cfg.Backend != "podman" && cfg.Fallback != "podman" {
+	containerHost := std.getenv("CONTAINER_HOST")
+	if _, named := table["url"]; named || containerHost == "" || !hasTable && cfg.Backend != "podman" && cfg.Fallback != "podman" {
 		// Adding a table where there was none would make the admin
 		// commands look for Podman sessions on a host-only setup.
 		return cfg, nil
 	}
-	withURL := map[string]any{"url": podman.DefaultURLFrom(std.getenv)}
+	withURL := map[string]any{"url": containerHost}
 	for key, v := range table {
 		withURL[key] = v
 	}

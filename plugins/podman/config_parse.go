@@ -10,22 +10,15 @@ import (
 )
 
 // DefaultURL is the service URL used when the config names none:
-// DefaultURLFrom the process's environment.
-func DefaultURL() string { return DefaultURLFrom(os.Getenv) }
-
-// DefaultURLFrom is the service URL the environment getenv looks up
-// implies: $CONTAINER_HOST, else the rootful socket as root, else the
-// rootless one ($XDG_RUNTIME_DIR). A program acting for another
-// environment than its own (the CLI run in process by its tests) resolves
-// it with that one and passes it as url.
-func DefaultURLFrom(getenv func(string) string) string {
-	if v := getenv("CONTAINER_HOST"); v != "" {
+// $CONTAINER_HOST, else the rootful socket as root, else the rootless one.
+func DefaultURL() string {
+	if v := os.Getenv("CONTAINER_HOST"); v != "" {
 		return v
 	}
 	if os.Geteuid() == 0 {
 		return "unix:///run/podman/podman.sock"
 	}
-	dir := getenv("XDG_RUNTIME_DIR")
+	dir := os.Getenv("XDG_RUNTIME_DIR")
 	if dir == "" {
 		dir = "/run/user/" + strconv.Itoa(os.Getuid())
 	}
