@@ -59,7 +59,7 @@ func bundledWasmPaths() (map[string]string, error) {
 // buildBundled builds wai with the Podman tags and the bundled plugins
 // overlaid, in buildEnv (it may run in the background, see prebuild).
 func buildBundled(dir string) (string, error) {
-	wd, err := os.Getwd()
+	wd, err := filepath.Abs(buildDir)
 	if err != nil {
 		return "", err
 	}
@@ -81,7 +81,7 @@ func buildBundled(dir string) (string, error) {
 	}
 	bin := filepath.Join(dir, "wai")
 	build := exec.Command(goTool, "build", "-tags", podmanBuildTags, "-overlay", ov, "-o", bin, ".")
-	build.Env = buildEnv
+	build.Env, build.Dir = buildEnv, buildDir
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build with the plugins overlaid: %v\n%s", err, out)
 	}

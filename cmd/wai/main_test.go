@@ -51,6 +51,9 @@ func TestMain(m *testing.M) {
 	if p, err := exec.LookPath("go"); err == nil {
 		goTool = p
 	}
+	if wd, err := os.Getwd(); err == nil {
+		buildDir = wd
+	}
 	prebuilt := prebuild()
 	code := m.Run()
 	prebuilt()
@@ -67,11 +70,13 @@ var (
 
 	plainBin builtOnce
 
-	// buildEnv and goTool are the environment TestMain started with and
-	// the go command on its PATH: the builds run with them, whatever a
-	// serial test sets meanwhile (TestNewcomerNoPodman empties PATH).
+	// buildEnv, goTool and buildDir are the environment TestMain started
+	// with, the go command on its PATH and its working directory (this
+	// package's): the builds run with them, whatever a serial test sets
+	// meanwhile (TestNewcomerNoPodman empties PATH).
 	buildEnv []string
 	goTool   = "go"
+	buildDir = "."
 	// lookups is done once the builds prebuild started look nothing up on
 	// the process's PATH any more: a test that changes PATH waits for it.
 	lookups sync.WaitGroup
@@ -159,7 +164,7 @@ func waiBinary(t testing.TB) string {
 func buildPlain(dir string) (string, error) {
 	bin := filepath.Join(dir, "wai")
 	build := exec.Command(goTool, "build", "-ldflags", "-X main.version="+testVersion, "-o", bin, ".")
-	build.Env = buildEnv
+	build.Env, build.Dir = buildEnv, buildDir
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building wai: %v\n%s", err, out)
 	}
