@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,20 +29,46 @@ var bundledBin builtOnce
 // cmd/wai/bundled, so the binary carries them.
 func buildWithBundled(t *testing.T) string {
 	t.Helper()
-	return bundledBin.get(t, func(dir string) (string, error) { return buildBundled(t, dir) })
+	return bundledBin.get(t, buildBundled)
 }
 
-func buildBundled(t *testing.T, dir string) (string, error) {
-	wd, err := os.Getwd()
+var bundledWasm struct {
+	once  sync.Once
+	paths map[string]string
+	err   error
+}
+
+// bundledWasmPaths is where plugbuild keeps each bundled tool plugin, by
+// name, looked up once. Not plugbuild.Build: the binary is built without
+// the race detector, so the compilation cache needs no warming for it.
+func bundledWasmPaths() (map[string]string, error) {
+	bundledWasm.once.Do(func() {
+		bundledWasm.paths = map[string]string{}
+		for _, name := range host.DefaultConfig().BundledTools {
+			p, err := plugbuild.Path(context.Background(), "tools/"+name)
+			if err != nil {
+				bundledWasm.err = err
+				return
+			}
+			bundledWasm.paths[name] = p
+		}
+	})
+	return bundledWasm.paths, bundledWasm.err
+}
+
+// buildBundled builds wai with the Podman tags and the bundled plugins
+// overlaid, in buildEnv (it may run in the background, see prebuild).
+func buildBundled(dir string) (string, error) {
+	wd, err := filepath.Abs(buildDir)
+	if err != nil {
+		return "", err
+	}
+	paths, err := bundledWasmPaths()
 	if err != nil {
 		return "", err
 	}
 	replace := map[string]string{}
-	for _, name := range host.DefaultConfig().BundledTools {
-		p := filepath.Join(dir, name+".wasm")
-		if err := os.WriteFile(p, plugbuild.Build(t, "tools/"+name), 0o644); err != nil {
-			return "", err
-		}
+	for name, p := range paths {
 		replace[filepath.Join(wd, "bundled", name+".wasm")] = p
 	}
 	overlay, err := json.Marshal(map[string]any{"Replace": replace})
@@ -52,7 +80,8 @@ func buildBundled(t *testing.T, dir string) (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, "wai")
-	build := exec.Command("go", "build", "-tags", podmanBuildTags, "-overlay", ov, "-o", bin, ".")
+	build := exec.Command(goTool, "build", "-tags", podmanBuildTags, "-overlay", ov, "-o", bin, ".")
+	build.Env, build.Dir = buildEnv, buildDir
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build with the plugins overlaid: %v\n%s", err, out)
 	}

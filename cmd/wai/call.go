@@ -86,13 +86,13 @@ func callFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		if len(pos) == 2 {
 			src = pos[1]
 		}
-		params, err := readParams(std.in, src)
+		params, err := readParams(std, src)
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}
 		// Logs of -v go through the status line, which steps aside for them.
 		st := newStatus(std.err, quiet, std.getenv)
-		k, err := kf.open(ctx, st, true)
+		k, err := kf.open(ctx, std, st, true)
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}
@@ -128,20 +128,21 @@ func callFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 }
 
 // readParams returns the params JSON from the argument itself, @FILE, or
-// standard input ("-"). Empty means {}.
-func readParams(stdin io.Reader, src string) (json.RawMessage, error) {
+// standard input ("-"). Empty means {}. A relative FILE is taken from
+// std's directory.
+func readParams(std stdio, src string) (json.RawMessage, error) {
 	var data []byte
 	switch {
 	case src == "":
 		return json.RawMessage("{}"), nil
 	case src == "-":
-		b, err := io.ReadAll(io.LimitReader(stdin, maxParamsBytes+1))
+		b, err := io.ReadAll(io.LimitReader(std.in, maxParamsBytes+1))
 		if err != nil {
 			return nil, backend.Errorf(backend.ErrInvalid, "call", "", "reading params from standard input: %v", err)
 		}
 		data = b
 	case strings.HasPrefix(src, "@"):
-		f, err := os.Open(src[1:])
+		f, err := os.Open(std.path(src[1:]))
 		if err != nil {
 			return nil, backend.Errorf(backend.ErrInvalid, "call", src[1:], "reading params: %v", err)
 		}

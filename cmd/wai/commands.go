@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -19,15 +20,27 @@ const (
 )
 
 // stdio is the process state a subcommand may use: where it reads and
-// writes, and how it looks up environment variables. Subcommands use these
-// and never os.Stdin, os.Stdout, os.Stderr or os.Getenv, so tests run wai
-// in their own process, in parallel, each with its own streams and
-// environment.
+// writes, how it looks up environment variables, and the directory
+// relative paths are taken from. Subcommands use these and never
+// os.Stdin, os.Stdout, os.Stderr, os.Getenv or the process's working
+// directory (configuration loading included, through configEnv), so
+// tests run wai in their own process, in parallel, each with its own
+// streams, environment and directory.
 type stdio struct {
 	in       io.Reader
 	out, err io.Writer
 	// getenv is os.Getenv in main; a test passes its own environment.
 	getenv func(string) string
+	// dir is the working directory; "" (main) is the process's own.
+	dir string
+}
+
+// path is p taken from std's working directory.
+func (s stdio) path(p string) string {
+	if s.dir == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(s.dir, p)
 }
 
 // command is one subcommand. A new subcommand is one file that defines a

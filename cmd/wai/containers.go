@@ -89,7 +89,7 @@ func containersMain(ctx context.Context, args []string, std stdio) int {
 		}
 		reqs = append(reqs, req)
 	}
-	k, err := kf.open(ctx, stderr, false)
+	k, err := kf.open(ctx, std, stderr, false)
 	if err != nil {
 		return fail(ctx, stderr, err)
 	}

@@ -118,7 +118,7 @@ func execFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 
 		// Logs of -v go through the status line, which steps aside for them.
 		st := newStatus(std.err, quiet, std.getenv)
-		k, err := kf.open(ctx, st, false)
+		k, err := kf.open(ctx, std, st, false)
 		if err != nil {
 			return failExec(ctx, std.err, err)
 		}

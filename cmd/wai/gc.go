@@ -37,7 +37,7 @@ user) are considered; --all-users considers everyone's.
 					fmt.Fprintf(std.err, "wai gc: takes no arguments, got %q\n", args)
 					return exitError
 				}
-				k, err := af.open(ctx, std.err)
+				k, err := af.open(ctx, std)
 				if err != nil {
 					return fail(ctx, std.err, err)
 				}

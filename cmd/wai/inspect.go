@@ -77,7 +77,7 @@ func pluginFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			fs.Usage()
 			return exitError
 		}
-		cfg, err := config.Load(configPath)
+		cfg, err := loadConfig(std, configPath, "")
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}

@@ -41,15 +41,28 @@ func (k *kernelFlags) register(fs *flag.FlagSet) {
 // uses a session's Shell or FS (exec) then neither pays for loading Wasm
 // nor fails because the plugins are not built. Limits and policies apply
 // all the same.
-func (k *kernelFlags) open(ctx context.Context, stderr io.Writer, withTools bool) (*host.Kernel, error) {
-	cfg, err := config.Load(k.config)
+func (k *kernelFlags) open(ctx context.Context, std stdio, stderr io.Writer, withTools bool) (*host.Kernel, error) {
+	cfg, err := k.load(std)
 	if err != nil {
 		return nil, err
 	}
-	k.file = cfg
-	if k.backend != "" {
-		cfg.Backend = k.backend
+	return k.build(ctx, cfg, stderr, withTools)
+}
+
+// load loads the configuration the flags name, in std's environment, and
+// keeps it in k.file: a subcommand checks what only it reads ([mcp])
+// before paying for a kernel.
+func (k *kernelFlags) load(std stdio) (config.File, error) {
+	cfg, err := loadConfig(std, k.config, k.backend)
+	if err != nil {
+		return config.File{}, err
 	}
+	k.file = cfg
+	return cfg, nil
+}
+
+// build is open with the configuration already loaded.
+func (k *kernelFlags) build(ctx context.Context, cfg config.File, stderr io.Writer, withTools bool) (*host.Kernel, error) {
 	if !withTools {
 		cfg.BundledTools, cfg.Plugins = nil, nil
 	}
@@ -78,6 +91,42 @@ func (k *kernelFlags) open(ctx context.Context, stderr io.Writer, withTools bool
 		fmt.Fprintf(stderr, "wai: notice: %s\n", n)
 	}
 	return kernel, nil
+}
+
+// loadConfig loads the configuration at path (found as config.Load says
+// when "") in std's environment and directory, with the backend named
+// when backendName is not "". $CONTAINER_HOST of std's environment
+// becomes [backends.podman] url when the podman backend may be opened and
+// its table names none: the backend would look it up in the process's
+// own environment. (The CLI reaches backends only through the kernel, so
+// the variable is named here, as Podman documents it.)
+func loadConfig(std stdio, path, backendName string) (config.File, error) {
+	cfg, err := config.LoadIn(path, config.Env{Getenv: std.getenv, Dir: std.dir})
+	if err != nil {
+		return config.File{}, err
+	}
+	if backendName != "" {
+		cfg.Backend = backendName
+	}
+	table, hasTable := cfg.Backends["podman"]
+	containerHost := std.getenv("CONTAINER_HOST")
+	if _, named := table["url"]; named || containerHost == "" || !hasTable && cfg.Backend != "podman" && cfg.Fallback != "podman" {
+		// Adding a table where there was none would make the admin
+		// commands look for Podman sessions on a host-only setup.
+		return cfg, nil
+	}
+	withURL := map[string]any{"url": containerHost}
+	for key, v := range table {
+		withURL[key] = v
+	}
+	backends := map[string]map[string]any{"podman": withURL}
+	for name, t := range cfg.Backends {
+		if name != "podman" {
+			backends[name] = t
+		}
+	}
+	cfg.Backends = backends
+	return cfg, nil
 }
 
 // cleanupTimeout bounds closing sessions and backends when wai exits: long

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -45,7 +46,17 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Setenv("XDG_CONFIG_HOME", cfgHome)
+	flag.Parse()
+	buildEnv = os.Environ()
+	if p, err := exec.LookPath("go"); err == nil {
+		goTool = p
+	}
+	if wd, err := os.Getwd(); err == nil {
+		buildDir = wd
+	}
+	prebuilt := prebuild()
 	code := m.Run()
+	prebuilt()
 	os.RemoveAll(cfgHome)
 	if testTemp != "" {
 		os.RemoveAll(testTemp)
@@ -58,6 +69,17 @@ var (
 	testTemp   string // holds what outlives one test, the binaries; removed by TestMain
 
 	plainBin builtOnce
+
+	// buildEnv, goTool and buildDir are the environment TestMain started
+	// with, the go command on its PATH and its working directory (this
+	// package's): the builds run with them, whatever a serial test sets
+	// meanwhile (TestNewcomerNoPodman empties PATH).
+	buildEnv []string
+	goTool   = "go"
+	buildDir = "."
+	// lookups is done once the builds prebuild started look nothing up on
+	// the process's PATH any more: a test that changes PATH waits for it.
+	lookups sync.WaitGroup
 )
 
 // builtOnce is a binary the tests build once per run, on first use, into
@@ -72,6 +94,15 @@ type builtOnce struct {
 // testTempDir, and returns the binary's path.
 func (b *builtOnce) get(t testing.TB, build func(dir string) (string, error)) string {
 	t.Helper()
+	b.do(build)
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// do builds with build the first time; later calls wait for it.
+func (b *builtOnce) do(build func(dir string) (string, error)) {
 	b.once.Do(func() {
 		dir, err := testTempDir()
 		if err != nil {
@@ -80,10 +111,33 @@ func (b *builtOnce) get(t testing.TB, build func(dir string) (string, error)) st
 		}
 		b.path, b.err = build(dir)
 	})
-	if b.err != nil {
-		t.Fatal(b.err)
+}
+
+// prebuild starts building the binaries the tests run, when every test
+// runs: the serial tests, which run first, leave a core idle that the
+// builds then use, instead of the parallel tests' CPU. A test that needs
+// a binary waits for its build (builtOnce); a focused run (-run) builds
+// only what it uses, when it does. The returned func waits for the builds.
+func prebuild() (wait func()) {
+	for _, name := range []string{"test.run", "test.list"} {
+		if f := flag.Lookup(name); f == nil || f.Value.String() != "" {
+			return func() {}
+		}
 	}
-	return b.path
+	var wg sync.WaitGroup
+	wg.Add(2)
+	lookups.Add(1)
+	go func() {
+		defer wg.Done()
+		plainBin.do(buildPlain)
+	}()
+	go func() {
+		defer wg.Done()
+		_, _ = bundledWasmPaths() // go list, on the process's PATH
+		lookups.Done()
+		bundledBin.do(buildBundled)
+	}()
+	return wg.Wait
 }
 
 // testTempDir returns a new directory that lives until the tests end.
@@ -104,14 +158,17 @@ func testTempDir() (string, error) {
 // plugins built in) once per test run, on first use, and returns its path.
 func waiBinary(t testing.TB) string {
 	t.Helper()
-	return plainBin.get(t, func(dir string) (string, error) {
-		bin := filepath.Join(dir, "wai")
-		build := exec.Command("go", "build", "-ldflags", "-X main.version="+testVersion, "-o", bin, ".")
-		if out, err := build.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("building wai: %v\n%s", err, out)
-		}
-		return bin, nil
-	})
+	return plainBin.get(t, buildPlain)
+}
+
+func buildPlain(dir string) (string, error) {
+	bin := filepath.Join(dir, "wai")
+	build := exec.Command(goTool, "build", "-ldflags", "-X main.version="+testVersion, "-o", bin, ".")
+	build.Env, build.Dir = buildEnv, buildDir
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building wai: %v\n%s", err, out)
+	}
+	return bin, nil
 }
 
 // env is one isolated wai installation: its own working directory, state

@@ -17,22 +17,48 @@ import (
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
-// The newcomer's mistakes with Podman, against the real parts of this
-// machine: no Podman at all, no service at the configured socket, crun on
-// a host whose cgroups it refuses, and an image that is neither present
-// nor pullable. Podman is needed for the last two; on CI (CI=true) not
-// having it fails the test.
-func TestNewcomerPodmanErrors(t *testing.T) {
-	dir := t.TempDir()
+// newcomerPodmanConfig writes configs of the podman backend into dir,
+// their sessions named with prefix, the name and the [backends.podman]
+// table's lines given.
+func newcomerPodmanConfig(t *testing.T, dir string) func(name, podman string) string {
 	state := plugbuild.StateDir(t)
 	prefix := "wai-nc-" + marker(t)[len("wai-test-"):][:8]
-	config := func(name, podman string) string {
+	return func(name, podman string) string {
 		return writeFile(t, dir, name+".toml", fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nname_prefix = %q\n%s",
 			state, prefix, podman))
 	}
+}
+
+func execTrue(cfg string) []string { return []string{"exec", "--config", cfg, "--", "true"} }
+
+// What a machine without Podman looks like to the backend: no podman
+// program, no socket. The backend looks podman up on the process's PATH
+// (exec.LookPath), so this test changes it and runs alone, before the
+// parallel tests, once the background builds look nothing up on it.
+func TestNewcomerNoPodman(t *testing.T) {
+	lookups.Wait()
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.sock")
+	noService := newcomerPodmanConfig(t, dir)("nosocket", fmt.Sprintf("url = \"unix://%s\"\n", missing))
+	t.Setenv("PATH", t.TempDir())
+	checkNewcomer(t, newcomerCase{
+		args:  execTrue(noService),
+		wrong: []string{"Podman is not installed here", "no podman on PATH", "no service socket at " + missing},
+		next:  []string{"as root run scripts/setup-podman.sh", "apt-get install podman", "--backend"},
+	})
+}
+
+// The newcomer's mistakes with Podman, against the real parts of this
+// machine: no service at the configured socket, crun on a host whose
+// cgroups it refuses, and an image that is neither present nor pullable.
+// Podman is needed for the last two; on CI (CI=true) not having it fails
+// the test.
+func TestNewcomerPodmanErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	config := newcomerPodmanConfig(t, dir)
 	missing := filepath.Join(dir, "missing.sock")
 	noService := config("nosocket", fmt.Sprintf("url = \"unix://%s\"\n", missing))
-	execTrue := func(cfg string) []string { return []string{"exec", "--config", cfg, "--", "true"} }
 
 	t.Run("no service socket", func(t *testing.T) {
 		checkNewcomer(t, newcomerCase{
@@ -47,17 +73,6 @@ func TestNewcomerPodmanErrors(t *testing.T) {
 			args:  execTrue(config("typo", "imag = \"x\"\n")),
 			wrong: []string{`unknown field "imag" in [backends.podman]`},
 			next:  []string{`did you mean "image"?`, "wai.example.toml"},
-		})
-	})
-
-	t.Run("no Podman", func(t *testing.T) {
-		// What a machine without Podman looks like to the backend: no
-		// podman program, no socket.
-		t.Setenv("PATH", t.TempDir())
-		checkNewcomer(t, newcomerCase{
-			args:  execTrue(noService),
-			wrong: []string{"Podman is not installed here", "no podman on PATH", "no service socket at " + missing},
-			next:  []string{"as root run scripts/setup-podman.sh", "apt-get install podman", "--backend"},
 		})
 	})
 
@@ -181,9 +196,8 @@ func requirePodman(t *testing.T, r result) {
 // `wai exec -- id -u` runs in a container as nobody, and says nothing
 // about an unsandboxed backend.
 func TestNoConfigExecRunsOnPodman(t *testing.T) {
-	noConfigHere(t)
-	t.Setenv("CONTAINER_HOST", "")
-	r := runInProcess(t, "exec", "--", "id", "-u")
+	t.Parallel()
+	r := runIn(t, noConfigHere(t, "CONTAINER_HOST="), "exec", "--", "id", "-u")
 	requirePodman(t, r)
 	if r.stdout != "65534\n" || strings.Contains(r.stderr, "notice") {
 		t.Fatalf("want 65534 and no notice; got %v", r)

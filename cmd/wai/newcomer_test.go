@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/internal/plugbuild"
+	"github.com/wai-dev/wai/internal/syncbuf"
 )
 
 // newcomerCase is one mistake a newcomer makes, with what wai must say
@@ -28,17 +28,30 @@ type newcomerCase struct {
 // the rows share one build of the plugins and one Go runtime.
 func runInProcess(t *testing.T, args ...string) result {
 	t.Helper()
+	return runIn(t, stdio{getenv: os.Getenv}, args...)
+}
+
+// runIn is runInProcess with std's environment and working directory.
+func runIn(t *testing.T, std stdio, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	var stdout, stderr bytes.Buffer
+	var stdout, stderr syncbuf.Buffer
+	std.in, std.out, std.err = strings.NewReader(""), &stdout, &stderr
 	start := time.Now()
-	code := run(ctx, args, strings.NewReader(""), &stdout, &stderr)
-	return result{stdout: stdout.String(), stderr: stderr.String(), code: code, took: time.Since(start)}
+	code := runStdio(ctx, args, std)
+	return result{stdout: string(stdout.Bytes()), stderr: string(stderr.Bytes()), code: code, took: time.Since(start)}
 }
 
 func checkNewcomer(t *testing.T, c newcomerCase) {
 	t.Helper()
-	r := runInProcess(t, c.args...)
+	checkNewcomerIn(t, stdio{getenv: os.Getenv}, c)
+}
+
+// checkNewcomerIn is checkNewcomer with std's environment and directory.
+func checkNewcomerIn(t *testing.T, std stdio, c newcomerCase) {
+	t.Helper()
+	r := runIn(t, std, c.args...)
 	want := exitError
 	if c.args[0] == "exec" {
 		want = exitExecFailed
@@ -141,31 +154,35 @@ func TestNewcomerErrors(t *testing.T) {
 	}
 }
 
-// noConfigHere makes this process look like a fresh machine's: no wai.toml
-// in the working directory, no user config, state in a temporary
-// directory. The test cannot run in parallel (it changes the environment).
-func noConfigHere(t *testing.T) {
+// noConfigHere is what wai run in process sees on a fresh machine: a
+// working directory without wai.toml, a home without config, state in a
+// temporary directory, vars (NAME=VALUE) over this process's environment.
+// It is passed to wai, not set on this process, so the tests run in
+// parallel.
+func noConfigHere(t *testing.T, vars ...string) stdio {
 	t.Helper()
-	t.Chdir(t.TempDir())
 	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
+	e := &env{extra: append([]string{
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, "cache"),
+	}, vars...)}
+	return stdio{getenv: e.getenv, dir: t.TempDir()}
 }
 
 // With no config and no Podman answering, every command fails (exit 125
 // for exec, 2 for the others)
 // with the two ways out, and nothing runs on the host.
 func TestNoConfigNoPodmanFailsWithAdvice(t *testing.T) {
-	plugins := writeFile(t, t.TempDir(), "plugins.toml", pluginDirConfig(t)) // before leaving the source tree
-	noConfigHere(t)
-	t.Setenv("CONTAINER_HOST", "unix://"+filepath.Join(t.TempDir(), "missing.sock"))
+	t.Parallel()
+	plugins := writeFile(t, t.TempDir(), "plugins.toml", pluginDirConfig(t))
+	std := noConfigHere(t, "CONTAINER_HOST=unix://"+filepath.Join(t.TempDir(), "missing.sock"))
 	for _, args := range [][]string{
 		{"exec", "--", "id", "-u"},
 		{"call", "--config", plugins, "shell_execute", `{"command":["id","-u"]}`},
 		{"serve", "--config", plugins},
 	} {
-		checkNewcomer(t, newcomerCase{
+		checkNewcomerIn(t, std, newcomerCase{
 			args:  args,
 			wrong: []string{"the podman backend, which is unavailable"},
 			next:  []string{"sudo scripts/setup-podman.sh", "wai preflight", "--backend host", `backend = "host"`, `fallback = "host"`, "WITHOUT a sandbox"},
@@ -205,19 +222,20 @@ func TestDisabledToolsTypo(t *testing.T) {
 // anything runs, that commands are not sandboxed: wai exec, wai call
 // (whose result says so too) and wai serve at start.
 func TestHostBackendNotice(t *testing.T) {
+	t.Parallel()
 	cfg := writeFile(t, t.TempDir(), "wai.toml", "backend = \"host\"\n"+pluginDirConfig(t))
-	noConfigHere(t)
+	std := noConfigHere(t)
 	const notice = "wai: notice: running on the host backend: commands are NOT sandboxed"
-	r := runInProcess(t, "exec", "--backend", "host", "--", "true")
+	r := runIn(t, std, "exec", "--backend", "host", "--", "true")
 	if r.code != 0 || !strings.HasPrefix(r.stderr, notice) || strings.Count(r.stderr, "\n") != 1 {
 		t.Errorf("exec --backend host: want one notice line on stderr; got %v", r)
 	}
-	r = runInProcess(t, "call", "--config", cfg, "--json", "shell_execute", `{"command":["true"]}`)
+	r = runIn(t, std, "call", "--config", cfg, "--json", "shell_execute", `{"command":["true"]}`)
 	if r.code != 0 || !strings.HasPrefix(r.stderr, notice) || !strings.Contains(r.stdout, `"sandboxed": false`) ||
 		!strings.Contains(r.stdout, `NOT sandboxed; commands run directly on the host]`) {
 		t.Errorf("call on host: want the notice and a result saying unsandboxed; got %v", r)
 	}
-	r = runInProcess(t, "serve", "--config", cfg) // stdin is empty: it stops at once
+	r = runIn(t, std, "serve", "--config", cfg) // stdin is empty: it stops at once
 	if r.code != 0 || !strings.HasPrefix(r.stderr, notice) {
 		t.Errorf("serve on host: want the notice at start; got %v", r)
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host"
-	"github.com/wai-dev/wai/host/config"
 )
 
 func init() {
@@ -45,7 +44,7 @@ and wai ps exits 2, after listing the others.`,
 					fmt.Fprintf(std.err, "wai ps: takes no arguments, got %q\n", args)
 					return exitError
 				}
-				k, err := af.open(ctx, std.err)
+				k, err := af.open(ctx, std)
 				if err != nil {
 					return fail(ctx, std.err, err)
 				}
@@ -86,16 +85,14 @@ func (a *adminFlags) scope() host.AdminScope {
 
 // open builds a kernel for session management: the configuration's
 // backends, without tools or policies (nothing runs in a session).
-func (a *adminFlags) open(ctx context.Context, stderr io.Writer) (*host.Kernel, error) {
+func (a *adminFlags) open(ctx context.Context, std stdio) (*host.Kernel, error) {
 	if a.allUsers && a.user != "" {
 		return nil, fmt.Errorf("--all-users and --user %s: choose one", a.user)
 	}
-	cfg, err := config.Load(a.config)
+	stderr := std.err
+	cfg, err := loadConfig(std, a.config, a.backend)
 	if err != nil {
 		return nil, err
-	}
-	if a.backend != "" {
-		cfg.Backend = a.backend
 	}
 	cfg.BundledTools, cfg.Plugins, cfg.Policies, cfg.DefaultPolicies = nil, nil, nil, nil
 	cfg.SessionIdleTimeout = 0
@@ -115,7 +112,7 @@ func (a *adminFlags) open(ctx context.Context, stderr io.Writer) (*host.Kernel, 
 // the commands that take only --config, such as wai preflight.
 func withConfigKernel(ctx context.Context, std stdio, config string, fn func(*host.Kernel) int) int {
 	af := adminFlags{kernelFlags: kernelFlags{config: config}}
-	k, err := af.open(ctx, std.err)
+	k, err := af.open(ctx, std)
 	if err != nil {
 		return fail(ctx, std.err, err)
 	}

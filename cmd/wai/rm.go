@@ -36,7 +36,7 @@ to prevent. wai rm names the holding process; end the session there
 					fmt.Fprintf(std.err, "wai rm: name at least one session (wai ps lists them)\n")
 					return exitError
 				}
-				k, err := af.open(ctx, std.err)
+				k, err := af.open(ctx, std)
 				if err != nil {
 					return fail(ctx, std.err, err)
 				}

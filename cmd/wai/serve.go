@@ -12,6 +12,7 @@ import (
 
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/config"
 	"github.com/wai-dev/wai/host/mcpserver"
 )
 
@@ -72,7 +73,22 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		}
 		useHTTP := false
 		fs.Visit(func(f *flag.Flag) { useHTTP = useHTTP || f.Name == "http" })
-		k, err := kf.open(ctx, std.err, true)
+		cfg, err := kf.load(std)
+		if err != nil {
+			return fail(ctx, std.err, err)
+		}
+		// The HTTP settings are checked before the kernel loads every
+		// plugin: a refused address or token is told at once.
+		var tokens []mcpserver.Token
+		if useHTTP {
+			if httpAddr == "" {
+				httpAddr = cfg.MCP.HTTPAddr
+			}
+			if tokens, err = configuredTokens(std, cfg.MCP, httpAddr, tokenEnv); err != nil {
+				return fail(ctx, std.err, err)
+			}
+		}
+		k, err := kf.build(ctx, cfg, std.err, true)
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}
@@ -85,7 +101,7 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		if kf.verbose {
 			logger = slog.New(slog.NewTextHandler(std.err, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		}
-		mcp := kf.file.MCP
+		mcp := cfg.MCP
 		srv, err := mcpserver.New(k, mcpserver.Options{Name: "wai", Version: versionString(), Logger: logger, MaxSessions: mcp.MaxSessions, ClientRoots: mcp.ClientRoots})
 		if err != nil {
 			return fail(ctx, std.err, err)
@@ -97,24 +113,6 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			}
 			return exitOK
 		}
-
-		if httpAddr == "" {
-			httpAddr = mcp.HTTPAddr
-		}
-		if tokenEnv == "" {
-			tokenEnv = mcp.TokenEnv
-		}
-		if tokenEnv != "" && !backend.ValidEnvName(tokenEnv) {
-			return fail(ctx, std.err, backend.Errorf(backend.ErrInvalid, "serve", "", "--token-env %q is not an environment variable name", tokenEnv))
-		}
-		tokens, err := mcpserver.ConfiguredTokens(mcp, tokenEnv, std.getenv)
-		if err != nil {
-			return fail(ctx, std.err, err)
-		}
-		if err := mcpserver.CheckListen(httpAddr, len(tokens) > 0); err != nil {
-			srv.Close()
-			return fail(ctx, std.err, err)
-		}
 		if len(tokens) == 0 {
 			tok, err := stateToken(k.Config(), std.err, showToken)
 			if err != nil {
@@ -122,11 +120,33 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 				return fail(ctx, std.err, err)
 			}
 			tokens = []mcpserver.Token{{Secret: tok}}
-		} else {
-			fmt.Fprintf(std.err, "wai serve: %d bearer token(s) configured ([[mcp.tokens]], $%s); clients send \"Authorization: Bearer <token>\"\n", len(tokens), tokenEnv)
 		}
 		return serveHTTP(ctx, std, srv, httpAddr, tokens)
 	}
+}
+
+// configuredTokens are the bearer tokens of the config and of the
+// variable tokenEnv (default: the config's) names, once addr is known to
+// be allowed with them: an address other than loopback needs one. None
+// means wai keeps its own token (stateToken).
+func configuredTokens(std stdio, mcp config.MCP, addr, tokenEnv string) ([]mcpserver.Token, error) {
+	if tokenEnv == "" {
+		tokenEnv = mcp.TokenEnv
+	}
+	if tokenEnv != "" && !backend.ValidEnvName(tokenEnv) {
+		return nil, backend.Errorf(backend.ErrInvalid, "serve", "", "--token-env %q is not an environment variable name", tokenEnv)
+	}
+	tokens, err := mcpserver.ConfiguredTokens(mcp, tokenEnv, std.getenv)
+	if err != nil {
+		return nil, err
+	}
+	if err := mcpserver.CheckListen(addr, len(tokens) > 0); err != nil {
+		return nil, err
+	}
+	if len(tokens) > 0 {
+		fmt.Fprintf(std.err, "wai serve: %d bearer token(s) configured ([[mcp.tokens]], $%s); clients send \"Authorization: Bearer <token>\"\n", len(tokens), tokenEnv)
+	}
+	return tokens, nil
 }
 
 // stateToken is the token wai keeps in the state directory when none is

@@ -79,9 +79,10 @@ func TestServe(t *testing.T) {
 		exercise(t, ctx, cs)
 	})
 
+	// Before any plugin loads: the plugin directory here is empty.
 	t.Run("non-loopback without a configured token is refused", func(t *testing.T) {
 		t.Parallel()
-		e := e.with(t)
+		e := newEnv(t, "plugin_dir = \""+t.TempDir()+"\"\n")
 		r := e.run("serve", "--config", e.config, "--http", "0.0.0.0:0", "--token-env", "WAI_TEST_UNSET_TOKEN")
 		if r.code != exitError || !strings.Contains(r.stderr, "configure a token yourself") {
 			t.Errorf("want a refusal naming the token; got %v", r)

@@ -70,7 +70,7 @@ func toolsFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			fs.Usage()
 			return exitError
 		}
-		k, err := kf.open(ctx, std.err, true)
+		k, err := kf.open(ctx, std, std.err, true)
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}

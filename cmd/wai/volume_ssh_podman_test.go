@@ -38,7 +38,8 @@ func TestFileToolsVolumeOverSSH(t *testing.T) {
 	agent := agentBinary(t)
 	state := plugbuild.StateDir(t)
 	config := filepath.Join(dir, "wai.toml")
-	toml := fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\n\n[backends.podman]\nurl = %q\nidentity = %q\nworkspace_size = \"0\"\nimage = %q\nagent_path = %q\nname_prefix = %q\n",
+	// Only the plugins the test calls: every `wai call` loads each one named.
+	toml := fmt.Sprintf("backend = \"podman\"\nstate_dir = %q\nbundled_tools = [\"shell\", \"vfs\"]\n\n[backends.podman]\nurl = %q\nidentity = %q\nworkspace_size = \"0\"\nimage = %q\nagent_path = %q\nname_prefix = %q\n",
 		state, "ssh://root@127.0.0.1:42722/run/podman/podman.sock", filepath.Join(sshDir, "id_ed25519"), podmanImage(), agent,
 		"wai-vssh-"+marker(t)[len("wai-test-"):][:8])
 	if err := os.WriteFile(config, []byte(toml), 0o644); err != nil {

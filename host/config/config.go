@@ -24,6 +24,10 @@ type File struct {
 	// Path is the file the config was loaded from; empty for defaults.
 	Path string
 
+	// env is where the file was loaded: the variables and directory
+	// PluginDirs and Kernel resolve defaults with.
+	env Env
+
 	// backendLines maps keys inside [backends.NAME] tables to their lines
 	// in the file, for the errors of a backend's parser.
 	backendLines map[string]int
@@ -46,6 +50,12 @@ func Default() File {
 func (f File) Kernel() host.Config {
 	c := f.Config
 	c.PluginDirs, c.FallbackPluginDirs = f.PluginDirs()
+	if c.StateDir == "" {
+		// Resolved here, not by the kernel from the process's own
+		// variables, so a File loaded with another Env keeps its state
+		// where that Env says.
+		c.StateDir = f.env.stateDir()
+	}
 	c.Source = f.Path
 	if f.backendLines != nil {
 		c.BackendKeyLine = f.backendKeyLine
@@ -66,18 +76,19 @@ func (f File) Validate() error {
 // PluginDirs returns the directories searched for bundled plugins before
 // the ones built into the program, and after them: plugin_dir alone when
 // set; else $WAI_PLUGIN_DIR first, and the plugins directory next to the
-// executable and ./build/plugins after. A directory someone named wins
+// executable and ./build/plugins after (variables and ./ as the File's
+// Env has them). A directory someone named wins
 // over what is built in; what is built in wins over directories that
 // merely happen to be there (a stale ./build/plugins of another checkout).
 func (f File) PluginDirs() (first, fallback []string) {
 	if f.PluginDir != "" {
 		return []string{f.PluginDir}, nil
 	}
-	if d := os.Getenv("WAI_PLUGIN_DIR"); d != "" {
-		first = append(first, d)
+	if d := f.env.getenv("WAI_PLUGIN_DIR"); d != "" {
+		first = append(first, f.env.path(d))
 	}
 	if exe, err := os.Executable(); err == nil {
 		fallback = append(fallback, filepath.Join(filepath.Dir(exe), "plugins"))
 	}
-	return first, append(fallback, filepath.Join("build", "plugins"))
+	return first, append(fallback, f.env.path(filepath.Join("build", "plugins")))
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -115,14 +114,21 @@ type fileMCPToken struct {
 
 // Load reads a configuration file over Default and validates it. With path "", it reads ./wai.toml, else
 // $XDG_CONFIG_HOME/wai/config.toml (~/.config when unset), else returns the
-// defaults. A path that is given must exist.
+// defaults. A path that is given must exist. It is LoadIn with the
+// process's environment and working directory.
 //
 // Unknown keys are errors naming the key and its line: a misspelt limit
 // silently left at its default is exactly the mistake a sandbox config must
 // not allow.
-func Load(path string) (File, error) {
+func Load(path string) (File, error) { return LoadIn(path, Env{}) }
+
+// LoadIn is Load with the variables and working directory of env: the
+// file is looked for, and a relative path taken, from env.Dir, and the
+// File keeps env for what it resolves later (PluginDirs, the default
+// state directory).
+func LoadIn(path string, env Env) (File, error) {
 	if path == "" {
-		for _, p := range defaultConfigPaths() {
+		for _, p := range env.configPaths() {
 			if _, err := os.Stat(p); err == nil {
 				path = p
 				break
@@ -130,8 +136,11 @@ func Load(path string) (File, error) {
 		}
 		if path == "" {
 			f := Default()
+			f.env = env
 			return f, f.Validate()
 		}
+	} else {
+		path = env.path(path)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -145,6 +154,7 @@ func Load(path string) (File, error) {
 		return File{}, relabel(err, path)
 	}
 	f.Path = path
+	f.env = env
 	return f, nil
 }
 
@@ -167,20 +177,6 @@ func relabel(err error, path string) error {
 		return &cp
 	}
 	return err
-}
-
-func defaultConfigPaths() []string {
-	paths := []string{"wai.toml"}
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			dir = filepath.Join(home, ".config")
-		}
-	}
-	if dir != "" {
-		paths = append(paths, filepath.Join(dir, "wai", "config.toml"))
-	}
-	return paths
 }
 
 // Parse decodes TOML over Default and validates the result.

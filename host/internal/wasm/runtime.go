@@ -78,6 +78,7 @@ func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
 	r := &Runtime{opts: opts, log: opts.Logger, plugins: map[*Plugin]struct{}{}, pools: map[*pool]struct{}{},
 		mem: &budget{limit: opts.MemoryBudgetBytes}}
 	r.mem.makeRoom = r.makeRoom
+	settleWazeroVersion()
 	if opts.CacheDir != "" {
 		if err := os.MkdirAll(opts.CacheDir, 0o700); err != nil {
 			return nil, backend.Errorf(backend.ErrUnavailable, "wasm", opts.CacheDir, "cannot create the compilation cache directory: %v", err)
@@ -94,6 +95,20 @@ func NewRuntime(ctx context.Context, opts Options) (*Runtime, error) {
 	r.stopJanitor, r.janitorDone = stop, make(chan struct{})
 	go r.janitor(jctx)
 	return r, nil
+}
+
+var wazeroVersionOnce sync.Once
+
+// settleWazeroVersion has wazero work out its own version once, before
+// this process's first runtime goes on: wazero keeps it in a package
+// variable it fills, unguarded, on first use (a compiling engine's, or a
+// compilation cache directory's), so two kernels made at once raced on
+// it (go test -race saw it). After the first use it is only read.
+func settleWazeroVersion() {
+	wazeroVersionOnce.Do(func() {
+		ctx := context.Background()
+		_ = wazero.NewRuntime(ctx).Close(ctx)
+	})
 }
 
 func (r *Runtime) runtimeConfig() wazero.RuntimeConfig {
