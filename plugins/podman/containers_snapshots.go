@@ -221,7 +221,7 @@ func (b *Backend) listSnapshots(ctx context.Context, user string, all bool) ([]b
 	}
 	// One label filter: the service (Podman 4.3) answers none when an
 	// image list gets several; the rest is checked here.
-	l, err := images.List(cctx, new(images.ListOptions).WithFilters(map[string][]string{"label": {labelKind + "=" + kindSnapshot}}))
+	l, err := listImages(cctx, new(images.ListOptions).WithFilters(map[string][]string{"label": {labelKind + "=" + kindSnapshot}}))
 	if err != nil {
 		return nil, b.svc.wrap(ctx, "containers.list_snapshots", "", err)
 	}

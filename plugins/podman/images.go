@@ -71,7 +71,7 @@ func PurposeImages(ctx context.Context, cfg Config) ([]ImageRef, error) {
 		}
 		current[p] = r.Hash()
 	}
-	sums, err := images.List(cctx, new(images.ListOptions).WithFilters(map[string][]string{"label": {labelPurpose}}))
+	sums, err := listImages(cctx, new(images.ListOptions).WithFilters(map[string][]string{"label": {labelPurpose}}))
 	if err != nil {
 		return nil, svc.wrap(ctx, "image ls", "", err)
 	}
