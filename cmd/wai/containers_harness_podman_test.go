@@ -47,6 +47,19 @@ func containersCLI(t *testing.T, config string) func(args ...string) result {
 	}
 }
 
+// removeAtEnd removes the managed container name with `wai containers rm
+// --force` when t ends, and fails t if that fails: a container left
+// running outlives every test run after it. One the test removed itself
+// (or never made) is no failure.
+func removeAtEnd(t *testing.T, wai func(args ...string) result, name string) {
+	t.Helper()
+	t.Cleanup(func() {
+		if r := wai("rm", "--force", name); r.code != 0 && !strings.Contains(r.stderr, "no such managed container") {
+			t.Errorf("removing %s at the end: %+v", name, r)
+		}
+	})
+}
+
 // cliTest is a CLI containers test's setup: its id, a host root of its
 // own (the one allowed), its config and a runner as containersCLI's.
 type cliTest struct {

@@ -16,7 +16,7 @@ func TestContainersCLIPodman(t *testing.T) {
 	c := newCLITest(t, "", "\n[backends.podman.containers]\nallow_write_mounts = true\n")
 	id, roots, config, wai := c.id, c.roots, c.config, c.wai
 	name := "wai-cli-c-" + id
-	t.Cleanup(func() { wai("rm", "--force", name) })
+	removeAtEnd(t, wai, name)
 	writeFile(t, roots, "in.txt", "from the host\n")
 	if r := wai("create", "--name", name, "--env", "GREETING=hi there", "--mount", roots+":/src"); r.code != 0 || !strings.Contains(r.stdout, "created "+name) {
 		t.Fatalf("create: %+v", r)
@@ -54,7 +54,7 @@ func TestContainersCLIPodman(t *testing.T) {
 	if r := wai("create", "--name", kept, "--network", "none"); r.code != 0 {
 		t.Fatalf("create: %+v", r)
 	}
-	t.Cleanup(func() { wai("rm", "--force", kept) })
+	removeAtEnd(t, wai, kept)
 	if r := inProcess(t, config, "rm", "--config", config, "container/"+kept); r.code != 0 {
 		t.Errorf("wai rm container/%s: %+v", kept, r)
 	}

@@ -41,7 +41,10 @@ func inProcess(t *testing.T, config string, args ...string) result {
 	if len(args) > 0 && args[0] == "exec" {
 		args = append([]string{"exec", "--config", config}, args[1:]...)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	// Not t.Context(): cleanups run wai too (`containers rm`), and that
+	// context is cancelled before they run, which made every such rm
+	// answer "interrupted" and leave its container behind.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	start := time.Now()

@@ -39,7 +39,7 @@ func TestPurposeProfilesPodman(t *testing.T) {
 		t.Run(c.purpose, func(t *testing.T) {
 			t.Parallel() // each its own container
 			name := "wai-prof-" + c.purpose + "-" + id
-			t.Cleanup(func() { wai("rm", "--force", name) })
+			removeAtEnd(t, wai, name)
 			r := wai("create", "--name", name, "--purpose", c.purpose)
 			if r.code != 0 || !strings.Contains(r.stderr, "profile "+c.purpose) {
 				t.Fatalf("create: %+v", r)
@@ -70,7 +70,7 @@ func TestTryRepoPodman(t *testing.T) {
 		"tests/test_calc.py": "def test_calc():\n    assert 2 * 21 == 42\n",
 	})
 	name := "wai-try-py-" + id
-	t.Cleanup(func() { wai("rm", "--force", name) })
+	removeAtEnd(t, wai, name)
 	r := wai("create", "--name", name, "--purpose", "try-repo", "--repo", "file://"+py)
 	if r.code != 0 || !strings.Contains(r.stderr, "profile python") || !strings.Contains(r.stderr, "pyproject.toml") {
 		t.Fatalf("create: %+v", r)
@@ -81,7 +81,7 @@ func TestTryRepoPodman(t *testing.T) {
 	}
 	docker := gittest.Repo(t, filepath.Join(t.TempDir(), "dock"), map[string]string{"Dockerfile": "FROM scratch\n"})
 	dname := "wai-try-dock-" + id
-	t.Cleanup(func() { wai("rm", "--force", dname) })
+	removeAtEnd(t, wai, dname)
 	if r := wai("create", "--name", dname, "--purpose", "try-repo", "--repo", "file://"+docker); r.code != 0 ||
 		!strings.Contains(r.stderr, "profile general") || !strings.Contains(r.stderr, "does not build Dockerfiles") {
 		t.Errorf("Dockerfile repository: %+v", r)
