@@ -49,8 +49,12 @@ func list(ctx context.Context, svc *service, now time.Time) ([]listed, error) {
 	}
 	out := make([]listed, 0, len(l))
 	for _, c := range l {
-		if c.Labels[labelKind] == kindContainer {
-			continue // an agent-managed container, not a session's
+		if c.Labels[labelKind] != "" {
+			// Not a session's: an agent-managed container, or the files
+			// volume's fill container, which another process is using
+			// (gc took it for a session without a state file, and removed
+			// it in the middle of that process's fill).
+			continue
 		}
 		ct := listed{Container: Container{ID: c.ID, Session: c.Labels[labelSession], Image: c.Image, State: c.State,
 			Created: c.Created, Keep: c.Labels[labelKeep] == "true", Workspace: c.Labels[labelWorkspace]}}
