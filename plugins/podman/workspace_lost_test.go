@@ -30,7 +30,10 @@ func TestIdleKeepsFiles(t *testing.T) {
 	if w.cur.Load() != nil {
 		t.Fatalf("the idle container was not removed (events %s)", rec)
 	}
-	rep, err := gc(bg, b.svc, b.cfg, false, time.Now().Add(24*time.Hour))
+	// Scoped to this test's configuration, as TestGCAndList's: unscoped,
+	// a sweep a day ahead removes other tests' kept sessions (and once
+	// took another test's files volume fill container).
+	rep, err := gcIn(bg, b.svc, b.cfg, gcScope{ours: true}, time.Now().Add(24*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
