@@ -42,10 +42,15 @@ var (
 	// configs) wait for the one filling rather than find it half made.
 	filesMu sync.Mutex
 	// filesChecked holds the files volumes this process found complete or
-	// filled. Their names carry their content's hash, so one look is
-	// enough; Inspect still runs on every call and finds one removed.
-	filesChecked = map[string]bool{}
+	// filled, by service and name: the name carries the content's hash but
+	// is the same on every service, and one process may use several (a
+	// server with a local and an ssh:// configuration), where one checked
+	// says nothing of the other.
+	filesChecked = map[filesKey]bool{}
 )
+
+// filesKey names a files volume on one service.
+type filesKey struct{ url, identity, name string }
 
 // serviceFiles are those two files' paths on the service's machine.
 type serviceFiles struct {
@@ -126,13 +131,21 @@ func (b *Backend) filesVolume(ctx context.Context, name string, files []archiveF
 	if err != nil {
 		return nil, err
 	}
+	key := filesKey{b.svc.url, b.svc.identity, name}
 	v, err := volumes.Inspect(cctx, name, nil)
 	made := false
 	switch {
 	case volumeNotFound(err):
-		made = true
 		labels := map[string]string{labelManaged: "true", labelKind: kindFiles}
-		if _, err := volumes.Create(cctx, entitiesTypes.VolumeCreateOptions{Name: name, Labels: labels}, nil); err != nil && !strings.Contains(err.Error(), "already exists") {
+		_, err := volumes.Create(cctx, entitiesTypes.VolumeCreateOptions{Name: name, Labels: labels}, nil)
+		switch {
+		case err == nil:
+			made = true
+		case strings.Contains(err.Error(), "already exists"):
+			// Another process made it just now: its fill is its own to
+			// undo, so a failure here does not remove it (unless found
+			// lacking, below).
+		default:
 			return nil, b.svc.wrap(ctx, "create", name, err)
 		}
 	case err != nil:
@@ -140,7 +153,7 @@ func (b *Backend) filesVolume(ctx context.Context, name string, files []archiveF
 	case v.Labels[labelManaged] != "true" || v.Labels[labelKind] != kindFiles || v.Mountpoint == "":
 		return nil, backend.Errorf(backend.ErrUnavailable, "create", name,
 			"a volume named %s exists that wai did not make: remove it (`podman volume rm %s`) or change name_prefix", name, name)
-	case filesChecked[name]:
+	case filesChecked[key]:
 		return v, nil
 	}
 	if lacking, err := b.fillFilesVolume(ctx, name, files); err != nil {
@@ -149,7 +162,7 @@ func (b *Backend) filesVolume(ctx context.Context, name string, files []archiveF
 		}
 		return nil, err
 	}
-	filesChecked[name] = true
+	filesChecked[key] = true
 	if v, err = volumes.Inspect(cctx, name, nil); err != nil {
 		return nil, b.svc.wrap(ctx, "create", name, err)
 	}

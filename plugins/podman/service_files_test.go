@@ -168,3 +168,41 @@ func TestFilesVolumeForeignRefused(t *testing.T) {
 		t.Errorf("the foreign volume was touched: exists %v, labels %v", ok, labels)
 	}
 }
+
+// A files volume checked on one service is checked again on another: the
+// name is the same on every service. Here the two are one Podman service
+// reached at two spellings of its socket, and the marker is taken away
+// between them, as a half-made volume on the second would lack it.
+func TestFilesVolumeCheckedPerService(t *testing.T) {
+	t.Parallel()
+	first, name := filesBackend(t, nil)
+	if _, _, err := first.filesOnService(bg); err != nil {
+		t.Fatal(err)
+	}
+	sock, ok := strings.CutPrefix(first.cfg.URL, "unix://")
+	if !ok {
+		t.Skipf("the test service is not a unix socket: %s", first.cfg.URL)
+	}
+	cctx, err := first.svc.ctx(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := volumes.Inspect(cctx, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path.Join(v.Mountpoint, filesMarker)); err != nil {
+		t.Fatal(err)
+	}
+	other := "unix://" + filepath.Dir(sock) + "/./" + filepath.Base(sock)
+	second, err := New(bg, backend.Options{StateDir: t.TempDir(),
+		Config: testConfig(t, withVolume(map[string]any{"agent_path": first.agentBin, "url": other}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = second.Close(bg) }()
+	if _, _, err := second.filesOnService(bg); err != nil {
+		t.Fatal(err)
+	}
+	checkFilesVolume(t, second, name)
+}
