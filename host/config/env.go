@@ -57,8 +57,10 @@ func (e Env) configPaths() []string {
 }
 
 // stateDir is the state directory a file naming none gets:
-// $XDG_CACHE_HOME/wai (~/.cache/wai when unset); "" when there is no home
-// either, which the kernel refuses with its own advice.
+// $XDG_CACHE_HOME/wai (~/.cache/wai when unset); "" when e has no home
+// either, and then the kernel's own default applies (the process's
+// $XDG_CACHE_HOME or home), or its advice to set state_dir when it has
+// none.
 func (e Env) stateDir() string {
 	if dir := e.xdgDir("XDG_CACHE_HOME", ".cache"); dir != "" {
 		return filepath.Join(dir, "wai")
