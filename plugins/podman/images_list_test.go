@@ -50,3 +50,19 @@ func TestListImagesTriesAgainWhenAnImageWent(t *testing.T) {
 		}
 	}
 }
+
+// A cancelled caller is not kept waiting for the next try: the race's
+// error comes back after the first.
+func TestListImagesStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	calls := 0
+	list := func(context.Context, *images.ListOptions) ([]*entitiesTypes.ImageSummary, error) {
+		calls++
+		return nil, errors.New(`locating image with ID "06e0": image not known`)
+	}
+	if _, err := listImagesWith(ctx, nil, list); err == nil || calls != 1 {
+		t.Errorf("cancelled: %d calls, %v; want 1 call and the race's error", calls, err)
+	}
+}
