@@ -36,25 +36,51 @@ func (b *Backend) putArchive(ctx context.Context, op, id, dir string, r io.Reade
 	return b.svc.wrap(ctx, op, dir, err)
 }
 
-// putStream uploads what write writes, as it writes it, to dir in
-// container id. A failure of write is reported in preference to the broken
-// upload it causes: it is the cause (a file that changed, a budget
-// exceeded); a write that failed only because the upload ended first
-// reports the upload's error.
-func (b *Backend) putStream(ctx context.Context, op, id, dir string, write func(io.Writer) error) error {
+// putStream uploads, as a tar stream to dir in container id, the entries
+// write writes, as it writes them, and ends the stream itself.
+func (b *Backend) putStream(ctx context.Context, op, id, dir string, write func(*tar.Writer) error) error {
+	err := streamUpload(func(r io.Reader) error { return b.putArchive(ctx, op, id, dir, r) }, write)
+	if errors.Is(err, errShortUpload) {
+		return backend.Errorf(backend.ErrUnavailable, op, dir, "%v: try again", err)
+	}
+	return err
+}
+
+// errShortUpload is an upload the service answered, as a success, before
+// it had every entry: what it reported done is not what was sent.
+var errShortUpload = errors.New("the service ended the upload before every file was sent")
+
+// streamUpload runs upload over a pipe that write's entries fill. A failure
+// of write is reported in preference to the broken upload it causes: it is
+// the cause (a file that changed, a budget exceeded). Entries that could
+// not be written because the upload had ended are a failure even when the
+// upload reports none; only the archive's trailer may go unread.
+func streamUpload(upload func(io.Reader) error, write func(*tar.Writer) error) error {
 	pr, pw := io.Pipe()
 	werr := make(chan error, 1)
 	go func() {
-		err := write(pw)
+		tw := tar.NewWriter(pw)
+		err := write(tw)
+		if err == nil {
+			if err = tw.Close(); errors.Is(err, io.ErrClosedPipe) {
+				err = nil // every entry was read; the end marker is a formality
+			}
+		}
 		pw.CloseWithError(err)
 		werr <- err
 	}()
-	err := b.putArchive(ctx, op, id, dir, pr)
+	err := upload(pr)
 	pr.Close() // unblocks the writer if the upload ended early
-	if wErr := <-werr; wErr != nil && !errors.Is(wErr, io.ErrClosedPipe) {
+	switch wErr := <-werr; {
+	case wErr == nil:
+		return err
+	case !errors.Is(wErr, io.ErrClosedPipe):
 		return wErr
+	case err == nil:
+		return errShortUpload
+	default:
+		return err
 	}
-	return err
 }
 
 // getArchive streams path p of container id out as a tar archive; a

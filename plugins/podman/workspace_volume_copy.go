@@ -73,8 +73,8 @@ func (b *Backend) copyVolume(ctx context.Context, op string, owner backend.Conta
 		return res, err
 	}
 	defer archive.Close()
-	err = b.putStream(ctx, op, dst, dstDir, func(w io.Writer) error {
-		return b.retar(tar.NewReader(archive), tar.NewWriter(w), path.Base(srcPath), dstBase, &res)
+	err = b.putStream(ctx, op, dst, dstDir, func(tw *tar.Writer) error {
+		return b.retar(tar.NewReader(archive), tw, path.Base(srcPath), dstBase, &res)
 	})
 	return res, err
 }
@@ -87,7 +87,7 @@ func (b *Backend) retar(tr *tar.Reader, tw *tar.Writer, from, to string, res *ba
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			return tw.Close()
+			return nil
 		}
 		if err != nil {
 			return backend.Errorf(backend.ErrUnavailable, "containers.copy", from, "reading the archive: %v", err)

@@ -3,6 +3,7 @@
 package podman
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"errors"
@@ -72,7 +73,7 @@ func TestHydrateTarChangedSize(t *testing.T) {
 	plan := []hydrateEntry{{file: hydrateFile{src: f, rel: "grew.txt", size: 4, mode: 0o644}, target: "in/grew.txt"}}
 	var out bytes.Buffer
 	var n int64
-	err := writeHydrateTar(bg, &out, plan, 1000, 1000, &n)
+	err := writeHydrateTar(bg, tar.NewWriter(&out), plan, 1000, 1000, &n)
 	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "changed size") || !strings.Contains(err.Error(), f) {
 		t.Fatalf("a file that changed size: %v", err)
 	}
@@ -80,7 +81,7 @@ func TestHydrateTarChangedSize(t *testing.T) {
 		t.Errorf("the changed file was copied anyway (%d bytes)", n)
 	}
 	plan[0].file.size = 10
-	if err := writeHydrateTar(bg, &out, plan, 1000, 1000, &n); err != nil || n != 10 {
+	if err := writeHydrateTar(bg, tar.NewWriter(&out), plan, 1000, 1000, &n); err != nil || n != 10 {
 		t.Errorf("the same file at its listed size: %d bytes, %v", n, err)
 	}
 }

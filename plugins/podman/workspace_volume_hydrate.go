@@ -41,8 +41,8 @@ func (b *Backend) hydrateVolume(ctx context.Context, w *Workspace, ctrID string)
 	}
 	uid, gid := b.cfg.uidGID()
 	var n int64
-	err := b.putStream(ctx, "open", ctrID, ContainerWorkspace, func(w io.Writer) error {
-		return writeHydrateTar(ctx, w, plan, uid, gid, &n)
+	err := b.putStream(ctx, "open", ctrID, ContainerWorkspace, func(tw *tar.Writer) error {
+		return writeHydrateTar(ctx, tw, plan, uid, gid, &n)
 	})
 	if err != nil {
 		return err
@@ -58,11 +58,10 @@ type hydrateEntry struct {
 	target string // relative to /workspace
 }
 
-// writeHydrateTar writes plan as a tar stream owned by uid:gid, with the
-// parent directories each file needs. Sources are opened without
+// writeHydrateTar writes plan as tar entries owned by uid:gid, with the
+// parent directories each file needs; the caller ends the stream. Sources are opened without
 // following a symlink or blocking on a FIFO swapped in since the listing.
-func writeHydrateTar(ctx context.Context, out io.Writer, plan []hydrateEntry, uid, gid int, total *int64) error {
-	tw := tar.NewWriter(out)
+func writeHydrateTar(ctx context.Context, tw *tar.Writer, plan []hydrateEntry, uid, gid int, total *int64) error {
 	dirs := map[string]bool{".": true}
 	var mkdirs func(d string) error
 	mkdirs = func(d string) error {
@@ -92,7 +91,7 @@ func writeHydrateTar(ctx context.Context, out io.Writer, plan []hydrateEntry, ui
 		}
 		*total += n
 	}
-	return tw.Close()
+	return nil
 }
 
 func tarFile(tw *tar.Writer, e hydrateEntry, uid, gid int) (int64, error) {
