@@ -103,11 +103,19 @@ var wazeroVersionOnce sync.Once
 // this process's first runtime goes on: wazero keeps it in a package
 // variable it fills, unguarded, on first use (a compiling engine's, or a
 // compilation cache directory's), so two kernels made at once raced on
-// it (go test -race saw it). After the first use it is only read.
+// it (go test -race saw it). After the first use it is only read. A cache
+// directory is the use every platform has (the interpreter, where there
+// is no compiler, never asks for the version).
 func settleWazeroVersion() {
 	wazeroVersionOnce.Do(func() {
-		ctx := context.Background()
-		_ = wazero.NewRuntime(ctx).Close(ctx)
+		dir, err := os.MkdirTemp("", "wai-wazero-")
+		if err != nil {
+			ctx := context.Background()
+			_ = wazero.NewRuntime(ctx).Close(ctx)
+			return
+		}
+		_, _ = wazero.NewCompilationCacheWithDir(dir)
+		_ = os.RemoveAll(dir)
 	})
 }
 
