@@ -88,6 +88,12 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 				return fail(ctx, std.err, err)
 			}
 		}
+		if useHTTP {
+			// The first start compiles every plugin (tens of seconds on a
+			// busy machine) before anything listens: say so, rather than
+			// stay silent until the address line.
+			fmt.Fprintf(std.err, "wai serve: loading plugins (the first start compiles them)…\n")
+		}
 		k, err := kf.build(ctx, cfg, std.err, true)
 		if err != nil {
 			return fail(ctx, std.err, err)

@@ -311,7 +311,13 @@ func startServeInProcess(t *testing.T, ctx context.Context, e *env, vars []strin
 	}
 	re := regexp.MustCompile(`(http://127\.0\.0\.1:\d+/)`)
 	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := re.FindStringSubmatch(s.errText()); m != nil {
+		text := s.errText()
+		if m := re.FindStringSubmatch(text); m != nil {
+			// A first start is silent for as long as plugins compile
+			// unless it says why before the address.
+			if i := strings.Index(text, "loading plugins"); i < 0 || i > strings.Index(text, m[1]) {
+				t.Errorf("wai serve --http did not say it was loading plugins before it listened; stderr:\n%s", text)
+			}
 			s.url = m[1]
 			return s
 		}
