@@ -11,6 +11,7 @@ import (
 func init() {
 	register(&command{
 		name:    "gc",
+		noArgs:  true,
 		args:    "[--all] [--user NAME | --all-users] [flags]",
 		summary: "remove the sessions that crashed or abandoned wai processes left behind, on every backend",
 		text: `
@@ -32,11 +33,7 @@ user) are considered; --all-users considers everyone's.
 			fs.BoolVar(&all, "all", false, "also remove kept sessions that are not in use")
 			var why bool
 			fs.BoolVar(&why, "why", false, "also list what was left alone, and why")
-			return func(ctx context.Context, std stdio, args []string) int {
-				if len(args) > 0 {
-					fmt.Fprintf(std.err, "wai gc: takes no arguments, got %q\n", args)
-					return exitError
-				}
+			return func(ctx context.Context, std stdio, _ []string) int {
 				k, err := af.open(ctx, std)
 				if err != nil {
 					return fail(ctx, std.err, err)

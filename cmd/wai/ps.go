@@ -17,6 +17,7 @@ import (
 func init() {
 	register(&command{
 		name:    "ps",
+		noArgs:  true,
 		args:    "[--user NAME | --all-users] [flags]",
 		summary: "list sessions on every backend: user, age, idle time, size on disk and holder",
 		text: `
@@ -39,11 +40,7 @@ and wai ps exits 2, after listing the others.`,
 			var asJSON bool
 			af.register(fs, true)
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of a table")
-			return func(ctx context.Context, std stdio, args []string) int {
-				if len(args) > 0 {
-					fmt.Fprintf(std.err, "wai ps: takes no arguments, got %q\n", args)
-					return exitError
-				}
+			return func(ctx context.Context, std stdio, _ []string) int {
 				k, err := af.open(ctx, std)
 				if err != nil {
 					return fail(ctx, std.err, err)
