@@ -41,22 +41,19 @@ and wai ps exits 2, after listing the others.`,
 			af.register(fs, true)
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 			return func(ctx context.Context, std stdio, _ []string) int {
-				k, err := af.open(ctx, std)
-				if err != nil {
-					return fail(ctx, std.err, err)
-				}
-				defer closeKernel(k, std.err)
-				ls, errs := k.ListSessions(ctx, af.scope())
-				code := exitOK
-				if asJSON {
-					if ls == nil {
-						ls = []host.SessionEntry{}
+				return af.run(ctx, std, func(k *host.Kernel) int {
+					ls, errs := k.ListSessions(ctx, af.scope())
+					code := exitOK
+					if asJSON {
+						if ls == nil {
+							ls = []host.SessionEntry{}
+						}
+						code = writeJSON(std, ls)
+					} else {
+						printSessions(std.out, ls, time.Now())
 					}
-					code = writeJSON(std, ls)
-				} else {
-					printSessions(std.out, ls, time.Now())
-				}
-				return max(code, reportErrs(ctx, std.err, "ps", errs))
+					return max(code, reportErrs(ctx, std.err, "ps", errs))
+				})
 			}
 		},
 	})
@@ -104,12 +101,17 @@ func (a *adminFlags) open(ctx context.Context, std stdio) (*host.Kernel, error) 
 }
 
 // withConfigKernel runs fn on the admin kernel of the configuration file
-// config (adminFlags.open: its backends, no tools) and closes it after; a
-// kernel that cannot be opened fails the command with a hint. It is for
-// the commands that take only --config, such as wai preflight.
+// config (adminFlags.run: its backends, no tools). It is for the commands
+// that take only --config, such as wai preflight.
 func withConfigKernel(ctx context.Context, std stdio, config string, fn func(*host.Kernel) int) int {
 	af := adminFlags{kernelFlags: kernelFlags{config: config}}
-	k, err := af.open(ctx, std)
+	return af.run(ctx, std, fn)
+}
+
+// run runs fn on the admin kernel (open) and closes it after; a kernel
+// that cannot be opened fails the command with a hint.
+func (a *adminFlags) run(ctx context.Context, std stdio, fn func(*host.Kernel) int) int {
+	k, err := a.open(ctx, std)
 	if err != nil {
 		return fail(ctx, std.err, err)
 	}
