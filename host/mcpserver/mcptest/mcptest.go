@@ -7,6 +7,7 @@ package mcptest
 import (
 	"context"
 	"net/http"
+	"os/exec"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,5 +44,19 @@ func Connect(t testing.TB, ctx context.Context, url string, rt http.RoundTripper
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// ConnectCommand starts cmd, an MCP server on stdio such as `wai serve`,
+// and opens a client session on it named client. The caller closes the
+// session: closing it ends the server, which a test may want to see
+// happen at a moment of its choosing.
+func ConnectCommand(t testing.TB, ctx context.Context, client string, cmd *exec.Cmd) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return cs
 }
