@@ -442,12 +442,7 @@ func (s *Session) destroyContainers(ctx context.Context) {
 		return
 	}
 	gone, err := c.DestroyContainers(ctx, backend.ContainerOwner{User: s.spec.User, Session: s.spec.Session}, true)
-	for _, g := range gone {
-		s.k.log.LogAttrs(ctx, slog.LevelInfo, "containers.destroyed_with_session", slog.String("session", s.spec.Session), slog.String("container", g.Name))
-	}
-	if err != nil {
-		s.k.log.LogAttrs(ctx, slog.LevelWarn, "containers.cleanup_failed", slog.String("session", s.spec.Session), slog.String("error", err.Error()))
-	}
+	sweptEvents(ctx, s, "container", "", gone, func(g backend.ContainerInfo) string { return g.Name }, err)
 	s.destroyNetworks(ctx, c)
 }
 

@@ -62,10 +62,18 @@ func (s *Session) destroyNetworks(ctx context.Context, c backend.Containers) {
 		return
 	}
 	gone, err := n.DestroyNetworks(ctx, backend.ContainerOwner{User: s.spec.User, Session: s.spec.Session}, true)
+	sweptEvents(ctx, s, "network", "network_", gone, func(g backend.NetworkInfo) string { return g.Name }, err)
+}
+
+// sweptEvents records what closing session s removed of one kind, an
+// event each (name says it, under the attribute kind), and, when removing
+// failed, why the rest stayed. prefix sets the kinds' event names apart
+// ("containers.destroyed_with_session", "containers.network_cleanup_failed").
+func sweptEvents[T any](ctx context.Context, s *Session, kind, prefix string, gone []T, name func(T) string, err error) {
 	for _, g := range gone {
-		s.k.log.LogAttrs(ctx, slog.LevelInfo, "containers.network_destroyed_with_session", slog.String("session", s.spec.Session), slog.String("network", g.Name))
+		s.k.log.LogAttrs(ctx, slog.LevelInfo, "containers."+prefix+"destroyed_with_session", slog.String("session", s.spec.Session), slog.String(kind, name(g)))
 	}
 	if err != nil {
-		s.k.log.LogAttrs(ctx, slog.LevelWarn, "containers.network_cleanup_failed", slog.String("session", s.spec.Session), slog.String("error", err.Error()))
+		s.k.log.LogAttrs(ctx, slog.LevelWarn, "containers."+prefix+"cleanup_failed", slog.String("session", s.spec.Session), slog.String("error", err.Error()))
 	}
 }

@@ -50,30 +50,37 @@ func (k *Kernel) loadPolicies(ctx context.Context) ([]Policy, error) {
 	return out, nil
 }
 
+// configured builds a policy's rules from its raw config: parse, then
+// build, either failing as the config's ErrInvalid.
+func configured[C, R any](raw json.RawMessage, parse func([]byte) (C, error), build func(C) (R, error)) (R, error) {
+	var r R
+	c, err := parse(raw)
+	if err == nil {
+		r, err = build(c)
+	}
+	if err != nil {
+		var zero R
+		return zero, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
+	}
+	return r, nil
+}
+
 // bundledPolicy builds a bundled policy from the same Go rules its Wasm
 // plugin wraps.
 func bundledPolicy(_ context.Context, name string, raw json.RawMessage) (Policy, error) {
 	switch name {
 	case "blocklist":
-		c, err := blockrules.ParseConfig(raw)
+		b, err := configured(raw, blockrules.ParseConfig, blockrules.New)
 		if err != nil {
-			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
-		}
-		b, err := blockrules.New(c)
-		if err != nil {
-			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
+			return nil, err
 		}
 		return funcPolicy{name: name, check: func(r CheckRequest) (bool, string) {
 			return b.Check(blockrules.Request{Action: r.Action, Command: r.Command, Shell: r.Shell, Script: r.Script})
 		}}, nil
 	case "allowlist":
-		c, err := allowrules.ParseConfig(raw)
+		a, err := configured(raw, allowrules.ParseConfig, allowrules.New)
 		if err != nil {
-			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
-		}
-		a, err := allowrules.New(c)
-		if err != nil {
-			return nil, backend.Errorf(backend.ErrInvalid, "config", "", "%v", err)
+			return nil, err
 		}
 		return decidingPolicy{name: name, decide: func(r CheckRequest) Decision {
 			v := a.Judge(allowrules.Request{Action: r.Action, Command: r.Command, Shell: r.Shell, Script: r.Script, EnvKeys: r.EnvKeys})

@@ -14,44 +14,55 @@ func resolver(t *T, w *ws) backend.PathResolver {
 	return r
 }
 
-func wantResolved(t *T, r backend.PathResolver, path string, followLast bool, want string) {
+// resolution is one ResolvePath call and the path it must name.
+type resolution struct {
+	path       string
+	followLast bool
+	want       string
+}
+
+// wantResolved checks each resolution, then that resolving left absent
+// uncreated: a missing parent is named, never made.
+func wantResolved(t *T, w *ws, absent string, cases []resolution) {
 	t.Helper()
-	got, err := r.ResolvePath(t.Context(), path, followLast)
-	if err != nil || got != want {
-		t.Errorf("ResolvePath(%q, followLast %v) = %q, %v; want %q", path, followLast, got, err, want)
+	r := resolver(t, w)
+	for _, c := range cases {
+		got, err := r.ResolvePath(t.Context(), c.path, c.followLast)
+		if err != nil || got != c.want {
+			t.Errorf("ResolvePath(%q, followLast %v) = %q, %v; want %q", c.path, c.followLast, got, err, c.want)
+		}
+	}
+	if w.exists(absent) {
+		t.Errorf("ResolvePath created the missing %s", absent)
 	}
 }
 
 // checkResolvePlain: without symlinks the resolved path is the clean one;
 // missing parents are named, not created.
 func checkResolvePlain(t *T, w *ws) {
-	r := resolver(t, w)
 	w.write("d/f.txt", "x\n")
-	wantResolved(t, r, "/d/./f.txt", true, "d/f.txt")
-	wantResolved(t, r, "d/../d/f.txt", false, "d/f.txt")
-	wantResolved(t, r, "d/new/deeper/g.txt", true, "d/new/deeper/g.txt")
-	wantResolved(t, r, "/", true, ".")
-	if w.exists("d/new") {
-		t.Errorf("ResolvePath created the missing directory d/new")
-	}
+	wantResolved(t, w, "d/new", []resolution{
+		{"/d/./f.txt", true, "d/f.txt"},
+		{"d/../d/f.txt", false, "d/f.txt"},
+		{"d/new/deeper/g.txt", true, "d/new/deeper/g.txt"},
+		{"/", true, "."},
+	})
 }
 
 // checkResolveSymlinks: symlinks on the path are followed as the
 // workspace's commands follow them, an absolute one from the root.
 func checkResolveSymlinks(t *T, w *ws) {
-	r := resolver(t, w)
 	w.write("protected/f", "secret\n")
 	w.symlink("protected", "p")
 	w.symlink("/protected", "abs")
 	w.symlink("protected/f", "flink")
-	wantResolved(t, r, "p/new", true, "protected/new")
-	wantResolved(t, r, "abs/a/b/new", true, "protected/a/b/new")
-	wantResolved(t, r, "flink", true, "protected/f")
-	wantResolved(t, r, "flink", false, "flink")
-	wantResolved(t, r, "p/f", false, "protected/f")
-	if w.exists("protected/a") {
-		t.Errorf("ResolvePath created protected/a")
-	}
+	wantResolved(t, w, "protected/a", []resolution{
+		{"p/new", true, "protected/new"},
+		{"abs/a/b/new", true, "protected/a/b/new"},
+		{"flink", true, "protected/f"},
+		{"flink", false, "flink"},
+		{"p/f", false, "protected/f"},
+	})
 }
 
 // checkResolvedWriteUnfollowed: a write given the resolved path a policy

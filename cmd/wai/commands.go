@@ -58,6 +58,9 @@ type command struct {
 	// `wai exec` sets its own so wai's failures never look like the
 	// command's status.
 	usageStatus int
+	// noArgs refuses positional arguments before the subcommand runs,
+	// in the same words for every subcommand that takes none.
+	noArgs bool
 	// flags declares the subcommand's flags on fs and returns the function
 	// that runs it with the arguments left after them.
 	flags func(fs *flag.FlagSet) func(ctx context.Context, std stdio, args []string) int
@@ -120,6 +123,11 @@ func runStdio(ctx context.Context, args []string, std stdio) int {
 		}
 		c.shortUsage(std.err)
 		return c.errStatus()
+	}
+	if c.noArgs && fs.NArg() > 0 {
+		fmt.Fprintf(std.err, "wai %s: takes no arguments, got %q\n", c.name, fs.Args())
+		c.shortUsage(std.err)
+		return exitError
 	}
 	// A subcommand that refuses its arguments calls fs.Usage.
 	fs.Usage = func() { c.shortUsage(std.err) }

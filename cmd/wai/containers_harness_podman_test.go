@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/mcpserver/mcptest"
 	"github.com/wai-dev/wai/internal/plugbuild"
 	"github.com/wai-dev/wai/plugins/podman"
 )
@@ -151,12 +152,7 @@ func serveContainers(t *testing.T, ctx context.Context, table, client string, en
 	if len(env) > 0 {
 		s.cmd.Env = append(os.Environ(), env...)
 	}
-	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: s.cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.session = cs
+	s.session = mcptest.ConnectCommand(t, ctx, client, s.cmd)
 	return s
 }
 

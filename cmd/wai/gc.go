@@ -5,12 +5,14 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 )
 
 func init() {
 	register(&command{
 		name:    "gc",
+		noArgs:  true,
 		args:    "[--all] [--user NAME | --all-users] [flags]",
 		summary: "remove the sessions that crashed or abandoned wai processes left behind, on every backend",
 		text: `
@@ -32,34 +34,27 @@ user) are considered; --all-users considers everyone's.
 			fs.BoolVar(&all, "all", false, "also remove kept sessions that are not in use")
 			var why bool
 			fs.BoolVar(&why, "why", false, "also list what was left alone, and why")
-			return func(ctx context.Context, std stdio, args []string) int {
-				if len(args) > 0 {
-					fmt.Fprintf(std.err, "wai gc: takes no arguments, got %q\n", args)
-					return exitError
-				}
-				k, err := af.open(ctx, std)
-				if err != nil {
-					return fail(ctx, std.err, err)
-				}
-				defer closeKernel(k, std.err)
-				reps, errs := k.CollectGarbage(ctx, af.scope(), all)
-				removed, kept := 0, 0
-				for _, rep := range reps {
-					for _, it := range rep.Removed {
-						fmt.Fprintf(std.out, "removed %s %s %s (%s): %s\n", rep.Backend, it.Kind, it.Name, sessionLabel(it.Session), it.Reason)
-					}
-					removed += len(rep.Removed)
-					kept += len(rep.Kept)
-					if why {
-						for _, it := range rep.Kept {
-							fmt.Fprintf(std.out, "kept    %s %s %s (%s): %s\n", rep.Backend, it.Kind, it.Name, sessionLabel(it.Session), it.Reason)
+			return func(ctx context.Context, std stdio, _ []string) int {
+				return af.run(ctx, std, func(k *host.Kernel) int {
+					reps, errs := k.CollectGarbage(ctx, af.scope(), all)
+					removed, kept := 0, 0
+					for _, rep := range reps {
+						for _, it := range rep.Removed {
+							fmt.Fprintf(std.out, "removed %s %s %s (%s): %s\n", rep.Backend, it.Kind, it.Name, sessionLabel(it.Session), it.Reason)
+						}
+						removed += len(rep.Removed)
+						kept += len(rep.Kept)
+						if why {
+							for _, it := range rep.Kept {
+								fmt.Fprintf(std.out, "kept    %s %s %s (%s): %s\n", rep.Backend, it.Kind, it.Name, sessionLabel(it.Session), it.Reason)
+							}
 						}
 					}
-				}
-				if removed == 0 {
-					fmt.Fprintf(std.out, "nothing to remove (%d left alone; --why says why)\n", kept)
-				}
-				return reportErrs(ctx, std.err, "gc", errs)
+					if removed == 0 {
+						fmt.Fprintf(std.out, "nothing to remove (%d left alone; --why says why)\n", kept)
+					}
+					return reportErrs(ctx, std.err, "gc", errs)
+				})
 			}
 		},
 	})

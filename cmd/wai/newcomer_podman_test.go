@@ -3,18 +3,15 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/wai-dev/wai/internal/plugbuild"
+	"github.com/wai-dev/wai/internal/podmansvc"
 )
 
 // newcomerPodmanConfig writes configs of the podman backend into dir,
@@ -127,56 +124,8 @@ func cgroupFS(t *testing.T) string {
 // test.
 func crunService(t *testing.T) string {
 	t.Helper()
-	for _, bin := range []string{"podman", "crun"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is needed for this check on CI: %v", bin, err)
-			}
-			t.Skipf("%s is not installed: %v", bin, err)
-		}
-	}
-	// Short: a unix socket path is limited to 108 bytes.
-	sockDir, err := os.MkdirTemp("", "wai-crun-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(sockDir) })
-	sock := filepath.Join(sockDir, "s.sock")
-	logPath := filepath.Join(sockDir, "service.log")
-	out, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	cmd := exec.Command("podman", "--runtime", "crun", "system", "service", "--time=0", "unix://"+sock)
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
-	defer cancel()
-	for {
-		if _, err := os.Stat(sock); err == nil {
-			return sock
-		}
-		select {
-		case <-ctx.Done():
-			log, _ := os.ReadFile(logPath)
-			t.Fatalf("the crun service did not create %s: %s", sock, bytes.TrimSpace(log))
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	podmansvc.Require(t, "crun")
+	return podmansvc.Run(t, "--runtime", "crun").Sock
 }
 
 // requirePodman skips (fails on CI) when no Podman service answers with

@@ -1,9 +1,21 @@
 package main
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
+
+// papercut is one call of wai and what it must answer.
+type papercut struct {
+	name     string
+	args     []string
+	code     int
+	stream   string // "out" or "err"
+	want     []string
+	dontWant []string
+}
 
 // The CLI's small promises: --version, did-you-mean for subcommands and
 // flags, durations that need a unit, help for every subcommand, and user
@@ -11,14 +23,7 @@ import (
 func TestCLIPapercuts(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, "")
-	cases := []struct {
-		name     string
-		args     []string
-		code     int
-		stream   string // "out" or "err"
-		want     []string
-		dontWant []string
-	}{
+	cases := []papercut{
 		{"--version", []string{"--version"}, 0, "out", []string{"wai " + testVersion, "backends:"}, nil},
 		{"-V", []string{"-V"}, 0, "out", []string{"wai " + testVersion}, nil},
 		{"subcommand typo", []string{"exce"}, exitError, "err", []string{`unknown subcommand "exce"`, `did you mean "exec"?`}, nil},
@@ -32,6 +37,13 @@ func TestCLIPapercuts(t *testing.T) {
 		// A session name with an escape sequence is refused, and the
 		// refusal does not send the escape to the terminal.
 		{"control characters escaped", []string{"exec", "--session", "a\x1b[2Jb", "--", "true"}, exitExecFailed, "err", []string{`\x1b`}, []string{"\x1b"}},
+	}
+	// Every subcommand that takes no arguments refuses one in the same
+	// words, before it opens anything.
+	for _, name := range slices.Sorted(maps.Keys(commands)) {
+		if commands[name].noArgs {
+			cases = append(cases, papercut{name + " with an argument", []string{name, "extra"}, exitError, "err", []string{"wai " + name + `: takes no arguments, got ["extra"]`, "usage: wai " + name}, nil})
+		}
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -18,6 +18,7 @@ const exitChecksFailed = 1
 func init() {
 	register(&command{
 		name:    "preflight",
+		noArgs:  true,
 		args:    "[flags]",
 		summary: "check that this machine can run the backends (Podman), and say how to fix what is missing",
 		text: `
@@ -34,11 +35,7 @@ not pass comes with a fix. Exits 0 when nothing failed (warnings allowed),
 			var asJSON bool
 			fs.StringVar(&config, "config", "", "config `file` (default ./wai.toml, else $XDG_CONFIG_HOME/wai/config.toml)")
 			fs.BoolVar(&asJSON, "json", false, "print the checks as JSON")
-			return func(ctx context.Context, std stdio, args []string) int {
-				if len(args) > 0 {
-					fmt.Fprintf(std.err, "wai preflight: takes no arguments, got %q\n", args)
-					return exitError
-				}
+			return func(ctx context.Context, std stdio, _ []string) int {
 				return withConfigKernel(ctx, std, config, func(k *host.Kernel) int {
 					return preflight(ctx, std, k, asJSON)
 				})

@@ -17,6 +17,7 @@ import (
 func init() {
 	register(&command{
 		name:    "ps",
+		noArgs:  true,
 		args:    "[--user NAME | --all-users] [flags]",
 		summary: "list sessions on every backend: user, age, idle time, size on disk and holder",
 		text: `
@@ -39,27 +40,20 @@ and wai ps exits 2, after listing the others.`,
 			var asJSON bool
 			af.register(fs, true)
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of a table")
-			return func(ctx context.Context, std stdio, args []string) int {
-				if len(args) > 0 {
-					fmt.Fprintf(std.err, "wai ps: takes no arguments, got %q\n", args)
-					return exitError
-				}
-				k, err := af.open(ctx, std)
-				if err != nil {
-					return fail(ctx, std.err, err)
-				}
-				defer closeKernel(k, std.err)
-				ls, errs := k.ListSessions(ctx, af.scope())
-				code := exitOK
-				if asJSON {
-					if ls == nil {
-						ls = []host.SessionEntry{}
+			return func(ctx context.Context, std stdio, _ []string) int {
+				return af.run(ctx, std, func(k *host.Kernel) int {
+					ls, errs := k.ListSessions(ctx, af.scope())
+					code := exitOK
+					if asJSON {
+						if ls == nil {
+							ls = []host.SessionEntry{}
+						}
+						code = writeJSON(std, ls)
+					} else {
+						printSessions(std.out, ls, time.Now())
 					}
-					code = writeJSON(std, ls)
-				} else {
-					printSessions(std.out, ls, time.Now())
-				}
-				return max(code, reportErrs(ctx, std.err, "ps", errs))
+					return max(code, reportErrs(ctx, std.err, "ps", errs))
+				})
 			}
 		},
 	})
@@ -107,12 +101,17 @@ func (a *adminFlags) open(ctx context.Context, std stdio) (*host.Kernel, error) 
 }
 
 // withConfigKernel runs fn on the admin kernel of the configuration file
-// config (adminFlags.open: its backends, no tools) and closes it after; a
-// kernel that cannot be opened fails the command with a hint. It is for
-// the commands that take only --config, such as wai preflight.
+// config (adminFlags.run: its backends, no tools). It is for the commands
+// that take only --config, such as wai preflight.
 func withConfigKernel(ctx context.Context, std stdio, config string, fn func(*host.Kernel) int) int {
 	af := adminFlags{kernelFlags: kernelFlags{config: config}}
-	k, err := af.open(ctx, std)
+	return af.run(ctx, std, fn)
+}
+
+// run runs fn on the admin kernel (open) and closes it after; a kernel
+// that cannot be opened fails the command with a hint.
+func (a *adminFlags) run(ctx context.Context, std stdio, fn func(*host.Kernel) int) int {
+	k, err := a.open(ctx, std)
 	if err != nil {
 		return fail(ctx, std.err, err)
 	}

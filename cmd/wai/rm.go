@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 )
 
@@ -36,28 +37,25 @@ to prevent. wai rm names the holding process; end the session there
 					fmt.Fprintf(std.err, "wai rm: name at least one session (wai ps lists them)\n")
 					return exitError
 				}
-				k, err := af.open(ctx, std)
-				if err != nil {
-					return fail(ctx, std.err, err)
-				}
-				defer closeKernel(k, std.err)
-				code := exitOK
-				for _, name := range args {
-					e, err := k.RemoveSession(ctx, af.scope(), name)
-					switch {
-					case err == nil:
-						fmt.Fprintf(std.out, "removed %s session %s (%s)\n", e.Backend, oneLine(name), dash(e.Workspace))
-					case force && errors.Is(err, backend.ErrNotFound) && !errors.Is(err, backend.ErrUnavailable):
-					case ctx.Err() != nil:
-						return fail(ctx, std.err, err)
-					default:
-						// The message says what to do; fail's hints (a
-						// policy, a backend) do not fit a refused removal.
-						fmt.Fprintf(std.err, "wai rm: %v\n", err)
-						code = exitError
+				return af.run(ctx, std, func(k *host.Kernel) int {
+					code := exitOK
+					for _, name := range args {
+						e, err := k.RemoveSession(ctx, af.scope(), name)
+						switch {
+						case err == nil:
+							fmt.Fprintf(std.out, "removed %s session %s (%s)\n", e.Backend, oneLine(name), dash(e.Workspace))
+						case force && errors.Is(err, backend.ErrNotFound) && !errors.Is(err, backend.ErrUnavailable):
+						case ctx.Err() != nil:
+							return fail(ctx, std.err, err)
+						default:
+							// The message says what to do; fail's hints (a
+							// policy, a backend) do not fit a refused removal.
+							fmt.Fprintf(std.err, "wai rm: %v\n", err)
+							code = exitError
+						}
 					}
-				}
-				return code
+					return code
+				})
 			}
 		},
 	})

@@ -19,6 +19,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
+		noArgs:  true,
 		args:    "[flags]",
 		summary: "serve the kernel's tools over MCP (stdio, or streamable HTTP with --http)",
 		text: `
@@ -65,12 +66,7 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 	fs.StringVar(&tokenEnv, "token-env", "", "environment variable `name` holding an HTTP bearer token (default: the config's [mcp] token_env)")
 	fs.BoolVar(&showToken, "show-token", false, "with --http, print the bearer token itself on stderr, not only where it is")
 
-	return func(ctx context.Context, std stdio, args []string) int {
-		if len(args) > 0 {
-			fmt.Fprintf(std.err, "wai serve: takes no arguments, got %q\n", args[0])
-			fs.Usage()
-			return exitError
-		}
+	return func(ctx context.Context, std stdio, _ []string) int {
 		useHTTP := false
 		fs.Visit(func(f *flag.Flag) { useHTTP = useHTTP || f.Name == "http" })
 		cfg, err := kf.load(std)

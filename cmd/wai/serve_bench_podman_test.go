@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/host/mcpserver/mcptest"
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
@@ -59,11 +60,7 @@ func BenchmarkServeShellExecute(b *testing.B) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, bin, "serve", "--config", config)
-			c := mcp.NewClient(&mcp.Implementation{Name: "wai-bench", Version: "1"}, nil)
-			cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
+			cs := mcptest.ConnectCommand(b, ctx, "wai-bench", cmd)
 			defer cs.Close()
 			call := func() {
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "shell_execute", Arguments: map[string]any{"command": []string{"true"}}})

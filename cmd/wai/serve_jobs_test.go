@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/host/mcpserver/mcptest"
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
@@ -28,11 +29,7 @@ func TestServeJobsAcrossCalls(t *testing.T) {
 	defer cancel()
 	cmd := e.command(ctx, "serve", "--config", e.config)
 	cmd.Stdin = nil
-	c := mcp.NewClient(&mcp.Implementation{Name: "jobs-test", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := mcptest.ConnectCommand(t, ctx, "jobs-test", cmd)
 	defer cs.Close()
 	callJSON := func(tool string, args map[string]any) map[string]any {
 		t.Helper()

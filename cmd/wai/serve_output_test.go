@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/host/mcpserver/mcptest"
 
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
@@ -38,11 +39,7 @@ func TestServeOutputSchemas(t *testing.T) {
 	defer cancel()
 	cmd := e.command(ctx, "serve", "--config", e.config)
 	cmd.Stdin = nil
-	c := mcp.NewClient(&mcp.Implementation{Name: "serve-output-test", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := mcptest.ConnectCommand(t, ctx, "serve-output-test", cmd)
 	defer cs.Close()
 
 	lt, err := cs.ListTools(ctx, nil)

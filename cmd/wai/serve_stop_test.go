@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/host/mcpserver/mcptest"
 	"github.com/wai-dev/wai/internal/syncbuf"
 )
 
@@ -106,32 +106,6 @@ func (s *serving) stop(sig os.Signal) (time.Duration, int) {
 	return 0, 0
 }
 
-// tokenTransport sends a bearer token; with noStream it answers the
-// client's standing GET with 405 itself, so the client holds nothing open.
-type tokenTransport struct {
-	token    string
-	noStream bool
-}
-
-func (b tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if b.noStream && r.Method == http.MethodGet {
-		return &http.Response{StatusCode: http.StatusMethodNotAllowed, Body: http.NoBody, Header: http.Header{}, Request: r}, nil
-	}
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
-func connectWith(t *testing.T, ctx context.Context, url string, rt http.RoundTripper) *mcp.ClientSession {
-	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "stop-test", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: rt}, MaxRetries: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
-}
-
 // waitForProcess waits until a process whose command line has marker
 // runs (host backend: on this machine).
 func waitForProcess(t *testing.T, marker string) {
@@ -191,9 +165,9 @@ func TestServeHTTPStopsOnSIGTERM(t *testing.T) {
 	const token = "stop-test-token-0123456789"
 	s := startServe(t, ctx, e, []string{"WAI_MCP_TOKEN=" + token}, "--http", "127.0.0.1:0")
 
-	gone := connectWith(t, ctx, s.url, tokenTransport{token: token, noStream: true})
-	listening := connectWith(t, ctx, s.url, tokenTransport{token: token})
-	busy := connectWith(t, ctx, s.url, tokenTransport{token: token, noStream: true})
+	gone := mcptest.Connect(t, ctx, s.url, mcptest.Bearer{Token: token, NoStream: true})
+	listening := mcptest.Connect(t, ctx, s.url, mcptest.Bearer{Token: token})
+	busy := mcptest.Connect(t, ctx, s.url, mcptest.Bearer{Token: token, NoStream: true})
 	for _, cs := range []*mcp.ClientSession{gone, listening} {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "write_file", Arguments: map[string]any{"file_path": "f.txt", "content": "x"}})
 		if err != nil || res.IsError {
@@ -318,7 +292,7 @@ func TestServeSecondSignalExitsAtOnce(t *testing.T) {
 	defer cancel()
 	const token = "signal-test-token-0123456789"
 	s := startServe(t, ctx, e, []string{"WAI_MCP_TOKEN=" + token}, "--http", "127.0.0.1:0")
-	cs := connectWith(t, ctx, s.url, tokenTransport{token: token, noStream: true})
+	cs := mcptest.Connect(t, ctx, s.url, mcptest.Bearer{Token: token, NoStream: true})
 	const marker = "sleep 303.1"
 	t.Cleanup(func() { _ = exec.Command("pkill", "-KILL", "-f", marker).Run() })
 	go func() {

@@ -14,6 +14,7 @@ import (
 func init() {
 	register(&command{
 		name:    "tools",
+		noArgs:  true,
 		args:    "[flags]",
 		summary: "list the tools an agent can call, with their plugins and schemas",
 		text: `
@@ -64,12 +65,7 @@ func toolsFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 	)
 	kf.register(fs)
 	fs.BoolVar(&asJSON, "json", false, "print every tool with its input and output schemas and annotations as JSON")
-	return func(ctx context.Context, std stdio, args []string) int {
-		if len(args) > 0 {
-			fmt.Fprintf(std.err, "wai tools: takes no arguments, got %q\n", args[0])
-			fs.Usage()
-			return exitError
-		}
+	return func(ctx context.Context, std stdio, _ []string) int {
 		k, err := kf.open(ctx, std, std.err, true)
 		if err != nil {
 			return fail(ctx, std.err, err)

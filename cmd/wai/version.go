@@ -19,6 +19,7 @@ var version string
 func init() {
 	register(&command{
 		name:    "version",
+		noArgs:  true,
 		summary: "print wai's version, Go version and the backends built in",
 		text: `
 Prints wai's version (the git revision it was built from when no release
@@ -27,11 +28,7 @@ compiled in (podman needs the Makefile's build tags), and where the bundled
 plugins come from (embedded in the binary, or looked up on disk).
 ` + "`wai --version`" + ` and ` + "`wai -V`" + ` print the same.`,
 		flags: func(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
-			return func(_ context.Context, std stdio, args []string) int {
-				if len(args) > 0 {
-					fmt.Fprintf(std.err, "wai version: takes no arguments, got %q\n", args)
-					return exitError
-				}
+			return func(_ context.Context, std stdio, _ []string) int {
 				fmt.Fprintf(std.out, "wai %s (%s %s/%s)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 				fmt.Fprintf(std.out, "backends: %s\n", strings.Join(backend.Registered(), ", "))
 				fmt.Fprintf(std.out, "bundled plugins: %s\n", bundledSummary())

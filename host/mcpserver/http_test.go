@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/mcpserver"
+	"github.com/wai-dev/wai/host/mcpserver/mcptest"
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
@@ -140,7 +141,7 @@ func TestHTTPSessionCap(t *testing.T) {
 	httpClient(t, ts.URL, testToken.Secret)
 
 	c := mcp.NewClient(&mcp.Implementation{Name: "third", Version: "1"}, nil)
-	hc := &http.Client{Transport: bearer{token: testToken.Secret}}
+	hc := &http.Client{Transport: mcptest.Bearer{Token: testToken.Secret}}
 	_, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc, MaxRetries: -1}, nil)
 	if err == nil || !strings.Contains(err.Error(), "mcp.max_sessions") || !strings.Contains(err.Error(), "2 MCP sessions") {
 		t.Fatalf("a third session past a cap of 2: want an error naming mcp.max_sessions, got %v", err)
@@ -190,9 +191,9 @@ func TestShutdownClosesEverySession(t *testing.T) {
 	}
 	ts := httptest.NewServer(s.HTTPHandler(testToken))
 	t.Cleanup(ts.Close)
-	gone := connectHTTP(t, ts.URL, bearer{token: testToken.Secret, noStream: true})
+	gone := mcptest.Connect(t, context.Background(), ts.URL, mcptest.Bearer{Token: testToken.Secret, NoStream: true})
 	listening := httpClient(t, ts.URL, testToken.Secret)
-	busy := connectHTTP(t, ts.URL, bearer{token: testToken.Secret, noStream: true})
+	busy := mcptest.Connect(t, context.Background(), ts.URL, mcptest.Bearer{Token: testToken.Secret, NoStream: true})
 	var dirs []string
 	for _, cs := range []*mcp.ClientSession{gone, listening, busy} {
 		dirs = append(dirs, strings.TrimSpace(text(call(t, cs, "run", map[string]any{"command": []string{"pwd"}}))))
@@ -229,7 +230,7 @@ func TestShutdownClosesEverySession(t *testing.T) {
 	}
 	// A client arriving now is refused.
 	c := mcp.NewClient(&mcp.Implementation{Name: "late", Version: "1"}, nil)
-	if _, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: bearer{token: testToken.Secret}}, MaxRetries: -1}, nil); err == nil || !strings.Contains(err.Error(), "shutting down") {
+	if _, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: mcptest.Bearer{Token: testToken.Secret}}, MaxRetries: -1}, nil); err == nil || !strings.Contains(err.Error(), "shutting down") {
 		t.Errorf("a client after Shutdown: want a refusal saying the server is shutting down, got %v", err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/mcpserver"
+	"github.com/wai-dev/wai/host/mcpserver/mcptest"
 	_ "github.com/wai-dev/wai/plugins/host"
 )
 
@@ -69,38 +70,7 @@ func connectClient(t *testing.T, s *mcpserver.Server, c *mcp.Client) *mcp.Client
 
 func httpClient(t *testing.T, url, token string) *mcp.ClientSession {
 	t.Helper()
-	return connectHTTP(t, url, bearer{token: token})
-}
-
-func connectHTTP(t *testing.T, url string, rt http.RoundTripper) *mcp.ClientSession {
-	t.Helper()
-	hc := &http.Client{Transport: rt}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-// bearer adds a token to a client's requests; with noStream it answers
-// the client's GET (its standing stream) with 405 itself, so the client
-// holds no stream open between calls, as many clients do.
-type bearer struct {
-	token    string
-	noStream bool
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	if b.noStream && r.Method == http.MethodGet {
-		return &http.Response{StatusCode: http.StatusMethodNotAllowed, Body: http.NoBody, Header: http.Header{}, Request: r}, nil
-	}
-	if b.token != "" {
-		r = r.Clone(r.Context())
-		r.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	return http.DefaultTransport.RoundTrip(r)
+	return mcptest.Connect(t, context.Background(), url, mcptest.Bearer{Token: token})
 }
 
 func call(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallToolResult {
@@ -257,7 +227,7 @@ func TestHTTPSessionsIsolatedAndTokenRequired(t *testing.T) {
 		t.Errorf("no token: status %d, want 401", resp.StatusCode)
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	if _, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: bearer{token: "wrong"}}, MaxRetries: -1}, nil); err == nil {
+	if _, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: mcptest.Bearer{Token: "wrong"}}, MaxRetries: -1}, nil); err == nil {
 		t.Error("a client with the wrong token connected")
 	}
 
@@ -313,7 +283,7 @@ func TestHTTPIdleSessionClosed(t *testing.T) {
 	s := serve(t, testKernel(t), mcpserver.Options{HTTPIdleTimeout: time.Second})
 	ts := httptest.NewServer(s.HTTPHandler(testToken))
 	t.Cleanup(ts.Close)
-	cs := connectHTTP(t, ts.URL, bearer{token: testToken.Secret, noStream: true})
+	cs := mcptest.Connect(t, context.Background(), ts.URL, mcptest.Bearer{Token: testToken.Secret, NoStream: true})
 	dir := strings.TrimSpace(text(call(t, cs, "run", map[string]any{"command": []string{"pwd"}})))
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("workspace %q: %v", dir, err)

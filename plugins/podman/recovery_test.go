@@ -4,18 +4,15 @@ package podman
 
 import (
 	"errors"
-	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/containers/podman/v5/pkg/bindings/containers"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/podmansvc"
 )
 
 // TestRecreatedAfterOutsideKill: a container killed or removed behind the
@@ -53,65 +50,17 @@ func TestRecreatedAfterOutsideKill(t *testing.T) {
 func TestServiceRestart(t *testing.T) {
 	t.Parallel()
 	needPodman(t)
-	podman, err := exec.LookPath("podman")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("podman is not on PATH")
-		}
-		t.Skip("podman is not on PATH: cannot start a service of this test's own")
-	}
-	sock := filepath.Join(t.TempDir(), "podman.sock")
-	url := "unix://" + sock
-	start := func() *exec.Cmd {
-		t.Helper()
-		cmd := exec.Command(podman, "system", "service", "--time=0", url)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("starting a podman service: %v", err)
-		}
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			if c, err := net.Dial("unix", sock); err == nil {
-				c.Close()
-				return cmd
-			}
-			if time.Now().After(deadline) {
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
-				t.Fatalf("the podman service on %s did not come up", sock)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-	stop := func(cmd *exec.Cmd) {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		os.Remove(sock)
-	}
-	svc := start()
-	t.Cleanup(func() {
-		if svc != nil {
-			stop(svc)
-		}
-	})
-	_, w, rec := recordedSession(t, map[string]any{"url": url}, false)
+	svc := podmansvc.Run(t)
+	_, w, rec := recordedSession(t, map[string]any{"url": svc.URL()}, false)
 	if res := sh(t, w, "echo one >/tmp/state; cat /tmp/state"); res.Stdout != "one\n" {
 		t.Fatalf("before the restart: %q %q", res.Stdout, res.Stderr)
 	}
-	stop(svc)
-	svc = nil
-	_, err = w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}})
+	svc.Stop()
+	_, err := w.Shell().Execute(bg, backend.ExecRequest{Argv: []string{"true"}})
 	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "setup-podman.sh") {
 		t.Errorf("with the service down: error %v, want ErrUnavailable saying how to start it", err)
 	}
-	svc = start()
+	svc.Start()
 	res := sh(t, w, "cat /tmp/state")
 	if res.ExitCode != 0 || res.Stdout != "one\n" {
 		t.Errorf("after the restart: exit %d stdout %q stderr %q, want the same container's /tmp/state (events: %s)", res.ExitCode, res.Stdout, res.Stderr, rec)

@@ -220,47 +220,49 @@ func answer(p params, r response) pdk.Result {
 		if r.Dotfiles != nil {
 			msg += r.Dotfiles.line()
 		}
-		for i, s := range r.Setup {
-			msg += fmt.Sprintf("\nSetup %d: exit %d", i+1, s.ExitCode)
-		}
-		msg += "\nRun commands with operation exec and container " + strconv.Quote(r.Container.Name) + "." + notes
-		return pdk.OK(msg, r)
+		return pdk.OK(msg+setupAndNext(r)+notes, r)
 	case "list", "destroy_all":
-		if len(r.Containers) == 0 {
-			return pdk.OK("No containers.", r)
-		}
-		lines := make([]string, len(r.Containers))
-		for i, c := range r.Containers {
-			lines[i] = "- " + c.line()
-		}
-		head := "Containers:\n"
+		head := "Containers:"
 		if p.Operation == "destroy_all" {
-			head = "Destroyed:\n"
+			head = "Destroyed:"
 		}
-		return pdk.OK(head+strings.Join(lines, "\n"), r)
+		return pdk.OK(listing("No containers.", head, r.Containers), r)
 	case "destroy":
 		return pdk.OK("Destroyed "+r.Container.Name+".", r)
 	case "restore":
-		msg := "Restored snapshot " + p.Snapshot + " as " + r.Container.line() + "."
-		for i, s := range r.Setup {
-			msg += fmt.Sprintf("\nSetup %d: exit %d", i+1, s.ExitCode)
-		}
-		return pdk.OK(msg+"\nRun commands with operation exec and container "+strconv.Quote(r.Container.Name)+"."+notes, r)
+		return pdk.OK("Restored snapshot "+p.Snapshot+" as "+r.Container.line()+"."+setupAndNext(r)+notes, r)
 	case "snapshot":
 		return pdk.OK("Saved snapshot "+r.Snapshot.line()+". Restore it with operation restore and snapshot "+strconv.Quote(r.Snapshot.Name)+"."+notes, r)
 	case "delete_snapshot":
 		return pdk.OK("Deleted snapshot "+r.Snapshot.Name+".", r)
 	case "list_snapshots":
-		if len(r.Snapshots) == 0 {
-			return pdk.OK("No snapshots.", r)
-		}
-		lines := make([]string, len(r.Snapshots))
-		for i, s := range r.Snapshots {
-			lines[i] = "- " + s.line()
-		}
-		return pdk.OK("Snapshots:\n"+strings.Join(lines, "\n"), r)
+		return pdk.OK(listing("No snapshots.", "Snapshots:", r.Snapshots), r)
 	}
 	return pdk.OK(r.Container.line(), r)
+}
+
+// setupAndNext ends the answer of a container just made: how each setup
+// command exited, and how to run commands in it.
+func setupAndNext(r response) string {
+	var b strings.Builder
+	for i, s := range r.Setup {
+		fmt.Fprintf(&b, "\nSetup %d: exit %d", i+1, s.ExitCode)
+	}
+	return b.String() + "\nRun commands with operation exec and container " + strconv.Quote(r.Container.Name) + "."
+}
+
+// listing words a list for the model: head, then a "- " line an item; or
+// none when there is nothing to list.
+func listing[T interface{ line() string }](none, head string, items []T) string {
+	if len(items) == 0 {
+		return none
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	for _, it := range items {
+		b.WriteString("\n- " + it.line())
+	}
+	return b.String()
 }
 
 func execAnswer(r response, notes string) pdk.Result {

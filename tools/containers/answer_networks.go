@@ -70,14 +70,7 @@ func networkAnswer(p params, r response) (pdk.Result, bool) {
 	case "destroy_network":
 		return pdk.OK("Destroyed network "+r.Network.Name+".", r), true
 	case "list_networks":
-		if len(r.Networks) == 0 {
-			return pdk.OK("No networks.", r), true
-		}
-		lines := make([]string, len(r.Networks))
-		for i, n := range r.Networks {
-			lines[i] = "- " + n.line()
-		}
-		return pdk.OK("Networks:\n"+strings.Join(lines, "\n"), r), true
+		return pdk.OK(listing("No networks.", "Networks:", r.Networks), r), true
 	case "compose_up", "compose_status":
 		msg := r.Compose.text()
 		if p.Operation == "compose_up" {

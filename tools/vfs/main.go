@@ -64,4 +64,23 @@ func notFound(what, p string) pdk.Result {
 	return pdk.Fail("%s does not exist in the filesystem: %s", what, vfspath.Display(p))
 }
 
+// failed answers an error of the FS client about p: a missing path in
+// notFound's words (what names it: "File", "Directory", "Path"), any
+// other through answer.
+func failed(err error, what, p, format string, args ...any) (pdk.Result, error) {
+	if pdk.KindOf(err) == pdk.KindNotFound {
+		return notFound(what, p), nil
+	}
+	return answer(err, format, args...)
+}
+
+// upTo keeps the first MaxResults items of a listing; more reports that
+// it dropped some, which the answer then says.
+func upTo[T any](items []T) (kept []T, more bool) {
+	if len(items) > MaxResults {
+		return items[:MaxResults], true
+	}
+	return items, false
+}
+
 func main() {}

@@ -13,13 +13,6 @@ type lsParams struct {
 	Path string `json:"path,omitempty" jsonschema:"directory relative to the workspace root (a leading /workspace is accepted); empty lists the root"`
 }
 
-// Entry is one line of a listing in the structured value.
-type Entry struct {
-	Path string `json:"path"`
-	Kind string `json:"kind"`
-	Size int64  `json:"size"`
-}
-
 func ls(_ *pdk.Call, p lsParams) (pdk.Result, error) {
 	dir, err := vfspath.Normalize("path", p.Path)
 	if err != nil {
@@ -27,10 +20,8 @@ func ls(_ *pdk.Call, p lsParams) (pdk.Result, error) {
 	}
 	fi, err := pdk.FS.Stat(dir)
 	switch {
-	case pdk.KindOf(err) == pdk.KindNotFound:
-		return notFound("Directory", dir), nil
 	case err != nil:
-		return answer(err, "Cannot list %s", vfspath.Display(dir))
+		return failed(err, "Directory", dir, "Cannot list %s", vfspath.Display(dir))
 	case fi.Kind != pdk.KindDir:
 		return pdk.Fail("Cannot list a file path; provide a directory: %s", vfspath.Display(dir)), nil
 	}
@@ -38,13 +29,11 @@ func ls(_ *pdk.Call, p lsParams) (pdk.Result, error) {
 	if err != nil {
 		return answer(err, "Cannot list %s", vfspath.Display(dir))
 	}
-	entries := make([]Entry, 0, len(res.Entries))
+	listed, more := upTo(res.Entries)
+	res.Truncated = res.Truncated || more
+	entries := make([]Entry, 0, len(listed))
 	var b strings.Builder
-	for _, e := range res.Entries {
-		if len(entries) == MaxResults {
-			res.Truncated = true
-			break
-		}
+	for _, e := range listed {
 		entries = append(entries, Entry{Path: e.Path, Kind: string(e.Kind), Size: e.Size})
 		name := e.Name
 		if e.Kind == pdk.KindDir {
@@ -87,11 +76,8 @@ func readFile(_ *pdk.Call, p readParams) (pdk.Result, error) {
 	// wants as much as there is, and the trailer says how to read on.
 	limit = min(limit, MaxLines)
 	res, err := pdk.FS.Read(pdk.ReadRequest{Path: file, Offset: p.Offset, Limit: limit})
-	switch {
-	case pdk.KindOf(err) == pdk.KindNotFound:
-		return notFound("File", file), nil
-	case err != nil:
-		return answer(err, "Cannot read %s", vfspath.Display(file))
+	if err != nil {
+		return failed(err, "File", file, "Cannot read %s", vfspath.Display(file))
 	}
 	// A NUL byte would reach the model raw, and a page of a binary file
 	// means nothing to it anyway: grep skips such files, read_file says so.
@@ -136,16 +122,11 @@ func glob(_ *pdk.Call, p globParams) (pdk.Result, error) {
 		return pdk.Fail("Pattern must not be empty."), nil
 	}
 	res, err := pdk.FS.Glob(pdk.GlobRequest{Pattern: p.Pattern, Path: dir})
-	switch {
-	case pdk.KindOf(err) == pdk.KindNotFound:
-		return notFound("Directory", dir), nil
-	case err != nil:
-		return answer(err, "Cannot glob %q under %s", p.Pattern, vfspath.Display(dir))
+	if err != nil {
+		return failed(err, "Directory", dir, "Cannot glob %q under %s", p.Pattern, vfspath.Display(dir))
 	}
-	paths := res.Paths
-	if len(paths) > MaxResults {
-		paths, res.Truncated = paths[:MaxResults], true
-	}
+	paths, more := upTo(res.Paths)
+	res.Truncated = res.Truncated || more
 	shown := make([]string, len(paths))
 	for i, q := range paths {
 		shown[i] = vfspath.Display(q)
@@ -166,13 +147,6 @@ type grepParams struct {
 	Glob    string `json:"glob,omitempty" jsonschema:"only search files matching this glob (e.g. *.py, or src/**/*.go)"`
 }
 
-// Match is one matching line in the structured value.
-type Match struct {
-	Path string `json:"path"`
-	Line int    `json:"line"`
-	Text string `json:"text"`
-}
-
 func grep(_ *pdk.Call, p grepParams) (pdk.Result, error) {
 	dir, err := vfspath.Normalize("path", p.Path)
 	if err != nil {
@@ -187,19 +161,14 @@ func grep(_ *pdk.Call, p grepParams) (pdk.Result, error) {
 		return pdk.Fail("Invalid regular expression: %v", err), nil
 	}
 	res, err := pdk.FS.Grep(pdk.GrepRequest{Pattern: p.Pattern, Path: dir, Glob: p.Glob})
-	switch {
-	case pdk.KindOf(err) == pdk.KindNotFound:
-		return notFound("Path", dir), nil
-	case err != nil:
-		return answer(err, "Cannot grep %s", vfspath.Display(dir))
+	if err != nil {
+		return failed(err, "Path", dir, "Cannot grep %s", vfspath.Display(dir))
 	}
-	matches := make([]Match, 0, len(res.Matches))
+	found, more := upTo(res.Matches)
+	res.Truncated = res.Truncated || more
+	matches := make([]Match, 0, len(found))
 	var b strings.Builder
-	for _, m := range res.Matches {
-		if len(matches) == MaxResults {
-			res.Truncated = true
-			break
-		}
+	for _, m := range found {
 		shown := vfspath.Display(m.Path)
 		matches = append(matches, Match{Path: shown, Line: m.Line, Text: m.Text})
 		fmt.Fprintf(&b, "%s:%d: %s\n", shown, m.Line, m.Text)

@@ -10,6 +10,13 @@ type lsResult struct {
 	Truncated bool    `json:"truncated" jsonschema:"more entries exist than were listed"`
 }
 
+// Entry is one line of a listing in the structured value.
+type Entry struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+	Size int64  `json:"size"`
+}
+
 type readResult struct {
 	Path       string   `json:"path"`
 	Offset     int      `json:"offset" jsonschema:"lines skipped before the first one returned"`
@@ -27,6 +34,13 @@ type globResult struct {
 type grepResult struct {
 	Matches   []Match `json:"matches"`
 	Truncated bool    `json:"truncated"`
+}
+
+// Match is one matching line in the structured value.
+type Match struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
 }
 
 type writeResult struct {

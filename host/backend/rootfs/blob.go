@@ -15,11 +15,7 @@ func (f *FS) ReadBytes(ctx context.Context, p string, max int64) ([]byte, int64,
 	if max < 0 {
 		return nil, 0, backend.Errorf(backend.ErrInvalid, op, p, "negative byte limit %d", max)
 	}
-	rel, err := cleanPath(op, p)
-	if err != nil {
-		return nil, 0, err
-	}
-	root, release, err := f.acquire(ctx, op, p)
+	root, rel, release, err := f.enter(ctx, op, p)
 	if err != nil {
 		return nil, 0, err
 	}

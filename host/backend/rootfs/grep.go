@@ -44,11 +44,7 @@ func (f *FS) Grep(ctx context.Context, req backend.GrepRequest) (backend.GrepRes
 		}
 		v.baseOnly = !strings.Contains(strings.Trim(req.Glob, "/"), "/")
 	}
-	rel, err := cleanPath(op, req.Path)
-	if err != nil {
-		return backend.GrepResult{}, err
-	}
-	root, release, err := f.acquire(ctx, op, req.Path)
+	root, rel, release, err := f.enter(ctx, op, req.Path)
 	if err != nil {
 		return backend.GrepResult{}, err
 	}

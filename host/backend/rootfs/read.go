@@ -19,11 +19,7 @@ import (
 // or device is described (KindOther), never opened.
 func (f *FS) Stat(ctx context.Context, p string) (backend.FileInfo, error) {
 	const op = "fs.stat"
-	rel, err := cleanPath(op, p)
-	if err != nil {
-		return backend.FileInfo{}, err
-	}
-	root, release, err := f.acquire(ctx, op, p)
+	root, rel, release, err := f.enter(ctx, op, p)
 	if err != nil {
 		return backend.FileInfo{}, err
 	}
@@ -45,11 +41,7 @@ func (f *FS) Stat(ctx context.Context, p string) (backend.FileInfo, error) {
 // multiple of the cap however large the directory is.
 func (f *FS) List(ctx context.Context, p string) (backend.ListResult, error) {
 	const op = "fs.list"
-	rel, err := cleanPath(op, p)
-	if err != nil {
-		return backend.ListResult{}, err
-	}
-	root, release, err := f.acquire(ctx, op, p)
+	root, rel, release, err := f.enter(ctx, op, p)
 	if err != nil {
 		return backend.ListResult{}, err
 	}
@@ -143,11 +135,7 @@ func (f *FS) Read(ctx context.Context, req backend.ReadRequest) (backend.ReadRes
 	if err != nil {
 		return backend.ReadResult{}, err
 	}
-	rel, err := cleanPath(op, req.Path)
-	if err != nil {
-		return backend.ReadResult{}, err
-	}
-	root, release, err := f.acquire(ctx, op, req.Path)
+	root, rel, release, err := f.enter(ctx, op, req.Path)
 	if err != nil {
 		return backend.ReadResult{}, err
 	}

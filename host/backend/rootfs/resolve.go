@@ -175,11 +175,7 @@ func (f *FS) resolveFinal(root int, rel string, l lookup) (int, string, string, 
 // so what a policy judged is what changes.
 func (f *FS) ResolvePath(ctx context.Context, p string, followLast bool) (string, error) {
 	const op = "fs.resolve"
-	rel, err := cleanPath(op, p)
-	if err != nil {
-		return "", err
-	}
-	root, release, err := f.acquire(ctx, op, p)
+	root, rel, release, err := f.enter(ctx, op, p)
 	if err != nil {
 		return "", err
 	}

@@ -144,16 +144,23 @@ func (f *FS) acquire(ctx context.Context, op, p string) (int, func(), error) {
 	return f.fd, f.mu.RUnlock, nil
 }
 
+// enter cleans p and acquires the root: the first step of every call on
+// a path under it. The caller must release.
+func (f *FS) enter(ctx context.Context, op, p string) (root int, rel string, release func(), err error) {
+	rel, err = cleanPath(op, p)
+	if err != nil {
+		return -1, "", nil, err
+	}
+	root, release, err = f.acquire(ctx, op, p)
+	return root, rel, release, err
+}
+
 // Resolve returns the real host path of the directory p inside the root,
 // for use as a command's working directory. A path climbing above the root
 // or naming something that is not a directory is ErrInvalid.
 func (f *FS) Resolve(p string) (string, error) {
 	const op = "resolve"
-	rel, err := cleanPath(op, p)
-	if err != nil {
-		return "", err
-	}
-	root, release, err := f.acquire(context.Background(), op, p)
+	root, rel, release, err := f.enter(context.Background(), op, p)
 	if err != nil {
 		return "", err
 	}

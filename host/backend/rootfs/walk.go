@@ -209,11 +209,7 @@ func (f *FS) Glob(ctx context.Context, req backend.GlobRequest) (backend.GlobRes
 	if err != nil {
 		return backend.GlobResult{}, err
 	}
-	rel, err := cleanPath(op, req.Path)
-	if err != nil {
-		return backend.GlobResult{}, err
-	}
-	root, release, err := f.acquire(ctx, op, req.Path)
+	root, rel, release, err := f.enter(ctx, op, req.Path)
 	if err != nil {
 		return backend.GlobResult{}, err
 	}

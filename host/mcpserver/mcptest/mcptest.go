@@ -1,0 +1,62 @@
+// Package mcptest is the MCP client side that host/mcpserver's tests and
+// the CLI's `wai serve --http` tests share: a client that authenticates
+// with a bearer token and, like many real clients, may hold no standing
+// stream open. It is imported by tests only.
+package mcptest
+
+import (
+	"context"
+	"net/http"
+	"os/exec"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Bearer is a RoundTripper that sends Token (none when empty). With
+// NoStream it answers the client's GET, its standing stream, with 405
+// itself, so the client holds no stream open between calls.
+type Bearer struct {
+	Token    string
+	NoStream bool
+}
+
+// RoundTrip sends r with the token, or refuses the standing stream.
+func (b Bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if b.NoStream && r.Method == http.MethodGet {
+		return &http.Response{StatusCode: http.StatusMethodNotAllowed, Body: http.NoBody, Header: http.Header{}, Request: r}, nil
+	}
+	if b.Token != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+b.Token)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Connect opens a client session on the streamable HTTP endpoint url
+// through rt, closed with the test. It never retries: a test wants the
+// first failure, not a later one.
+func Connect(t testing.TB, ctx context.Context, url string, rt http.RoundTripper) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: rt}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// ConnectCommand starts cmd, an MCP server on stdio such as `wai serve`,
+// and opens a client session on it named client. The caller closes the
+// session: closing it ends the server, which a test may want to see
+// happen at a moment of its choosing.
+func ConnectCommand(t testing.TB, ctx context.Context, client string, cmd *exec.Cmd) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
