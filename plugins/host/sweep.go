@@ -20,7 +20,7 @@ import (
 // children inherit. After the group kill, sweep looks through /proc for
 // processes whose environment holds that entry (compared as a whole
 // NUL-separated entry, never as a substring), or whose parent is one found,
-// and kills them, again until none is left.
+// stops them all, then kills them, again until none is left.
 //
 // A process that both clears its environment and leaves the group is not
 // found: this backend is not a sandbox (the podman backend finds those
@@ -52,7 +52,7 @@ func sweep(entry string, group int, minStart uint64, sig syscall.Signal) int {
 	want := []byte("\x00" + entry + "\x00")
 	escaped := map[int]bool{}
 	for range sweepRounds {
-		found := scanMarked(want, group, minStart)
+		found := freeze(want, group, minStart)
 		live := 0
 		for _, p := range found {
 			if syscall.Kill(p.pid, sig) == nil {
@@ -61,12 +61,42 @@ func sweep(entry string, group int, minStart uint64, sig syscall.Signal) int {
 					escaped[p.pid] = true
 				}
 			}
+			// A stopped process acts on SIGTERM only once continued.
+			_ = syscall.Kill(p.pid, syscall.SIGCONT)
 		}
 		if live == 0 || sig != syscall.SIGKILL {
 			break
 		}
 	}
 	return len(escaped)
+}
+
+// freeze stops every process scanMarked finds, scanning again until a
+// scan finds none it has not stopped, and returns them. A stopped process
+// cannot fork, and its children keep it as their parent: a child forked
+// between a scan and the signal, which may have cleared its environment
+// and left the group (setsid, then env -i), is found through its parent
+// on the next scan, where killing the parent at once would have orphaned
+// it beyond finding.
+func freeze(want []byte, group int, minStart uint64) []procInfo {
+	stopped := map[int]procInfo{}
+	for range sweepRounds {
+		added := 0
+		for _, p := range scanMarked(want, group, minStart) {
+			if _, ok := stopped[p.pid]; !ok && syscall.Kill(p.pid, syscall.SIGSTOP) == nil {
+				stopped[p.pid] = p
+				added++
+			}
+		}
+		if added == 0 {
+			break
+		}
+	}
+	out := make([]procInfo, 0, len(stopped))
+	for _, p := range stopped {
+		out = append(out, p)
+	}
+	return out
 }
 
 // procInfo is what sweep needs of a process.
