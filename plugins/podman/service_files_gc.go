@@ -9,6 +9,7 @@ import (
 
 	"github.com/containers/podman/v5/pkg/bindings/containers"
 	"github.com/containers/podman/v5/pkg/bindings/volumes"
+	entitiesTypes "github.com/containers/podman/v5/pkg/domain/entities/types"
 
 	"github.com/wai-dev/wai/host/backend"
 )
@@ -69,10 +70,9 @@ func (b *Backend) gcFiles(ctx context.Context, scope filesScope, now time.Time, 
 		rep.Errors = append(rep.Errors, err)
 		return
 	}
-	vs, err := volumes.List(cctx, new(volumes.ListOptions).WithFilters(map[string][]string{
-		"label": {labelManaged + "=true", labelKind + "=" + kindFiles}}))
+	vs, err := managedVolumes(ctx, cctx, b.svc, kindFiles)
 	if err != nil {
-		rep.Errors = append(rep.Errors, b.svc.wrap(ctx, "gc", "files volumes", err))
+		rep.Errors = append(rep.Errors, err)
 		return
 	}
 	var users []mountUse
@@ -175,4 +175,14 @@ func usedBy(users []mountUse, volume, mountpoint string) string {
 		}
 	}
 	return ""
+}
+
+// managedVolumes lists wai's volumes of one kind on the service, for gc.
+func managedVolumes(ctx, cctx context.Context, svc *service, kind string) ([]*entitiesTypes.VolumeListReport, error) {
+	vs, err := volumes.List(cctx, new(volumes.ListOptions).WithFilters(map[string][]string{
+		"label": {labelManaged + "=true", labelKind + "=" + kind}}))
+	if err != nil {
+		return nil, svc.wrap(ctx, "gc", kind+" volumes", err)
+	}
+	return vs, nil
 }
