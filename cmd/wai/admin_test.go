@@ -197,6 +197,12 @@ func TestAgo(t *testing.T) {
 			t.Errorf("sessionLabel(%q) = %q, want %q", key, got, want)
 		}
 	}
+	// A gc item of no session (a Podman files volume) names none.
+	for key, want := range map[string]string{"": "", "x": " (session x)"} {
+		if got := ofSession(key); got != want {
+			t.Errorf("ofSession(%q) = %q, want %q", key, got, want)
+		}
+	}
 	for n, want := range map[int64]string{-1: "?", 0: "0B", 1023: "1023B", 1536: "1.5K", 5 << 30: "5.0G"} {
 		if got := size(n); got != want {
 			t.Errorf("size(%d) = %q, want %q", n, got, want)

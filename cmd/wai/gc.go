@@ -21,7 +21,10 @@ configured), what no running wai process holds: sessions whose process
 died, Podman workspace directories without a session, and kept sessions
 unused for longer than their kept lifetime (the podman backend's
 idle_timeout, the host backend's keep_for). A session some wai process
-still holds is never touched.
+still holds is never touched. On the Podman service it also removes the
+files volumes of other wai builds that no container uses (once a day old)
+and fill containers a killed wai left (once ten minutes old), whatever
+the user scope: they belong to no session.
 
 Only the sessions of --user NAME (without it, those opened without a
 user) are considered; --all-users considers everyone's.
@@ -40,13 +43,13 @@ user) are considered; --all-users considers everyone's.
 					removed, kept := 0, 0
 					for _, rep := range reps {
 						for _, it := range rep.Removed {
-							fmt.Fprintf(std.out, "removed %s %s %s (%s): %s\n", rep.Backend, it.Kind, it.Name, sessionLabel(it.Session), it.Reason)
+							fmt.Fprintf(std.out, "removed %s %s %s%s: %s\n", rep.Backend, it.Kind, it.Name, ofSession(it.Session), it.Reason)
 						}
 						removed += len(rep.Removed)
 						kept += len(rep.Kept)
 						if why {
 							for _, it := range rep.Kept {
-								fmt.Fprintf(std.out, "kept    %s %s %s (%s): %s\n", rep.Backend, it.Kind, it.Name, sessionLabel(it.Session), it.Reason)
+								fmt.Fprintf(std.out, "kept    %s %s %s%s: %s\n", rep.Backend, it.Kind, it.Name, ofSession(it.Session), it.Reason)
 							}
 						}
 					}
@@ -58,6 +61,15 @@ user) are considered; --all-users considers everyone's.
 			}
 		},
 	})
+}
+
+// ofSession is " (session …)" for an item of a session, and "" for one of
+// none (a Podman files volume: the whole service's).
+func ofSession(key string) string {
+	if key == "" {
+		return ""
+	}
+	return " (" + sessionLabel(key) + ")"
 }
 
 // sessionLabel names a session by its user and own name, not the key the

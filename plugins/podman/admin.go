@@ -347,7 +347,8 @@ func (b *Backend) RemoveSession(ctx context.Context, session string) (backend.Se
 }
 
 // CollectGarbage sweeps this configuration's sessions as GC does, limited
-// to those opts.Match accepts.
+// to those opts.Match accepts, and then what files volumes leave behind on
+// the service (gcFiles), which belongs to no session.
 func (b *Backend) CollectGarbage(ctx context.Context, opts backend.GCOptions) (backend.GCReport, error) {
 	rep, err := gcIn(ctx, b.svc, b.cfg, gcScope{all: opts.All, match: opts.Match, ours: true}, time.Now())
 	conv := func(items []GCItem) []backend.GCItem {
@@ -360,6 +361,8 @@ func (b *Backend) CollectGarbage(ctx context.Context, opts backend.GCOptions) (b
 	out := backend.GCReport{Removed: conv(rep.Removed), Kept: conv(rep.Kept), Errors: rep.Errors}
 	if err == nil {
 		b.gcContainers(ctx, opts, &out)
+		// After the containers: a removed one no longer holds its files.
+		b.gcFiles(ctx, collectFilesScope, time.Now(), &out)
 	}
 	return out, err
 }

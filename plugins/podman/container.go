@@ -87,8 +87,18 @@ func (b *Backend) spec(w *Workspace) (*specgen.SpecGenerator, error) {
 func ptr[T any](v T) *T { return &v }
 
 // createStarted creates, starts and health-checks the container of w and
-// returns its state. A half-made container is removed again.
+// returns its state. A half-made container is removed again. One that
+// failed because the files volume was removed under this process is tried
+// once more, with the volume found or made again.
 func (b *Backend) createStarted(ctx context.Context, w *Workspace) (*ctrState, error) {
+	st, err := b.createStartedOnce(ctx, w)
+	if err != nil && b.forgetLostFiles(err) {
+		st, err = b.createStartedOnce(ctx, w)
+	}
+	return st, err
+}
+
+func (b *Backend) createStartedOnce(ctx context.Context, w *Workspace) (*ctrState, error) {
 	if err := b.ensureImage(ctx); err != nil {
 		return nil, err
 	}

@@ -40,8 +40,18 @@ const ContainerHome = "/home/wai"
 
 var containerNameRE = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$`)
 
-// CreateContainer creates, starts and provisions a hardened container.
+// CreateContainer creates, starts and provisions a hardened container; as
+// with a session's, a failure because the files volume was removed under
+// this process is tried once more.
 func (b *Backend) CreateContainer(ctx context.Context, req backend.ContainerSpec) (backend.ContainerInfo, error) {
+	info, err := b.createContainer(ctx, req)
+	if err != nil && b.forgetLostFiles(err) {
+		info, err = b.createContainer(ctx, req)
+	}
+	return info, err
+}
+
+func (b *Backend) createContainer(ctx context.Context, req backend.ContainerSpec) (backend.ContainerInfo, error) {
 	const op = "containers.create"
 	s, info, err := b.containerSpec(req)
 	if err != nil {

@@ -52,11 +52,13 @@ var (
 // filesKey names a files volume on one service.
 type filesKey struct{ url, identity, name string }
 
-// serviceFiles are those two files' paths on the service's machine.
+// serviceFiles are those two files' paths on the service's machine, and
+// the volume's key in filesChecked.
 type serviceFiles struct {
 	mu      sync.Mutex
 	seccomp string
 	agent   string // "" without an agent binary
+	key     filesKey
 }
 
 // filesOnService puts the seccomp profile and wai-agent into a volume on
@@ -84,6 +86,7 @@ func (b *Backend) filesOnService(ctx context.Context) (seccompPath, agentPath st
 	if err != nil {
 		return "", "", err
 	}
+	f.key = filesKey{b.svc.url, b.svc.identity, name}
 	f.seccomp = path.Join(v.Mountpoint, "seccomp.json")
 	if len(files) > 1 {
 		f.agent = path.Join(v.Mountpoint, "wai-agent")
@@ -268,4 +271,32 @@ func (b *Backend) useFilesOnService(ctx context.Context, s *specgen.SpecGenerato
 		}
 	}
 	return nil
+}
+
+// forgetLostFiles reports whether err is a container creation or start
+// that failed because a file of the cached files volume is gone: the
+// volume was removed under this process (wai gc of another wai build,
+// `podman volume rm`). It then forgets the volume's paths and its check,
+// so that the next try finds the volume or makes and fills it again,
+// rather than every creation failing until the process restarts. Podman
+// says "no such file or directory" and names the path: the seccomp
+// profile at create, the agent's bind source at start.
+func (b *Backend) forgetLostFiles(err error) bool {
+	f := &b.svcFiles
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err == nil || f.seccomp == "" {
+		return false
+	}
+	m := err.Error()
+	if !strings.Contains(m, path.Dir(f.seccomp)+"/") || !strings.Contains(m, "no such file or directory") {
+		return false
+	}
+	f.seccomp, f.agent = "", ""
+	filesMu.Lock()
+	delete(filesChecked, f.key)
+	filesMu.Unlock()
+	b.log.LogAttrs(context.Background(), slog.LevelWarn, "runtime.podman.files_lost",
+		slog.String("volume", f.key.name), slog.String("error", m))
+	return true
 }

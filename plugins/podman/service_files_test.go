@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,7 +60,17 @@ func filesBackend(t *testing.T, log *slog.Logger) (*Backend, string) {
 	if name, _, err = b.serviceFileSet(); err != nil {
 		t.Fatal(err)
 	}
+	testFilesVolumes.Store(name, true)
 	return b, name
+}
+
+// testFilesVolumes are the files volumes filesBackend made: the only ones
+// wai gc run by this package's tests may sweep, as the service is shared
+// with other tests and other builds, whose volumes are not theirs to take.
+var testFilesVolumes sync.Map
+
+func init() {
+	collectFilesScope = func(v string) bool { _, ok := testFilesVolumes.Load(v); return ok }
 }
 
 // createFilesVolume makes the volume name as a half-made fill or someone

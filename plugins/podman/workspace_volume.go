@@ -130,10 +130,9 @@ func gcVolumes(ctx context.Context, svc *service, cfg Config, scope gcScope, now
 		rep.Errors = append(rep.Errors, err)
 		return
 	}
-	vs, err := volumes.List(cctx, new(volumes.ListOptions).WithFilters(map[string][]string{
-		"label": {labelManaged + "=true", labelKind + "=" + kindWorkspace}}))
+	vs, err := managedVolumes(ctx, cctx, svc, kindWorkspace)
 	if err != nil {
-		rep.Errors = append(rep.Errors, svc.wrap(ctx, "gc", "volumes", err))
+		rep.Errors = append(rep.Errors, err)
 		return
 	}
 	for _, v := range vs {
