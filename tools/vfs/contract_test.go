@@ -166,6 +166,11 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 		c.is("after edits", "read_file", P{"file_path": "m.py"}, "   1 | a = 0\n   2 | b = 0\n   3 | c = 3")
 	})
 
+	t.Run("outside", func(t *testing.T) { outsideContract(session(t, k)) })
+	if realCommands {
+		t.Run("links", func(t *testing.T) { linksContract(t, k) })
+	}
+
 	// A file that a command made was never read by this session: the
 	// kernel refuses to edit it blind, and the refusal reaches the model.
 	// The mock's commands change no files, so this runs where commands do.

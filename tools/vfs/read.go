@@ -28,7 +28,7 @@ func ls(_ *pdk.Call, p lsParams) (pdk.Result, error) {
 	fi, err := pdk.FS.Stat(dir)
 	switch {
 	case pdk.KindOf(err) == pdk.KindNotFound:
-		return notFound("Directory", dir), nil
+		return notFound("Directory", p.Path, dir, err), nil
 	case err != nil:
 		return answer(err, "Cannot list %s", vfspath.Display(dir))
 	case fi.Kind != pdk.KindDir:
@@ -89,7 +89,7 @@ func readFile(_ *pdk.Call, p readParams) (pdk.Result, error) {
 	res, err := pdk.FS.Read(pdk.ReadRequest{Path: file, Offset: p.Offset, Limit: limit})
 	switch {
 	case pdk.KindOf(err) == pdk.KindNotFound:
-		return notFound("File", file), nil
+		return notFound("File", p.FilePath, file, err), nil
 	case err != nil:
 		return answer(err, "Cannot read %s", vfspath.Display(file))
 	}
@@ -138,7 +138,7 @@ func glob(_ *pdk.Call, p globParams) (pdk.Result, error) {
 	res, err := pdk.FS.Glob(pdk.GlobRequest{Pattern: p.Pattern, Path: dir})
 	switch {
 	case pdk.KindOf(err) == pdk.KindNotFound:
-		return notFound("Directory", dir), nil
+		return notFound("Directory", p.Path, dir, err), nil
 	case err != nil:
 		return answer(err, "Cannot glob %q under %s", p.Pattern, vfspath.Display(dir))
 	}
@@ -189,7 +189,7 @@ func grep(_ *pdk.Call, p grepParams) (pdk.Result, error) {
 	res, err := pdk.FS.Grep(pdk.GrepRequest{Pattern: p.Pattern, Path: dir, Glob: p.Glob})
 	switch {
 	case pdk.KindOf(err) == pdk.KindNotFound:
-		return notFound("Path", dir), nil
+		return notFound("Path", p.Path, dir, err), nil
 	case err != nil:
 		return answer(err, "Cannot grep %s", vfspath.Display(dir))
 	}

@@ -57,6 +57,19 @@ func Normalize(field, p string) (string, error) {
 	return strings.Join(segs, "/"), nil
 }
 
+// OutsideHint is what to add when a path the model gave was absolute
+// and outside /workspace ("/etc/passwd"): the tools took it as a path
+// inside the workspace, which the model most likely did not mean, so it is
+// told what they see and how to reach the rest. "" for any other path.
+func OutsideHint(p string) string {
+	if !strings.HasPrefix(p, "/") || p == workspacePrefix || strings.HasPrefix(p, workspacePrefix+"/") ||
+		strings.Trim(p, "/") == "" {
+		return ""
+	}
+	return fmt.Sprintf("The file tools see only the workspace and read %s as a path inside it; "+
+		"to reach %s outside the workspace, run a command (the shell) instead", p, p)
+}
+
 // ErrRoot is returned by File for a path naming the workspace root.
 var ErrRoot = errors.New("must reference a file")
 
