@@ -167,6 +167,7 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 	})
 
 	t.Run("outside", func(t *testing.T) { outsideContract(session(t, k)) })
+	t.Run("dot", func(t *testing.T) { dotContract(session(t, k)) })
 	if realCommands {
 		t.Run("links", func(t *testing.T) { linksContract(t, k) })
 	}

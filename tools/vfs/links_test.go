@@ -45,3 +45,12 @@ func outsideContract(c client) {
 		c.t.Errorf("read of a missing workspace file: ok=%v %q", res.OK, res.Message)
 	}
 }
+
+// dotContract: "." names the root, as in the shell, for the tools that
+// take a directory; a file tool still wants a file.
+func dotContract(c client) {
+	c.ok("write_file", P{"file_path": "d/hit.txt", "content": "needle\n"})
+	c.is("grep under .", "grep", P{"pattern": "needle", "path": "."}, "/d/hit.txt:1: needle")
+	c.is("ls .", "ls", P{"path": "."}, "d/")
+	c.fails("read_file", P{"file_path": "."}, "must reference a file")
+}

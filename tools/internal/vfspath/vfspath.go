@@ -33,6 +33,12 @@ func Normalize(field, p string) (string, error) {
 	if s == workspacePrefix || strings.HasPrefix(s, workspacePrefix+"/") {
 		s = s[len(workspacePrefix):]
 	}
+	if strings.Trim(s, "/") == "." {
+		// "." alone is how the shell names the working directory, the
+		// root: models pass it to grep and ls. Inside a path ("a/./b") it
+		// is still refused, to keep one spelling per path.
+		return "", nil
+	}
 	var segs []string
 	for _, seg := range strings.Split(s, "/") {
 		if seg == "" {
