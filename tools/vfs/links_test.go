@@ -28,7 +28,7 @@ func linksContract(t *testing.T, k *host.Kernel) {
 			"dlink is a symbolic link that leads outside it (to /etc)")
 	}
 	c.fails("read_file", P{"file_path": "hn"},
-		"File does not exist in the filesystem: /hn (hn is a symbolic link that leads outside it (to /etc/hostname)")
+		"File does not exist in the filesystem: hn (hn is a symbolic link that leads outside it (to /etc/hostname)")
 	c.fails("ls", P{"path": "dlink"}, "use the shell")
 }
 
@@ -41,7 +41,7 @@ func outsideContract(c client) {
 	// A workspace path that is missing gets no such hint: it is not wrong.
 	c.call("write_file", P{"file_path": "here.txt", "content": "x"})
 	res := c.call("read_file", P{"file_path": "/workspace/absent.txt"})
-	if res.OK || res.Message != "File does not exist in the filesystem: /absent.txt" {
+	if res.OK || res.Message != "File does not exist in the filesystem: absent.txt" {
 		c.t.Errorf("read of a missing workspace file: ok=%v %q", res.OK, res.Message)
 	}
 }
@@ -50,7 +50,7 @@ func outsideContract(c client) {
 // take a directory; a file tool still wants a file.
 func dotContract(c client) {
 	c.ok("write_file", P{"file_path": "d/hit.txt", "content": "needle\n"})
-	c.is("grep under .", "grep", P{"pattern": "needle", "path": "."}, "/d/hit.txt:1: needle")
+	c.is("grep under .", "grep", P{"pattern": "needle", "path": "."}, "d/hit.txt:1: needle")
 	c.is("ls .", "ls", P{"path": "."}, "d/")
 	c.fails("read_file", P{"file_path": "."}, "must reference a file")
 }

@@ -54,7 +54,7 @@ func ls(_ *pdk.Call, p lsParams) (pdk.Result, error) {
 	}
 	msg := strings.TrimSuffix(b.String(), "\n")
 	if len(entries) == 0 {
-		msg = fmt.Sprintf("Directory %s is empty.", vfspath.Display(dir))
+		msg = fmt.Sprintf("Directory %s is empty.", vfspath.Where(dir))
 	}
 	if res.Truncated {
 		msg += fmt.Sprintf("\n[truncated: only the first %d entries are shown]", MaxResults)
@@ -124,7 +124,7 @@ func readFile(_ *pdk.Call, p readParams) (pdk.Result, error) {
 
 type globParams struct {
 	Pattern string `json:"pattern" jsonschema:"glob matched against paths relative to path: * and ? within a segment, ** across directories (e.g. **/*.py)"`
-	Path    string `json:"path,omitempty" jsonschema:"directory to search under (default / the root)" default:"/"`
+	Path    string `json:"path,omitempty" jsonschema:"directory to search under (default the root)" default:"."`
 }
 
 func glob(_ *pdk.Call, p globParams) (pdk.Result, error) {
@@ -152,7 +152,7 @@ func glob(_ *pdk.Call, p globParams) (pdk.Result, error) {
 	}
 	msg := strings.Join(shown, "\n")
 	if len(shown) == 0 {
-		msg = fmt.Sprintf("No files match %q under %s.", p.Pattern, vfspath.Display(dir))
+		msg = fmt.Sprintf("No files match %q under %s.", p.Pattern, vfspath.Where(dir))
 	}
 	if res.Truncated {
 		msg += fmt.Sprintf("\n[truncated: only the first %d matches are shown]", MaxResults)
@@ -206,7 +206,7 @@ func grep(_ *pdk.Call, p grepParams) (pdk.Result, error) {
 	}
 	msg := strings.TrimSuffix(b.String(), "\n")
 	if len(matches) == 0 {
-		msg = fmt.Sprintf("No matches for %q under %s.", p.Pattern, vfspath.Display(dir))
+		msg = fmt.Sprintf("No matches for %q under %s.", p.Pattern, vfspath.Where(dir))
 	}
 	if res.Truncated {
 		msg += fmt.Sprintf("\n[truncated: only the first %d matches are shown]", MaxResults)

@@ -107,9 +107,26 @@ func problem(kind error, format string, args ...any) error {
 	return &Problem{Message: fmt.Sprintf(format, args...), kind: kind}
 }
 
-// Display is how a normalised path is shown to the model: rooted at "/",
-// the way the tools accept it back.
-func Display(n string) string { return "/" + n }
+// Display is how a normalised path is shown to the model: relative to
+// the workspace root, "." for the root itself. That is one spelling true in
+// both the file tools (which take it back as is) and the shell, whose
+// commands start in the workspace root; "/plan.txt" would name the
+// sandbox's read-only root file system there.
+func Display(n string) string {
+	if n == "" {
+		return "."
+	}
+	return n
+}
+
+// Where names a directory inside a sentence: its Display form, or "the
+// workspace root" for the root ("under ." reads as a typo).
+func Where(n string) string {
+	if n == "" {
+		return "the workspace root"
+	}
+	return n
+}
 
 // Interface guards
 var _ error = (*Problem)(nil)

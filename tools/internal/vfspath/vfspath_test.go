@@ -52,7 +52,7 @@ func TestFileRefusesRoot(t *testing.T) {
 			t.Errorf("File(%q): %v", in, err)
 		}
 	}
-	if got, err := File("file_path", "/workspace/a"); err != nil || got != "a" || Display(got) != "/a" {
+	if got, err := File("file_path", "/workspace/a"); err != nil || got != "a" || Display(got) != "a" || Display("") != "." {
 		t.Errorf("File: %q, %v", got, err)
 	}
 }
