@@ -218,12 +218,15 @@ func (f *FS) ResolvePath(ctx context.Context, p string, followLast bool) (string
 // them. A symlink on dir that leads nowhere reachable is an error: the
 // mutation, which follows no symlink, could never get past it.
 func (f *FS) existingDir(op, p string, root int, dir string) (string, error) {
-	if err := f.brokenLink(root, op, p, dir); err != nil {
-		return "", err
-	}
 	var missing []string
 	for {
 		fd, err := openat2(root, dir, oPath|syscall.O_DIRECTORY)
+		if err == syscall.ENOENT && len(missing) == 0 {
+			// Once, for the whole of dir: every prefix is looked at.
+			if lerr := f.brokenLink(root, op, p, dir); lerr != nil {
+				return "", lerr
+			}
+		}
 		if err == syscall.ENOENT && dir != "." {
 			parent, name := splitRel(dir)
 			missing = append(missing, name)
