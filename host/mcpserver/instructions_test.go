@@ -19,7 +19,7 @@ func TestInstructionsPodmanWorkspace(t *testing.T) {
 	info := host.BackendInfo{Backend: "podman", Sandboxed: true, MaxCommandTimeout: 90 * time.Second,
 		HostMounts: []host.HostMount{{HostPath: "/srv/data", WorkspacePath: "/workspace/data"}}}
 	got := instructionsText(info, bundled)
-	for _, want := range []string{
+	says(t, got, []string{
 		"Podman Workspace\n----------------\n",
 		"isolated Linux container powered by Podman",
 		"The `read_file`, `ls` tools operate on `/workspace`",
@@ -28,11 +28,7 @@ func TestInstructionsPodmanWorkspace(t *testing.T) {
 		"Only `/workspace` persists between commands and is writable",
 		"| Host path | Workspace path | Access |",
 		"| /srv/data | /workspace/data | copied |",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("instructions lack %q:\n%s", want, got)
-		}
-	}
+	})
 	if strings.Contains(got, "NOT") {
 		t.Errorf("sandboxed instructions warn:\n%s", got)
 	}
@@ -92,7 +88,7 @@ func TestInstructionsWritableAndJobs(t *testing.T) {
 		Environment: &backend.Environment{ScratchDir: "/tmp", ScratchBytes: 32 << 20, ScratchIdle: 7 * time.Minute, Home: "/nonexistent"}}
 	jobs := append(bundled, host.Tool{Name: "job_start", Plugin: "jobs"}, host.Tool{Name: "job_status", Plugin: "jobs"})
 	got := instructionsText(info, jobs)
-	for _, want := range []string{
+	says(t, got, []string{
 		"`/workspace` is writable and kept for the whole session.",
 		"`/tmp` is writable too (32 MiB), but only while the session's container lives, and the container is removed after 7 min without a command",
 		"Nothing else is writable.",
@@ -100,11 +96,7 @@ func TestInstructionsWritableAndJobs(t *testing.T) {
 		"`git config user.email EMAIL`",
 		"The `shell_execute` tools run short commands (≤120 seconds)",
 		"The `job_start`, `job_status` tools run longer commands (builds, test suites, servers) in the background, in the same environment: each for up to 90 min, at most 3 at once",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("instructions lack %q:\n%s", want, got)
-		}
-	}
+	})
 	for _, wrong := range []string{"Only `/workspace` persists", "`job_start` tools run short", "`shell_execute`, `job_start`"} {
 		if strings.Contains(got, wrong) {
 			t.Errorf("instructions say %q:\n%s", wrong, got)
@@ -119,5 +111,15 @@ func TestInstructionsWritableAndJobs(t *testing.T) {
 	info = host.BackendInfo{Backend: "host", NetworkEnabled: true, MaxCommandTimeout: 120 * time.Second, JobMaxRuntime: time.Hour, MaxJobs: 4}
 	if got := instructionsText(info, jobs); !strings.Contains(got, "each for up to 1 h, at most 4 at once") {
 		t.Errorf("host instructions lack the job limits:\n%s", got)
+	}
+}
+
+// says fails the test for each of wants the instructions got lack.
+func says(t *testing.T, got string, wants []string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(got, want) {
+			t.Errorf("instructions lack %q:\n%s", want, got)
+		}
 	}
 }

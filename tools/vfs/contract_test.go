@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/wai-dev/wai/host"
-	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/internal/tooltest"
 )
 
@@ -178,14 +177,7 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 	if realCommands {
 		t.Run("read_before_write", func(t *testing.T) {
 			c := session(t, k)
-			s, err := k.Session(t.Context(), c.session, host.SessionOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := s.Shell().Execute(t.Context(), backend.ExecRequest{Argv: []string{"sh", "-c", "echo 'x = 1' > made.py"}})
-			if err != nil || res.ExitCode != 0 {
-				t.Fatalf("%+v, %v", res, err)
-			}
+			c.sh("echo 'x = 1' > made.py")
 			c.fails("edit_file", P{"file_path": "made.py", "old_string": "1", "new_string": "2"}, "has not been read in this session")
 			c.ok("read_file", P{"file_path": "made.py"})
 			c.ok("edit_file", P{"file_path": "made.py", "old_string": "1", "new_string": "2"})
@@ -197,15 +189,7 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 	if realCommands {
 		t.Run("caps", func(t *testing.T) {
 			c := session(t, k)
-			s, err := k.Session(t.Context(), c.session, host.SessionOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := s.Shell().Execute(t.Context(), backend.ExecRequest{Argv: []string{"sh", "-c",
-				"mkdir many && cd many && i=0; while [ $i -lt 2001 ]; do echo hit > f$i.txt; i=$((i+1)); done"}})
-			if err != nil || res.ExitCode != 0 {
-				t.Fatalf("%+v, %v", res, err)
-			}
+			c.sh("mkdir many && cd many && i=0; while [ $i -lt 2001 ]; do echo hit > f$i.txt; i=$((i+1)); done")
 			for _, call := range []struct {
 				tool   string
 				params P
