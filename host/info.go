@@ -35,6 +35,12 @@ type BackendInfo struct {
 	MaxCommandTimeout time.Duration
 	// HostMounts are the host paths copied into every new workspace.
 	HostMounts []HostMount
+	// Environment is what commands find besides the workspace, when the
+	// backend says (backend.Describer); nil when it does not.
+	Environment *backend.Environment
+	// JobMaxRuntime and MaxJobs are the limits of background jobs.
+	JobMaxRuntime time.Duration
+	MaxJobs       int
 }
 
 // HostMount is one [[backends.podman.host_mounts]] entry as a model needs
@@ -129,7 +135,7 @@ func (k *Kernel) choose(ctx context.Context) (*resolved, error) {
 	}
 	b, err := k.backend(ctx, k.cfg.Backend)
 	if err == nil {
-		return &resolved{b: b, info: k.describe(k.cfg.Backend)}, nil
+		return &resolved{b: b, info: withEnvironment(k.describe(k.cfg.Backend), b)}, nil
 	}
 	if k.cfg.Fallback == "" || !errors.Is(err, backend.ErrUnavailable) {
 		return nil, k.unavailableAdvice(err)
@@ -140,7 +146,7 @@ func (k *Kernel) choose(ctx context.Context) (*resolved, error) {
 	if ferr != nil {
 		return nil, fmt.Errorf("backend %s unavailable (%v), and fallback %s failed too: %w", k.cfg.Backend, err, k.cfg.Fallback, ferr)
 	}
-	info := k.describe(k.cfg.Fallback)
+	info := withEnvironment(k.describe(k.cfg.Fallback), fb)
 	info.Sandboxed = false // a fallback never counts as the sandbox that was asked for
 	info.Fallback, info.FallbackReason = true, err.Error()
 	return &resolved{b: fb, info: info}, nil
@@ -191,6 +197,16 @@ func (k *Kernel) completeInfo(info BackendInfo) BackendInfo {
 	l := k.cfg.Limits
 	info.DefaultTimeout = l.DefaultTimeout
 	info.MaxCommandTimeout = min(l.MaxTimeout, bundledCommandTimeout, k.cfg.ToolTimeout("shell_execute"))
+	info.JobMaxRuntime, info.MaxJobs = k.cfg.JobMaxRuntime, k.cfg.MaxJobs
+	return info
+}
+
+// withEnvironment adds what the opened backend says its commands find.
+func withEnvironment(info BackendInfo, b backend.Backend) BackendInfo {
+	if d, ok := b.(backend.Describer); ok {
+		e := d.Environment()
+		info.Environment = &e
+	}
 	return info
 }
 
@@ -239,7 +255,7 @@ func commandsNote(i BackendInfo) string {
 	}
 	var b strings.Builder
 	if i.Backend == "podman" {
-		b.WriteString("Commands run in an isolated Podman container; only /workspace persists and is writable")
+		b.WriteString("Commands run in an isolated Podman container; " + writableNote(i.Environment))
 	} else {
 		fmt.Fprintf(&b, "Commands run in the %s backend's sandbox", i.Backend)
 	}
@@ -248,6 +264,15 @@ func commandsNote(i BackendInfo) string {
 	}
 	fmt.Fprintf(&b, "; each command is limited to %s.", seconds(i.MaxCommandTimeout))
 	return b.String()
+}
+
+// writableNote says in a few words where commands can write and what is
+// kept.
+func writableNote(e *backend.Environment) string {
+	if e == nil || e.ScratchDir == "" {
+		return "only /workspace persists and is writable"
+	}
+	return "/workspace is writable and kept; " + e.ScratchDir + " is writable scratch that goes with the container"
 }
 
 // seconds renders a limit the way the tools' parameters take it: "120 s".

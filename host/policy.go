@@ -38,9 +38,10 @@ type CheckRequest struct {
 	EnvKeys []string `json:"env_keys,omitempty"`
 	Path    string   `json:"path,omitempty"`
 	// ResolvedPath is, for fs.write, fs.edit and fs.remove, the entry the
-	// mutation changes: Path with every symlink followed as the
-	// workspace's commands would follow it (the last element too, except
-	// for fs.remove), relative to the workspace root. A policy about a
+	// mutation changes: Path with every symlink followed inside the
+	// workspace, chroot-style (an absolute target counts from the
+	// workspace root, unlike in the workspace's commands; the last element
+	// too, except for fs.remove), relative to the workspace root. A policy about a
 	// directory must judge both: "p/new" with p -> protected is
 	// "protected/new". The mutation then acts on this path without
 	// following any symlink, so it changes what the policy judged or

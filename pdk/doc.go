@@ -49,13 +49,23 @@
 // Fail(...) when the model should read why it failed — or an error, whose
 // kind reaches the kernel.
 //
-// A policy plugin registers a check function instead of tools:
+// A policy plugin registers a check function instead of tools. Commands
+// given as a shell string (podman_shell, `wai exec -c`, ["sh","-c",…] from
+// shell_execute) arrive as Command ["/bin/sh","-c",STRING] with STRING in
+// Shell: a policy that looks only at Command[0] sees the shell and lets
+// whatever the string runs through. Package
+// github.com/wai-dev/wai/policies/shellcmd reads the string as the shell
+// would, and says when it cannot tell:
 //
 //	func init() {
 //		pdk.Declare("no-curl", "1.0.0")
 //		pdk.Policy(func(r pdk.CheckRequest) pdk.Decision {
-//			if len(r.Command) > 0 && r.Command[0] == "curl" {
+//			runs, why := shellcmd.Of(r.Command, r.Shell).Runs("curl")
+//			switch {
+//			case runs:
 //				return pdk.Deny("curl is not allowed here")
+//			case why != "":
+//				return pdk.Deny("cannot tell whether this runs curl: %s", why)
 //			}
 //			return pdk.Allow()
 //		}, pdk.ActionShellExec)

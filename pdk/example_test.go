@@ -53,9 +53,15 @@ func ExampleTool() {
 	// false text is empty: give the words to shout
 }
 
-// noCurl is a policy's check function: it refuses curl, however the
-// command names it, and allows the rest.
+// noCurl is a policy's check function: it refuses curl and allows the
+// rest. A shell string arrives as ["/bin/sh","-c",STRING] with STRING in
+// r.Shell, so Command[0] is the shell: this example refuses what it cannot
+// read; a real policy reads the string with package
+// github.com/wai-dev/wai/policies/shellcmd (see the package doc).
 func noCurl(r pdk.CheckRequest) pdk.Decision {
+	if r.Shell != "" {
+		return pdk.Deny("this policy judges argv commands only: give the command as an argv")
+	}
 	if len(r.Command) > 0 && path.Base(r.Command[0]) == "curl" {
 		return pdk.Deny("curl is not allowed here: fetch files with the tools instead")
 	}
@@ -69,11 +75,16 @@ func ExamplePolicy() {
 	pdk.Declare("no-curl", "1.0.0") // in a plugin: from init, as Policy
 	pdk.Policy(noCurl, pdk.ActionShellExec)
 
-	for _, argv := range [][]string{{"/usr/bin/curl", "https://example.com"}, {"ls", "-l"}} {
-		d := noCurl(pdk.CheckRequest{Action: pdk.ActionShellExec, Command: argv})
-		fmt.Printf("%s: allow=%v reason=%q\n", argv[0], d.Allow, d.Reason)
+	for _, r := range []pdk.CheckRequest{
+		{Action: pdk.ActionShellExec, Command: []string{"/usr/bin/curl", "https://example.com"}},
+		{Action: pdk.ActionShellExec, Command: []string{"ls", "-l"}},
+		{Action: pdk.ActionShellExec, Command: []string{"/bin/sh", "-c", "curl x"}, Shell: "curl x"},
+	} {
+		d := noCurl(r)
+		fmt.Printf("%s: allow=%v reason=%q\n", r.Command[0], d.Allow, d.Reason)
 	}
 	// Output:
 	// /usr/bin/curl: allow=false reason="curl is not allowed here: fetch files with the tools instead"
 	// ls: allow=true reason=""
+	// /bin/sh: allow=false reason="this policy judges argv commands only: give the command as an argv"
 }

@@ -184,9 +184,13 @@ type CheckRequest struct {
 	Path    string   `json:"path,omitempty"` // fs.*: the path concerned, as requested
 	// ResolvedPath (fs.write, fs.edit, fs.remove): the entry the mutation
 	// changes, relative to the workspace root: Path with every symlink
-	// followed as the workspace's commands would (the last element too,
-	// except for fs.remove). Judge both: with "p -> protected", Path is
-	// "p/new" and ResolvedPath "protected/new".
+	// followed inside the workspace, chroot-style (the last element too,
+	// except for fs.remove). Chroot-style is not how the workspace's
+	// commands follow them: an absolute target "/x" means the workspace's
+	// "x" here, the system's /x in a shell; a link that leads nowhere in
+	// the workspace fails the call before any policy is asked. Judge both:
+	// with "p -> protected", Path is "p/new" and ResolvedPath
+	// "protected/new".
 	ResolvedPath string `json:"resolved_path,omitempty"`
 	Tool         string `json:"tool,omitempty"` // the tool whose call caused it, if any
 	Session      string `json:"session,omitempty"`

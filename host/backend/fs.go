@@ -174,9 +174,10 @@ type PathResolver interface {
 	// ResolvePath returns the root-relative path, with no symlink in it,
 	// of the entry a write or edit (followLast) or a remove (!followLast:
 	// the last element is never followed) of path would change, with
-	// symlinks followed as the workspace's commands would follow them
-	// (chroot-style). Missing parents are appended as named; nothing is
-	// created.
+	// symlinks followed chroot-style inside the workspace (an absolute
+	// target counts from the root, where a command would reach the
+	// system's path; a link that leads nowhere there is an error, not a
+	// path). Missing parents are appended as named; nothing is created.
 	ResolvePath(ctx context.Context, path string, followLast bool) (string, error)
 }
 

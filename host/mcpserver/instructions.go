@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/host/backend"
 )
 
 // infoTimeout bounds choosing the kernel's backend when the server is
@@ -32,26 +33,30 @@ func instructionsFor(k *host.Kernel) string {
 
 // instructionsText is the instructions for a backend and the tools offered.
 func instructionsText(info host.BackendInfo, tools []host.Tool) string {
-	var commandTools, fileTools []string
+	var t toolKinds
 	containers := false
-	for _, t := range tools {
+	for _, tool := range tools {
 		switch {
-		case t.Plugin == "vfs":
-			fileTools = append(fileTools, "`"+t.Name+"`")
-		case t.Name == "containers":
+		case tool.Plugin == "vfs":
+			t.files = append(t.files, "`"+tool.Name+"`")
+		case tool.Plugin == "jobs":
+			// They run for up to job_max_runtime, not a command's timeout.
+			t.jobs = append(t.jobs, "`"+tool.Name+"`")
+		case tool.Name == "containers":
 			// It runs nothing in this workspace's environment: its
 			// containers are others, described on their own.
 			containers = true
 		default:
-			commandTools = append(commandTools, "`"+t.Name+"`")
+			t.commands = append(t.commands, "`"+tool.Name+"`")
 		}
 	}
 	var b strings.Builder
 	if !info.Sandboxed {
-		hostText(&b, info, fileTools)
+		hostText(&b, info, t.files)
 	} else {
-		sandboxText(&b, info, commandTools, fileTools)
+		sandboxText(&b, info, t)
 	}
+	jobsText(&b, info, t.jobs)
 	if containers {
 		b.WriteString(containersText)
 	}
@@ -59,7 +64,10 @@ func instructionsText(info host.BackendInfo, tools []host.Tool) string {
 	return b.String()
 }
 
-func sandboxText(b *strings.Builder, info host.BackendInfo, commandTools, fileTools []string) {
+// toolKinds are the offered tools' names, quoted, by what they do.
+type toolKinds struct{ commands, files, jobs []string }
+
+func sandboxText(b *strings.Builder, info host.BackendInfo, t toolKinds) {
 	if info.Backend == "podman" {
 		b.WriteString("Podman Workspace\n----------------\n")
 		b.WriteString("You have access to an isolated Linux container powered by Podman.")
@@ -68,19 +76,19 @@ func sandboxText(b *strings.Builder, info host.BackendInfo, commandTools, fileTo
 		b.WriteString(title + "\n" + strings.Repeat("-", len(title)) + "\n")
 		b.WriteString("You have access to an isolated workspace.")
 	}
-	if len(fileTools) > 0 {
-		fmt.Fprintf(b, " The %s tools operate on `/workspace` inside it; their paths are relative to `/workspace`.", strings.Join(fileTools, ", "))
+	if len(t.files) > 0 {
+		fmt.Fprintf(b, " The %s tools operate on `/workspace` inside it; their paths are relative to `/workspace`.", strings.Join(t.files, ", "))
 	}
-	if len(commandTools) > 0 {
+	if len(t.commands) > 0 {
 		fmt.Fprintf(b, " The %s tools run short commands (≤%d seconds) in the same environment, in `/workspace`.",
-			strings.Join(commandTools, ", "), int(info.MaxCommandTimeout/time.Second))
+			strings.Join(t.commands, ", "), int(info.MaxCommandTimeout/time.Second))
 	}
 	if info.NetworkEnabled {
 		b.WriteString(" Commands can reach the network; no privileged operations are available.")
 	} else {
 		b.WriteString(" No network access or privileged operations are available.")
 	}
-	b.WriteString(" Only `/workspace` persists between commands and is writable; do not assume files outside `/workspace` exist.\n")
+	writableText(b, info.Environment)
 	if len(info.HostMounts) > 0 {
 		b.WriteString("\nHost mounts: copied into `/workspace` when it was created (read-write copies: changes stay in the workspace and never reach the host).\n\n")
 		b.WriteString("| Host path | Workspace path | Access |\n| --- | --- | --- |\n")
@@ -88,6 +96,63 @@ func sandboxText(b *strings.Builder, info host.BackendInfo, commandTools, fileTo
 			fmt.Fprintf(b, "| %s | %s | copied |\n", m.HostPath, m.WorkspacePath)
 		}
 	}
+}
+
+// writableText says where commands can write, what is kept and what $HOME
+// is, from what the backend says of itself; a backend that says nothing is
+// promised the workspace alone.
+func writableText(b *strings.Builder, e *backend.Environment) {
+	if e == nil || e.ScratchDir == "" {
+		b.WriteString(" Only `/workspace` persists between commands and is writable; do not assume files outside `/workspace` exist.\n")
+		return
+	}
+	fmt.Fprintf(b, " `/workspace` is writable and kept for the whole session. `%s` is writable too (%s), but only while the session's container lives",
+		e.ScratchDir, size(e.ScratchBytes))
+	if e.ScratchIdle > 0 {
+		fmt.Fprintf(b, ", and the container is removed after %s without a command (the next command starts a fresh one)", span(e.ScratchIdle))
+	}
+	fmt.Fprintf(b, ": keep what matters in `/workspace`. Nothing else is writable.")
+	if !e.HomeWritable {
+		home := "`$HOME`"
+		if e.Home != "" {
+			home = "`$HOME` (" + e.Home + ")"
+		}
+		b.WriteString(" " + home + " is not writable, so `git config --global` fails: give git an identity in the repository " +
+			"(`git config user.name NAME` and `git config user.email EMAIL` inside it) or per command (`git -c user.name=NAME -c user.email=EMAIL commit ...`).")
+	}
+	b.WriteString("\n")
+}
+
+// jobsText describes the background job tools with their real limits.
+func jobsText(b *strings.Builder, info host.BackendInfo, jobs []string) {
+	if len(jobs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nThe %s tools run longer commands (builds, test suites, servers) in the background, in the same environment: "+
+		"each for up to %s, at most %d at once; they are stopped when the session ends.\n",
+		strings.Join(jobs, ", "), span(info.JobMaxRuntime), info.MaxJobs)
+}
+
+// span renders a configured duration in words a model reads: "15 min".
+func span(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%d h", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d min", d/time.Minute)
+	}
+	return d.String()
+}
+
+// size renders a byte count as the config gives it: "64 MiB".
+func size(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func hostText(b *strings.Builder, info host.BackendInfo, fileTools []string) {

@@ -16,6 +16,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -125,10 +126,7 @@ func execute(p params) (pdk.Result, error) {
 	if len(p.Command) > maxShellChars {
 		return pdk.Result{}, pdk.Errorf(pdk.KindInvalid, "command is %d characters, over the limit of 4,096: write a script to a file and run it instead", len(p.Command))
 	}
-	timeout := defaultTimeout
-	if p.TimeoutSeconds != nil {
-		timeout = min(max(*p.TimeoutSeconds, minTimeout), maxTimeout)
-	}
+	timeout, note := clampTimeout(p.TimeoutSeconds)
 	res, err := pdk.Shell.Exec(pdk.ExecRequest{Shell: p.Command, Timeout: time.Duration(timeout) * time.Second})
 	if err != nil {
 		return pdk.Result{}, err
@@ -141,11 +139,30 @@ func execute(p params) (pdk.Result, error) {
 	}
 	r := result{Action: "exec", ContainerName: containerName(), Stdout: &stdout, Stderr: &stderr, ExitCode: &code}
 	fields := []shellfmt.Field{{Name: "Container", Value: orNone(r.ContainerName, res.Backend)}}
+	if note != "" {
+		fields = append(fields, shellfmt.Field{Name: "Timeout", Value: note})
+	}
 	msg := shellfmt.Block(shellfmt.Headline(code, res.TimedOut, time.Duration(timeout)*time.Second), fields, stdout, stderr)
 	if code != 0 {
 		return pdk.FailWith(msg, r), nil
 	}
 	return pdk.OK(msg, r), nil
+}
+
+// clampTimeout applies the default and the 1–120 s range, and says in
+// note when it clamped: a model that asked for 200 s and was killed at
+// 120 s must be able to tell why, and what to use instead.
+func clampTimeout(v *int) (int, string) {
+	switch {
+	case v == nil:
+		return defaultTimeout, ""
+	case *v > maxTimeout:
+		return maxTimeout, fmt.Sprintf("timeout_seconds %d is over the %d s maximum, so the command ran with %d s; "+
+			"run longer work as a background job (job_start, where offered)", *v, maxTimeout, maxTimeout)
+	case *v < minTimeout:
+		return minTimeout, fmt.Sprintf("timeout_seconds %d is under the %d s minimum, so the command ran with %d s", *v, minTimeout, minTimeout)
+	}
+	return *v, ""
 }
 
 // containerName is the session's container, or "" on a backend without one.

@@ -109,8 +109,16 @@ func TestPodmanShell(t *testing.T) {
 				`{"action":"exec","command":"echo clamp-me","timeout_seconds":-5}`:   time.Second,
 				`{"action":"exec","command":"echo clamp-me","timeout_seconds":45}`:   45 * time.Second,
 			} {
-				if _, err := e.CallIn(t, session, "podman_shell", params); err != nil {
+				res, err := e.CallIn(t, session, "podman_shell", params)
+				if err != nil {
 					t.Fatalf("%s: %v", params, err)
+				}
+				// Clamped is said, in range is not.
+				if strings.Contains(params, "1000") && !strings.Contains(res.Message, "over the 120 s maximum, so the command ran with 120 s; run longer work as a background job") {
+					t.Errorf("the 1000 s request: %q", res.Message)
+				}
+				if clamped := want != 30*time.Second && want != 45*time.Second; clamped != strings.Contains(res.Message, "Timeout: timeout_seconds ") {
+					t.Errorf("%s: the message does not say whether the timeout was clamped: %q", params, res.Message)
 				}
 				calls := e.Mock.Calls()
 				if got := calls[len(calls)-1].Exec.Timeout; got != want {

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -47,6 +48,8 @@ type result struct {
 	Stderr     string   `json:"stderr"`
 	DurationMS int64    `json:"duration_ms"`
 	TimedOut   bool     `json:"timed_out"`
+	// TimeoutNote says the timeout asked for was clamped, and to what.
+	TimeoutNote string `json:"timeout_note,omitempty"`
 }
 
 // The annotations are static while the backend is not: commands reach the
@@ -60,7 +63,7 @@ func init() {
 }
 
 func run(_ *pdk.Call, p params) (pdk.Result, error) {
-	req, err := validate(p)
+	req, note, err := validate(p)
 	if err != nil {
 		return pdk.Result{}, err
 	}
@@ -69,13 +72,14 @@ func run(_ *pdk.Call, p params) (pdk.Result, error) {
 		return pdk.Result{}, err
 	}
 	r := result{
-		Command:    p.Command,
-		Cwd:        displayCwd(req.Cwd),
-		ExitCode:   res.ExitCode,
-		Stdout:     shellfmt.Bytes(res.Stdout, maxStreamBytes),
-		Stderr:     shellfmt.Bytes(res.Stderr, maxStreamBytes),
-		DurationMS: shellfmt.Millis(res.Duration),
-		TimedOut:   res.TimedOut,
+		Command:     p.Command,
+		Cwd:         displayCwd(req.Cwd),
+		ExitCode:    res.ExitCode,
+		Stdout:      shellfmt.Bytes(res.Stdout, maxStreamBytes),
+		Stderr:      shellfmt.Bytes(res.Stderr, maxStreamBytes),
+		DurationMS:  shellfmt.Millis(res.Duration),
+		TimedOut:    res.TimedOut,
+		TimeoutNote: note,
 	}
 	if r.TimedOut {
 		// Whatever the backend reports, the contract is 124.
@@ -92,13 +96,17 @@ func run(_ *pdk.Call, p params) (pdk.Result, error) {
 }
 
 func render(r result) string {
-	return shellfmt.Block(shellfmt.Headline(r.ExitCode, r.TimedOut, 0), []shellfmt.Field{
+	fields := []shellfmt.Field{
 		{Name: "Command", Value: shellfmt.Quote(r.Command)},
 		{Name: "CWD", Value: r.Cwd},
 		{Name: "Exit code", Value: strconv.Itoa(r.ExitCode)},
 		{Name: "Timed out", Value: strconv.FormatBool(r.TimedOut)},
 		{Name: "Duration", Value: strconv.FormatInt(r.DurationMS, 10) + " ms"},
-	}, r.Stdout, r.Stderr)
+	}
+	if r.TimeoutNote != "" {
+		fields = append(fields, shellfmt.Field{Name: "Timeout", Value: r.TimeoutNote})
+	}
+	return shellfmt.Block(shellfmt.Headline(r.ExitCode, r.TimedOut, 0), fields, r.Stdout, r.Stderr)
 }
 
 func displayCwd(cwd string) string {
@@ -109,17 +117,29 @@ func displayCwd(cwd string) string {
 }
 
 // clampTimeout applies the contract's default and range; NaN is refused rather
-// than clamped, since it says nothing about what the caller wanted.
-func clampTimeout(v *float64) (time.Duration, error) {
+// than clamped, since it says nothing about what the caller wanted. A value
+// outside the range is clamped, not refused (the contract's rule), and note
+// says so: a model that asked for 200 s and got a kill at 120 s must be able
+// to tell why, and what to use instead.
+func clampTimeout(v *float64) (time.Duration, string, error) {
 	s := defaultTimeout
 	if v != nil {
 		s = *v
 	}
 	if math.IsNaN(s) {
-		return 0, pdk.Errorf(pdk.KindInvalid, "timeout_seconds is NaN: give a number of seconds between 1 and 120")
+		return 0, "", pdk.Errorf(pdk.KindInvalid, "timeout_seconds is NaN: give a number of seconds between 1 and 120")
+	}
+	note := ""
+	switch {
+	case s > maxTimeout:
+		note = fmt.Sprintf("timeout_seconds %s is over the %g s maximum, so the command ran with %g s; "+
+			"run longer work as a background job (job_start, where offered)", strconv.FormatFloat(s, 'g', -1, 64), maxTimeout, maxTimeout)
+	case s < minTimeout:
+		note = fmt.Sprintf("timeout_seconds %s is under the %g s minimum, so the command ran with %g s",
+			strconv.FormatFloat(s, 'g', -1, 64), minTimeout, minTimeout)
 	}
 	s = min(max(s, minTimeout), maxTimeout)
-	return time.Duration(s * float64(time.Second)), nil
+	return time.Duration(s * float64(time.Second)), note, nil
 }
 
 func main() {}

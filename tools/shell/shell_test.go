@@ -18,15 +18,15 @@ import (
 // still the plugin's, checked where it lives.
 func TestTimeoutNaNRejected(t *testing.T) {
 	nan := math.NaN()
-	if _, err := clampTimeout(&nan); err == nil || !strings.Contains(err.Error(), "timeout_seconds is NaN") {
+	if _, _, err := clampTimeout(&nan); err == nil || !strings.Contains(err.Error(), "timeout_seconds is NaN") {
 		t.Fatalf("NaN: %v", err)
 	}
 	for in, want := range map[float64]time.Duration{0: time.Second, -5: time.Second, 0.5: time.Second, 2.5: 2500 * time.Millisecond, 121: 120 * time.Second, math.Inf(1): 120 * time.Second} {
-		if got, err := clampTimeout(&in); err != nil || got != want {
+		if got, _, err := clampTimeout(&in); err != nil || got != want {
 			t.Errorf("clamp(%v) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	if got, _ := clampTimeout(nil); got != 30*time.Second {
+	if got, note, _ := clampTimeout(nil); got != 30*time.Second || note != "" {
 		t.Errorf("default timeout %v, want 30s", got)
 	}
 }
@@ -39,6 +39,8 @@ type shellValue struct {
 	Stderr     string   `json:"stderr"`
 	DurationMS int64    `json:"duration_ms"`
 	TimedOut   bool     `json:"timed_out"`
+	// TimeoutNote: the timeout asked for was clamped.
+	TimeoutNote string `json:"timeout_note"`
 }
 
 func TestShellExecute(t *testing.T) {
@@ -248,12 +250,19 @@ func runCases(t *testing.T, e *tooltest.Env) {
 			t.Skip("only the mock records the timeout a request carried")
 		}
 		canned("clamp-me", backend.ExecResult{})
-		call(t, `{"command":["echo","clamp-me"],"timeout_seconds":1000}`)
+		res, v := call(t, `{"command":["echo","clamp-me"],"timeout_seconds":1000}`)
+		// Not cut silently: the result says what ran and what to use.
+		const note = "timeout_seconds 1000 is over the 120 s maximum, so the command ran with 120 s; run longer work as a background job (job_start"
+		if !strings.Contains(res.Message, "Timeout: "+note) || !strings.HasPrefix(v.TimeoutNote, note) {
+			t.Fatalf("a clamped timeout is not reported: %q %+v", res.Message, v)
+		}
 		calls := e.Mock.Calls()
 		if got := calls[len(calls)-1].Exec.Timeout; got != 120*time.Second {
 			t.Fatalf("timeout_seconds 1000 reached the backend as %s, want 120s", got)
 		}
-		call(t, `{"command":["echo","clamp-me"]}`)
+		if res, v := call(t, `{"command":["echo","clamp-me"]}`); strings.Contains(res.Message, "Timeout:") || v.TimeoutNote != "" {
+			t.Fatalf("a timeout in range is reported as clamped: %q", res.Message)
+		}
 		calls = e.Mock.Calls()
 		if got := calls[len(calls)-1].Exec.Timeout; got != 30*time.Second {
 			t.Fatalf("no timeout_seconds reached the backend as %s, want the default 30s", got)

@@ -8,32 +8,32 @@ import (
 
 // validate turns params into a request, or says which rule they break. The
 // messages are stable: models learn them.
-func validate(p params) (pdk.ExecRequest, error) {
+func validate(p params) (pdk.ExecRequest, string, error) {
 	var req pdk.ExecRequest
 	if err := checkCommand(p.Command); err != nil {
-		return req, err
+		return req, "", err
 	}
 	cwd, err := checkCwd(p.Cwd)
 	if err != nil {
-		return req, err
+		return req, "", err
 	}
 	env, err := checkEnv(p.Env)
 	if err != nil {
-		return req, err
+		return req, "", err
 	}
-	timeout, err := clampTimeout(p.TimeoutSeconds)
+	timeout, note, err := clampTimeout(p.TimeoutSeconds)
 	if err != nil {
-		return req, err
+		return req, "", err
 	}
 	req = pdk.ExecRequest{Argv: p.Command, Cwd: cwd, Env: env, Timeout: timeout}
 	if p.Stdin != nil {
 		if n := len([]rune(*p.Stdin)); n > maxStdinChars {
-			return req, invalid("stdin is %d characters, over the limit of 48,000: pass less, or write it to a file and read it from there", n)
+			return req, "", invalid("stdin is %d characters, over the limit of 48,000: pass less, or write it to a file and read it from there", n)
 		}
 		req.Stdin = *p.Stdin
 	}
 	req.DiscardOutput = p.CaptureOutput != nil && !*p.CaptureOutput
-	return req, nil
+	return req, note, nil
 }
 
 func invalid(format string, args ...any) error {

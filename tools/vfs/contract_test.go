@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/wai-dev/wai/host"
-	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/internal/tooltest"
 )
 
@@ -78,7 +77,7 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 
 	t.Run("ls", func(t *testing.T) {
 		c := session(t, k)
-		c.is("ls of an empty workspace", "ls", P{}, "Directory / is empty.")
+		c.is("ls of an empty workspace", "ls", P{}, "Directory the workspace root is empty.")
 		c.ok("write_file", P{"file_path": "b.txt", "content": "b"})
 		c.ok("write_file", P{"file_path": "a/inner.txt", "content": "i"})
 		c.ok("write_file", P{"file_path": "c.txt", "content": "c"})
@@ -95,12 +94,12 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 				Size       int64
 			} `json:"entries"`
 		}
-		if err := json.Unmarshal(res.Value, &v); err != nil || v.Path != "/a" || len(v.Entries) != 1 ||
+		if err := json.Unmarshal(res.Value, &v); err != nil || v.Path != "a" || len(v.Entries) != 1 ||
 			v.Entries[0].Path != "a/inner.txt" || v.Entries[0].Kind != "file" || v.Entries[0].Size != 1 {
 			t.Errorf("ls value %s: %v", res.Value, err)
 		}
-		c.fails("ls", P{"path": "missing"}, "Directory does not exist in the filesystem: /missing")
-		c.fails("ls", P{"path": "b.txt"}, "Cannot list a file path; provide a directory: /b.txt")
+		c.fails("ls", P{"path": "missing"}, "Directory does not exist in the filesystem: missing")
+		c.fails("ls", P{"path": "b.txt"}, "Cannot list a file path; provide a directory: b.txt")
 	})
 
 	t.Run("read_file", func(t *testing.T) {
@@ -132,20 +131,20 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 		}
 		c.fails("read_file", P{"file_path": "big.txt", "limit": 0}, "limit must be a positive integer.")
 		c.fails("read_file", P{"file_path": "big.txt", "offset": -1}, "offset must be non-negative.")
-		c.fails("read_file", P{"file_path": "big.txt", "offset": 2500}, "offset 2500 is past the end of /big.txt, which has 2500 lines")
-		c.fails("read_file", P{"file_path": "nope.txt"}, "File does not exist in the filesystem: /nope.txt")
+		c.fails("read_file", P{"file_path": "big.txt", "offset": 2500}, "offset 2500 is past the end of big.txt, which has 2500 lines")
+		c.fails("read_file", P{"file_path": "nope.txt"}, "File does not exist in the filesystem: nope.txt")
 		c.ok("write_file", P{"file_path": "blob.bin", "content": "ab\x00cd\n"})
-		c.fails("read_file", P{"file_path": "blob.bin"}, `Cannot read /blob.bin: it is a binary file (it contains NUL bytes); inspect it with shell_execute instead, e.g. ["od", "-c", "blob.bin"]`)
+		c.fails("read_file", P{"file_path": "blob.bin"}, `Cannot read blob.bin: it is a binary file (it contains NUL bytes); inspect it with shell_execute instead, e.g. ["od", "-c", "blob.bin"]`)
 		c.ok("write_file", P{"file_path": "dir/x", "content": ""})
-		c.fails("read_file", P{"file_path": "dir"}, "Cannot read /dir")
-		c.is("empty file", "read_file", P{"file_path": "dir/x"}, "File /dir/x is empty.")
+		c.fails("read_file", P{"file_path": "dir"}, "Cannot read dir")
+		c.is("empty file", "read_file", P{"file_path": "dir/x"}, "File dir/x is empty.")
 	})
 
 	t.Run("write_file", func(t *testing.T) {
 		c := session(t, k)
-		c.is("write", "write_file", P{"file_path": "new/deep/f.py", "content": "print(1)\n"}, "Wrote 9 bytes to /new/deep/f.py.")
-		c.fails("write_file", P{"file_path": "new/deep/f.py", "content": "again"}, "File already exists; use edit_file to modify existing content: /new/deep/f.py")
-		c.fails("write_file", P{"file_path": "new", "content": "x"}, "/new is a directory: name a file inside it")
+		c.is("write", "write_file", P{"file_path": "new/deep/f.py", "content": "print(1)\n"}, "Wrote 9 bytes to new/deep/f.py.")
+		c.fails("write_file", P{"file_path": "new/deep/f.py", "content": "again"}, "File already exists; use edit_file to modify existing content: new/deep/f.py")
+		c.fails("write_file", P{"file_path": "new", "content": "x"}, "new is a directory: name a file inside it")
 		c.fails("write_file", P{"file_path": "/", "content": "x"}, "file_path must reference a file, not the workspace root.")
 		c.ok("write_file", P{"file_path": "max.txt", "content": strings.Repeat("\u00e9", 48000)})
 		c.fails("write_file", P{"file_path": "over.txt", "content": strings.Repeat("a", 48001)}, "Content exceeds maximum length of 48,000 characters (got 48001).")
@@ -156,15 +155,21 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 		c := session(t, k)
 		c.ok("write_file", P{"file_path": "m.py", "content": "a = 1\nb = 1\nc = 2\n"})
 		c.fails("edit_file", P{"file_path": "m.py", "old_string": "1", "new_string": "3"}, "old_string must match exactly once unless replace_all is true: it occurs 2 times")
-		c.fails("edit_file", P{"file_path": "m.py", "old_string": "zzz", "new_string": "3"}, "old_string not found in the target file: /m.py")
+		c.fails("edit_file", P{"file_path": "m.py", "old_string": "zzz", "new_string": "3"}, "old_string not found in the target file: m.py")
 		c.fails("edit_file", P{"file_path": "m.py", "old_string": "", "new_string": "3"}, "old_string must not be empty.")
 		c.fails("edit_file", P{"file_path": "m.py", "old_string": "c = 2", "new_string": "c = 2"}, "old_string and new_string are identical: the edit would change nothing")
 		c.fails("edit_file", P{"file_path": "m.py", "old_string": "c", "new_string": strings.Repeat("c", 48001)}, "Replacement strings must be 48,000 characters or fewer.")
-		c.fails("edit_file", P{"file_path": "gone.py", "old_string": "a", "new_string": "b"}, "File does not exist in the filesystem: /gone.py")
-		c.is("unique edit", "edit_file", P{"file_path": "m.py", "old_string": "c = 2", "new_string": "c = 3"}, "Edited /m.py: 1 replacement.")
-		c.is("replace_all", "edit_file", P{"file_path": "m.py", "old_string": " = 1", "new_string": " = 0", "replace_all": true}, "Edited /m.py: 2 replacements.")
+		c.fails("edit_file", P{"file_path": "gone.py", "old_string": "a", "new_string": "b"}, "File does not exist in the filesystem: gone.py")
+		c.is("unique edit", "edit_file", P{"file_path": "m.py", "old_string": "c = 2", "new_string": "c = 3"}, "Edited m.py: 1 replacement.")
+		c.is("replace_all", "edit_file", P{"file_path": "m.py", "old_string": " = 1", "new_string": " = 0", "replace_all": true}, "Edited m.py: 2 replacements.")
 		c.is("after edits", "read_file", P{"file_path": "m.py"}, "   1 | a = 0\n   2 | b = 0\n   3 | c = 3")
 	})
+
+	t.Run("outside", func(t *testing.T) { outsideContract(session(t, k)) })
+	t.Run("dot", func(t *testing.T) { dotContract(session(t, k)) })
+	if realCommands {
+		t.Run("links", func(t *testing.T) { linksContract(t, k) })
+	}
 
 	// A file that a command made was never read by this session: the
 	// kernel refuses to edit it blind, and the refusal reaches the model.
@@ -172,14 +177,7 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 	if realCommands {
 		t.Run("read_before_write", func(t *testing.T) {
 			c := session(t, k)
-			s, err := k.Session(t.Context(), c.session, host.SessionOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := s.Shell().Execute(t.Context(), backend.ExecRequest{Argv: []string{"sh", "-c", "echo 'x = 1' > made.py"}})
-			if err != nil || res.ExitCode != 0 {
-				t.Fatalf("%+v, %v", res, err)
-			}
+			c.sh("echo 'x = 1' > made.py")
 			c.fails("edit_file", P{"file_path": "made.py", "old_string": "1", "new_string": "2"}, "has not been read in this session")
 			c.ok("read_file", P{"file_path": "made.py"})
 			c.ok("edit_file", P{"file_path": "made.py", "old_string": "1", "new_string": "2"})
@@ -191,15 +189,7 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 	if realCommands {
 		t.Run("caps", func(t *testing.T) {
 			c := session(t, k)
-			s, err := k.Session(t.Context(), c.session, host.SessionOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := s.Shell().Execute(t.Context(), backend.ExecRequest{Argv: []string{"sh", "-c",
-				"mkdir many && cd many && i=0; while [ $i -lt 2001 ]; do echo hit > f$i.txt; i=$((i+1)); done"}})
-			if err != nil || res.ExitCode != 0 {
-				t.Fatalf("%+v, %v", res, err)
-			}
+			c.sh("mkdir many && cd many && i=0; while [ $i -lt 2001 ]; do echo hit > f$i.txt; i=$((i+1)); done")
 			for _, call := range []struct {
 				tool   string
 				params P
@@ -233,11 +223,11 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 		for _, f := range []string{"src/b.py", "src/a.py", "src/pkg/c.py", "README.md", "src/pkg/d.txt"} {
 			c.ok("write_file", P{"file_path": f, "content": "x\n"})
 		}
-		c.is("glob **/*.py", "glob", P{"pattern": "**/*.py"}, "/src/a.py\n/src/b.py\n/src/pkg/c.py")
-		c.is("glob *.py under src", "glob", P{"pattern": "*.py", "path": "/workspace/src"}, "/src/a.py\n/src/b.py")
-		c.is("a glob matching only a directory lists nothing", "glob", P{"pattern": "src"}, `No files match "src" under /.`)
+		c.is("glob **/*.py", "glob", P{"pattern": "**/*.py"}, "src/a.py\nsrc/b.py\nsrc/pkg/c.py")
+		c.is("glob *.py under src", "glob", P{"pattern": "*.py", "path": "/workspace/src"}, "src/a.py\nsrc/b.py")
+		c.is("a glob matching only a directory lists nothing", "glob", P{"pattern": "src"}, `No files match "src" under the workspace root.`)
 		c.fails("glob", P{"pattern": " "}, "Pattern must not be empty.")
-		c.fails("glob", P{"pattern": "*", "path": "absent"}, "/absent")
+		c.fails("glob", P{"pattern": "*", "path": "absent"}, "Directory does not exist in the filesystem: absent")
 		c.fails("glob", P{"pattern": "[", "path": "src"}, "Cannot glob")
 	})
 
@@ -245,13 +235,13 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 		c := session(t, k)
 		c.seed(map[string]string{"b.py": "def f():\n    return 1\n", "a/x.py": "x = 1\ndef g():\n    pass\n",
 			"a/notes.txt": "def in text\n", "bin.dat": "def \x00binary\n"})
-		c.is("grep ^def: sorted by path and line, binary skipped", "grep", P{"pattern": "^def "}, "/a/notes.txt:1: def in text\n/a/x.py:2: def g():\n/b.py:1: def f():")
-		c.is("grep with glob", "grep", P{"pattern": "def", "glob": "*.py"}, "/a/x.py:2: def g():\n/b.py:1: def f():")
-		c.is("grep under a", "grep", P{"pattern": "def", "path": "/workspace/a"}, "/a/notes.txt:1: def in text\n/a/x.py:2: def g():")
-		c.is("no matches", "grep", P{"pattern": "nothing here"}, `No matches for "nothing here" under /.`)
+		c.is("grep ^def: sorted by path and line, binary skipped", "grep", P{"pattern": "^def "}, "a/notes.txt:1: def in text\na/x.py:2: def g():\nb.py:1: def f():")
+		c.is("grep with glob", "grep", P{"pattern": "def", "glob": "*.py"}, "a/x.py:2: def g():\nb.py:1: def f():")
+		c.is("grep under a", "grep", P{"pattern": "def", "path": "/workspace/a"}, "a/notes.txt:1: def in text\na/x.py:2: def g():")
+		c.is("no matches", "grep", P{"pattern": "nothing here"}, `No matches for "nothing here" under the workspace root.`)
 		c.fails("grep", P{"pattern": "(unclosed"}, "Invalid regular expression: error parsing regexp: missing closing ): `(unclosed`")
 		c.fails("grep", P{"pattern": ""}, "Pattern must not be empty.")
-		c.fails("grep", P{"pattern": "x", "path": "gone"}, "Path does not exist in the filesystem: /gone")
+		c.fails("grep", P{"pattern": "x", "path": "gone"}, "Path does not exist in the filesystem: gone")
 	})
 
 	t.Run("rm", func(t *testing.T) {
@@ -260,11 +250,11 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 		for _, root := range []string{"", "/", "/workspace"} {
 			c.fails("rm", P{"path": root}, "Cannot delete root directory.")
 		}
-		if got := c.ok("rm", P{"path": "tree"}); !strings.HasPrefix(got, "Removed /tree (") {
+		if got := c.ok("rm", P{"path": "tree"}); !strings.HasPrefix(got, "Removed tree (") {
 			t.Errorf("rm tree: %q", got)
 		}
-		c.fails("rm", P{"path": "tree"}, "No files matched the provided path: /tree")
-		c.is("rm file", "rm", P{"path": "keep.txt"}, "Removed /keep.txt (1 entry).")
-		c.is("after rm", "ls", P{}, "Directory / is empty.")
+		c.fails("rm", P{"path": "tree"}, "No files matched the provided path: tree")
+		c.is("rm file", "rm", P{"path": "keep.txt"}, "Removed keep.txt (1 entry).")
+		c.is("after rm", "ls", P{}, "Directory the workspace root is empty.")
 	})
 }

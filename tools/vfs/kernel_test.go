@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/host/backend"
 )
 
 // client calls tools in one session of a kernel.
@@ -65,6 +66,21 @@ func (c client) fails(tool string, params any, want string) {
 	res := c.call(tool, params)
 	if res.OK || !strings.Contains(res.Message, want) {
 		c.t.Errorf("%s %v: want a failed result containing %q, got ok=%v %q", tool, params, want, res.OK, res.Message)
+	}
+}
+
+// sh runs a shell script in the client's session, as a model's command
+// would, and fails the test unless it exits 0. Only where commands run
+// (not the mock).
+func (c client) sh(script string) {
+	c.t.Helper()
+	s, err := c.k.Session(context.Background(), c.session, host.SessionOptions{})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	res, err := s.Shell().Execute(context.Background(), backend.ExecRequest{Argv: []string{"sh", "-c", script}})
+	if err != nil || res.ExitCode != 0 {
+		c.t.Fatalf("%s: %+v, %v", script, res, err)
 	}
 }
 

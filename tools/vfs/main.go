@@ -11,6 +11,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/wai-dev/wai/pdk"
 	"github.com/wai-dev/wai/tools/internal/vfspath"
@@ -59,17 +60,35 @@ func answer(err error, format string, args ...any) (pdk.Result, error) {
 	return pdk.Result{}, err
 }
 
-// notFound says which path is missing in the words models know.
-func notFound(what, p string) pdk.Result {
-	return pdk.Fail("%s does not exist in the filesystem: %s", what, vfspath.Display(p))
+// notFound says which path is missing in the words models know, and why
+// when that is not plain absence: given is the path as the model wrote it,
+// n its normalised form, err the backend's answer.
+func notFound(what, given, n string, err error) pdk.Result {
+	msg := fmt.Sprintf("%s does not exist in the filesystem: %s", what, vfspath.Display(n))
+	var e *pdk.Error
+	if errors.As(err, &e) && strings.Contains(e.Message, "symbolic link") {
+		// The backend found a link the file tools cannot follow: the
+		// shell lists that name, so "does not exist" alone would be false.
+		reason := e.Message
+		if i := strings.Index(reason, "symbolic link"); i >= 0 {
+			if j := strings.LastIndex(reason[:i], ": "); j >= 0 {
+				reason = reason[j+2:]
+			}
+		}
+		msg += " (" + reason + ")"
+	}
+	if hint := vfspath.OutsideHint(given); hint != "" {
+		msg += ". " + hint
+	}
+	return pdk.Fail("%s", msg)
 }
 
-// failed answers an error of the FS client about p: a missing path in
-// notFound's words (what names it: "File", "Directory", "Path"), any
-// other through answer.
-func failed(err error, what, p, format string, args ...any) (pdk.Result, error) {
+// failed answers an error of the FS client about p (given, as the model
+// wrote it): a missing path in notFound's words (what names it: "File",
+// "Directory", "Path"), any other through answer.
+func failed(err error, what, given, p, format string, args ...any) (pdk.Result, error) {
 	if pdk.KindOf(err) == pdk.KindNotFound {
-		return notFound(what, p), nil
+		return notFound(what, given, p, err), nil
 	}
 	return answer(err, format, args...)
 }

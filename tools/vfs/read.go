@@ -21,7 +21,7 @@ func ls(_ *pdk.Call, p lsParams) (pdk.Result, error) {
 	fi, err := pdk.FS.Stat(dir)
 	switch {
 	case err != nil:
-		return failed(err, "Directory", dir, "Cannot list %s", vfspath.Display(dir))
+		return failed(err, "Directory", p.Path, dir, "Cannot list %s", vfspath.Display(dir))
 	case fi.Kind != pdk.KindDir:
 		return pdk.Fail("Cannot list a file path; provide a directory: %s", vfspath.Display(dir)), nil
 	}
@@ -43,7 +43,7 @@ func ls(_ *pdk.Call, p lsParams) (pdk.Result, error) {
 	}
 	msg := strings.TrimSuffix(b.String(), "\n")
 	if len(entries) == 0 {
-		msg = fmt.Sprintf("Directory %s is empty.", vfspath.Display(dir))
+		msg = fmt.Sprintf("Directory %s is empty.", vfspath.Where(dir))
 	}
 	if res.Truncated {
 		msg += fmt.Sprintf("\n[truncated: only the first %d entries are shown]", MaxResults)
@@ -77,7 +77,7 @@ func readFile(_ *pdk.Call, p readParams) (pdk.Result, error) {
 	limit = min(limit, MaxLines)
 	res, err := pdk.FS.Read(pdk.ReadRequest{Path: file, Offset: p.Offset, Limit: limit})
 	if err != nil {
-		return failed(err, "File", file, "Cannot read %s", vfspath.Display(file))
+		return failed(err, "File", p.FilePath, file, "Cannot read %s", vfspath.Display(file))
 	}
 	// A NUL byte would reach the model raw, and a page of a binary file
 	// means nothing to it anyway: grep skips such files, read_file says so.
@@ -110,7 +110,7 @@ func readFile(_ *pdk.Call, p readParams) (pdk.Result, error) {
 
 type globParams struct {
 	Pattern string `json:"pattern" jsonschema:"glob matched against paths relative to path: * and ? within a segment, ** across directories (e.g. **/*.py)"`
-	Path    string `json:"path,omitempty" jsonschema:"directory to search under (default / the root)" default:"/"`
+	Path    string `json:"path,omitempty" jsonschema:"directory to search under (default the root)" default:"."`
 }
 
 func glob(_ *pdk.Call, p globParams) (pdk.Result, error) {
@@ -123,7 +123,7 @@ func glob(_ *pdk.Call, p globParams) (pdk.Result, error) {
 	}
 	res, err := pdk.FS.Glob(pdk.GlobRequest{Pattern: p.Pattern, Path: dir})
 	if err != nil {
-		return failed(err, "Directory", dir, "Cannot glob %q under %s", p.Pattern, vfspath.Display(dir))
+		return failed(err, "Directory", p.Path, dir, "Cannot glob %q under %s", p.Pattern, vfspath.Display(dir))
 	}
 	paths, more := upTo(res.Paths)
 	res.Truncated = res.Truncated || more
@@ -133,7 +133,7 @@ func glob(_ *pdk.Call, p globParams) (pdk.Result, error) {
 	}
 	msg := strings.Join(shown, "\n")
 	if len(shown) == 0 {
-		msg = fmt.Sprintf("No files match %q under %s.", p.Pattern, vfspath.Display(dir))
+		msg = fmt.Sprintf("No files match %q under %s.", p.Pattern, vfspath.Where(dir))
 	}
 	if res.Truncated {
 		msg += fmt.Sprintf("\n[truncated: only the first %d matches are shown]", MaxResults)
@@ -162,7 +162,7 @@ func grep(_ *pdk.Call, p grepParams) (pdk.Result, error) {
 	}
 	res, err := pdk.FS.Grep(pdk.GrepRequest{Pattern: p.Pattern, Path: dir, Glob: p.Glob})
 	if err != nil {
-		return failed(err, "Path", dir, "Cannot grep %s", vfspath.Display(dir))
+		return failed(err, "Path", p.Path, dir, "Cannot grep %s", vfspath.Display(dir))
 	}
 	found, more := upTo(res.Matches)
 	res.Truncated = res.Truncated || more
@@ -175,7 +175,7 @@ func grep(_ *pdk.Call, p grepParams) (pdk.Result, error) {
 	}
 	msg := strings.TrimSuffix(b.String(), "\n")
 	if len(matches) == 0 {
-		msg = fmt.Sprintf("No matches for %q under %s.", p.Pattern, vfspath.Display(dir))
+		msg = fmt.Sprintf("No matches for %q under %s.", p.Pattern, vfspath.Where(dir))
 	}
 	if res.Truncated {
 		msg += fmt.Sprintf("\n[truncated: only the first %d matches are shown]", MaxResults)

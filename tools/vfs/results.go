@@ -5,7 +5,7 @@ package main
 // that schema.
 
 type lsResult struct {
-	Path      string  `json:"path" jsonschema:"the directory listed, rooted at /"`
+	Path      string  `json:"path" jsonschema:"the directory listed, relative to the workspace root (. for the root)"`
 	Entries   []Entry `json:"entries"`
 	Truncated bool    `json:"truncated" jsonschema:"more entries exist than were listed"`
 }
@@ -27,7 +27,7 @@ type readResult struct {
 }
 
 type globResult struct {
-	Paths     []string `json:"paths" jsonschema:"matching files, rooted at /, sorted"`
+	Paths     []string `json:"paths" jsonschema:"matching files, relative to the workspace root, sorted"`
 	Truncated bool     `json:"truncated"`
 }
 

@@ -124,7 +124,7 @@ func scenario(t *testing.T, c client) {
 	// The model finds the bug and reads the file before editing it, as
 	// read_before_write wants (write_file made it known, so reading is the
 	// agent's habit here, not the kernel's demand).
-	if got := c.ok("grep", P{"pattern": `return a \- b`, "glob": "*.py"}); got != "/calc/ops.py:2:     return a - b" {
+	if got := c.ok("grep", P{"pattern": `return a \- b`, "glob": "*.py"}); got != "calc/ops.py:2:     return a - b" {
 		t.Fatalf("grep for the bug: %q", got)
 	}
 	if got := c.ok("read_file", P{"file_path": "calc/ops.py", "limit": 2}); !strings.Contains(got, "   2 |     return a - b") {
@@ -136,7 +136,7 @@ func scenario(t *testing.T, c client) {
 	if exit != 0 || !strings.Contains(output, r.okWant) || !strings.Contains(output, "OK") {
 		t.Fatalf("after the fix the tests must pass; exit %d:\n%s", exit, output)
 	}
-	if got := c.ok("glob", P{"pattern": "**/*.py"}); got != "/calc/__init__.py\n/calc/ops.py\n/test_ops.py" {
+	if got := c.ok("glob", P{"pattern": "**/*.py"}); got != "calc/__init__.py\ncalc/ops.py\ntest_ops.py" {
 		t.Errorf("the workspace holds what the agent wrote: %q", got)
 	}
 }

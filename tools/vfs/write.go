@@ -68,7 +68,7 @@ func editFile(_ *pdk.Call, p editParams) (pdk.Result, error) {
 	res, err := pdk.FS.Edit(pdk.EditRequest{Path: file, Old: p.OldString, New: p.NewString, ReplaceAll: p.ReplaceAll})
 	switch {
 	case pdk.KindOf(err) == pdk.KindNotFound:
-		return notFound("File", file), nil
+		return notFound("File", p.FilePath, file, err), nil
 	case err != nil:
 		return editFailure(err, file)
 	}

@@ -26,7 +26,7 @@ func (f *FS) Stat(ctx context.Context, p string) (backend.FileInfo, error) {
 	defer release()
 	fd, err := openat2(root, rel, oPath)
 	if err != nil {
-		return backend.FileInfo{}, mapErr(op, p, err)
+		return backend.FileInfo{}, f.explain(root, op, p, rel, err)
 	}
 	defer closeFD(fd)
 	var st syscall.Stat_t
@@ -102,7 +102,7 @@ func (f *FS) List(ctx context.Context, p string) (backend.ListResult, error) {
 func (f *FS) openListable(root int, op, p, rel string) (*os.File, error) {
 	pfd, err := openat2(root, rel, oPath)
 	if err != nil {
-		return nil, mapErr(op, p, err)
+		return nil, f.explain(root, op, p, rel, err)
 	}
 	defer closeFD(pfd)
 	var st syscall.Stat_t

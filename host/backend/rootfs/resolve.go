@@ -211,11 +211,18 @@ func (f *FS) ResolvePath(ctx context.Context, p string, followLast bool) (string
 
 // existingDir resolves dir as far as it exists and appends the rest as
 // named: where a write that creates the missing directories would put
-// them.
+// them. A symlink on dir that leads nowhere reachable is an error: the
+// mutation, which follows no symlink, could never get past it.
 func (f *FS) existingDir(op, p string, root int, dir string) (string, error) {
 	var missing []string
 	for {
 		fd, err := openat2(root, dir, oPath|syscall.O_DIRECTORY)
+		if err == syscall.ENOENT && len(missing) == 0 {
+			// Once, for the whole of dir: every prefix is looked at.
+			if lerr := f.brokenLink(root, op, p, dir); lerr != nil {
+				return "", lerr
+			}
+		}
 		if err == syscall.ENOENT && dir != "." {
 			parent, name := splitRel(dir)
 			missing = append(missing, name)
@@ -262,7 +269,7 @@ func (f *FS) fdPath(op, p string, fd int) (string, error) {
 func (f *FS) openRegular(root int, op, p, rel string) (*os.File, *syscall.Stat_t, error) {
 	fd, err := openat2(root, rel, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY)
 	if err != nil {
-		return nil, nil, mapErr(op, p, err)
+		return nil, nil, f.explain(root, op, p, rel, err)
 	}
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {

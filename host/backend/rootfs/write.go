@@ -55,7 +55,7 @@ func (f *FS) Write(ctx context.Context, req backend.WriteRequest) (backend.Write
 	defer release()
 	dfd, name, _, err := f.resolveFinal(root, target, l)
 	if err != nil {
-		return backend.WriteResult{}, lookupErr(op, req.Path, l, err)
+		return backend.WriteResult{}, f.lookupErr(root, op, req.Path, target, l, err)
 	}
 	defer closeFD(dfd)
 	file, created, err := f.openForWrite(dfd, name, mode)
@@ -172,7 +172,7 @@ func (f *FS) Edit(ctx context.Context, req backend.EditRequest) (backend.EditRes
 		if err == syscall.ENOENT {
 			return backend.EditResult{}, f.editErr(op, req.Path, err)
 		}
-		return backend.EditResult{}, lookupErr(op, req.Path, l, err)
+		return backend.EditResult{}, f.lookupErr(root, op, req.Path, target, l, err)
 	}
 	defer closeFD(dfd)
 	fd, err := openat(dfd, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
@@ -254,10 +254,16 @@ func resolvedTarget(op, p, rel, resolved string) (string, lookup, error) {
 	return target, lookup{resolved: true}, nil
 }
 
-// lookupErr maps an error of resolving a mutation's path. On a resolved
-// path, ELOOP means a symlink appeared on it after the policies judged it.
-func lookupErr(op, p string, l lookup, err error) error {
-	if l.resolved && err == syscall.ELOOP {
+// lookupErr maps an error of resolving a mutation's path rel. On a
+// resolved path, ELOOP means a symlink appeared on it after the policies
+// judged it (ResolvePath refused the links that lead nowhere, so a link
+// there now is new); on a requested path a missing element may be such a
+// link, which brokenLink names.
+func (f *FS) lookupErr(root int, op, p, rel string, l lookup, err error) error {
+	if !l.resolved {
+		return f.explain(root, op, p, rel, err)
+	}
+	if err == syscall.ELOOP {
 		return backend.Errorf(backend.ErrInvalid, op, p,
 			"a symlink appeared on the path since the policies judged it (the workspace changed meanwhile): try again")
 	}
@@ -336,7 +342,7 @@ func (f *FS) Remove(ctx context.Context, req backend.RemoveRequest) (backend.Rem
 	dir, name := splitRel(target)
 	dfd, err := openat2Resolve(root, dir, oPath|syscall.O_DIRECTORY, l.flags())
 	if err != nil {
-		return backend.RemoveResult{}, lookupErr(op, req.Path, l, err)
+		return backend.RemoveResult{}, f.lookupErr(root, op, req.Path, target, l, err)
 	}
 	defer closeFD(dfd)
 	var st syscall.Stat_t

@@ -6,10 +6,13 @@
 // commands wrappers such as sudo, env, xargs or timeout run, and the
 // scripts of sh -c. Commands are compared by base name; a path is accepted
 // only in a standard bin directory, since ./ls or /workspace/ls would be
-// whatever the agent wrote there. A shell string the parser cannot read
-// simply (control flow, functions, here-documents, a command name that is
-// not literal) is denied rather than guessed at, and so is a listed shell
-// run without -c: its commands would come from a file or its input.
+// whatever the agent wrote there. Control flow (if, for, while, case),
+// here-documents and substitutions are read, and every command in them is
+// judged; a function is called by its name, which must be listed like any
+// command. What the parser cannot judge (a command name that is not
+// literal, text it cannot read) is denied rather than guessed at, and so is
+// a listed shell run without -c, or `.`/source: their commands would come
+// from a file or their input.
 //
 // A listed program is trusted with everything it can do: python3 runs any
 // code, git can run hooks and pagers. List what the agent needs, not more.
@@ -214,13 +217,24 @@ func (a *Allowlist) judge(an *shellparse.Analysis) Verdict {
 		if r.Opaque != "" {
 			// Its commands come from a file or its input, which the
 			// allowlist cannot read: allowing it would allow anything.
-			return deny("%s, which the allowlist cannot see: give them as %s -c '…'", r.Opaque, r.Name())
+			return deny("%s, which the allowlist cannot see: %s", r.Opaque, opaqueAdvice(r.Name()))
 		}
 	}
 	if len(unlisted) > 0 {
 		return Verdict{Ask: true, Reason: strings.Join(unlisted, "; ")}
 	}
 	return Verdict{Allow: true}
+}
+
+// opaqueAdvice says how to give the allowlist commands it can see instead
+// of a file or an input: a shell takes them with -c; `.`, source and
+// chroot have no -c, so their commands are given directly.
+func opaqueAdvice(name string) string {
+	switch name {
+	case ".", "source", "chroot":
+		return "give the commands themselves (or as sh -c '…')"
+	}
+	return "give them as " + name + " -c '…'"
 }
 
 // checkName checks one command word; onlyUnlisted reports that its one

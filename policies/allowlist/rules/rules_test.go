@@ -75,7 +75,12 @@ func TestJudgeAsksOnlyForUnlistedNames(t *testing.T) {
 		{Request{Action: "shell.exec", Shell: "curl a | wc -l", Command: []string{"/bin/sh", "-c", "curl a | wc -l"}}, "ask", `"wc" is not in the allowlist`},
 		{Request{Action: "shell.exec", Command: []string{"./curl"}}, "deny", "outside the system bin"},
 		{Request{Action: "shell.exec", Command: []string{"curl"}, EnvKeys: []string{"LD_PRELOAD"}}, "deny", "LD_PRELOAD"},
-		{Request{Action: "shell.exec", Shell: "curl a; sh x.sh", Command: []string{"/bin/sh", "-c", "curl a; sh x.sh"}}, "deny", "cannot see"},
+		{Request{Action: "shell.exec", Shell: "curl a; sh x.sh", Command: []string{"/bin/sh", "-c", "curl a; sh x.sh"}}, "deny", "cannot see: give them as sh -c '…'"},
+		// . has no -c: the advice must be one that works.
+		{Request{Action: "shell.exec", Shell: ". ./x", Command: []string{"/bin/sh", "-c", ". ./x"}}, "deny", "cannot see: give the commands themselves (or as sh -c '…')"},
+		// Control flow and here-documents are read, not refused.
+		{Request{Action: "shell.exec", Shell: "for i in 1; do echo $i; done", Command: []string{"/bin/sh", "-c", "for i in 1; do echo $i; done"}}, "allow", ""},
+		{Request{Action: "shell.exec", Shell: "sh <<E\necho\nE", Command: []string{"/bin/sh", "-c", "sh <<E\necho\nE"}}, "deny", "cannot see"},
 		{Request{Action: "shell.script", Command: []string{"sh"}, Script: "curl a\n"}, "ask", `"curl"`},
 	} {
 		v := a.Judge(c.req)

@@ -7,8 +7,10 @@
 // from its words: recursive rm or chmod/chown of the root, the home
 // directory or a top-level system directory (however the flags are
 // spelled, through /bin/rm, sudo, env, xargs or sh -c), mkfs, dd from
-// /dev/zero or onto a disk, writes to a disk device, a fork bomb, or a
-// download piped into a shell.
+// /dev/zero or onto a disk, writes to a disk device, a fork bomb, a
+// download piped into a shell, shutdown/reboot/halt/poweroff (systemctl,
+// init 0/6 too), or kill -1. What it does not catch is listed in
+// RATIONALE.md ("The blocklist is a seatbelt").
 package rules
 
 import (
@@ -63,7 +65,7 @@ const (
 	RuleFind     = "find-delete-root"
 )
 
-var allRules = []string{RuleLength, RulePattern, RuleRmRoot, RuleChmod, RuleMkfs, RuleDD, RuleDisk, RuleForkBomb, RulePipeSh, RuleFind}
+var allRules = []string{RuleLength, RulePattern, RuleRmRoot, RuleChmod, RuleMkfs, RuleDD, RuleDisk, RuleForkBomb, RulePipeSh, RuleFind, RulePower}
 
 // Config is the policy's configuration ([[policies]] config = {…}).
 type Config struct {

@@ -33,6 +33,11 @@ func (b *Blocklist) judge(an *shellparse.Analysis) string {
 		if reason := b.checkWords(words); reason != "" {
 			return reason
 		}
+		if !b.off[RulePower] {
+			if reason := powerCheck(r.Name(), r.Values()); reason != "" {
+				return reason
+			}
+		}
 	}
 	if !b.off[RuleDisk] {
 		for _, c := range an.Commands {

@@ -33,6 +33,12 @@ func Normalize(field, p string) (string, error) {
 	if s == workspacePrefix || strings.HasPrefix(s, workspacePrefix+"/") {
 		s = s[len(workspacePrefix):]
 	}
+	if strings.Trim(s, "/") == "." {
+		// "." alone is how the shell names the working directory, the
+		// root: models pass it to grep and ls. Inside a path ("a/./b") it
+		// is still refused, to keep one spelling per path.
+		return "", nil
+	}
 	var segs []string
 	for _, seg := range strings.Split(s, "/") {
 		if seg == "" {
@@ -55,6 +61,19 @@ func Normalize(field, p string) (string, error) {
 		return "", problem(nil, "Path depth exceeds the allowed limit (%d segments).", MaxDepth)
 	}
 	return strings.Join(segs, "/"), nil
+}
+
+// OutsideHint is what to add when a path the model gave was absolute
+// and outside /workspace ("/etc/passwd"): the tools took it as a path
+// inside the workspace, which the model most likely did not mean, so it is
+// told what they see and how to reach the rest. "" for any other path.
+func OutsideHint(p string) string {
+	if !strings.HasPrefix(p, "/") || p == workspacePrefix || strings.HasPrefix(p, workspacePrefix+"/") ||
+		strings.Trim(p, "/") == "" {
+		return ""
+	}
+	return fmt.Sprintf("The file tools see only the workspace and read %s as a path inside it; "+
+		"to reach %s outside the workspace, run a command (the shell) instead", p, p)
 }
 
 // ErrRoot is returned by File for a path naming the workspace root.
@@ -88,9 +107,26 @@ func problem(kind error, format string, args ...any) error {
 	return &Problem{Message: fmt.Sprintf(format, args...), kind: kind}
 }
 
-// Display is how a normalised path is shown to the model: rooted at "/",
-// the way the tools accept it back.
-func Display(n string) string { return "/" + n }
+// Display is how a normalised path is shown to the model: relative to
+// the workspace root, "." for the root itself. That is one spelling true in
+// both the file tools (which take it back as is) and the shell, whose
+// commands start in the workspace root; "/plan.txt" would name the
+// sandbox's read-only root file system there.
+func Display(n string) string {
+	if n == "" {
+		return "."
+	}
+	return n
+}
+
+// Where names a directory inside a sentence: its Display form, or "the
+// workspace root" for the root ("under ." reads as a typo).
+func Where(n string) string {
+	if n == "" {
+		return "the workspace root"
+	}
+	return n
+}
 
 // Interface guards
 var _ error = (*Problem)(nil)

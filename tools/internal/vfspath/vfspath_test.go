@@ -23,6 +23,10 @@ func TestNormalize(t *testing.T) {
 		{in: strings.Repeat("x", MaxSegment), want: strings.Repeat("x", MaxSegment)},
 		{in: "a/../b", err: "Path segments may not include '.' or '..'."},
 		{in: "./a", err: "Path segments may not include '.' or '..'."},
+		{in: ".", want: ""}, // the shell's name for the working directory, the root
+		{in: "./", want: ""},
+		{in: "/workspace/.", want: ""},
+		{in: "a/.", err: "Path segments may not include '.' or '..'."},
 		{in: "café.txt", err: "path must contain only printable ASCII characters"},
 		{in: "a\x00b", err: "path must contain only printable ASCII characters"},
 		{in: "a\nb", err: "path must contain only printable ASCII characters"},
@@ -43,12 +47,21 @@ func TestNormalize(t *testing.T) {
 }
 
 func TestFileRefusesRoot(t *testing.T) {
-	for _, in := range []string{"", "/", "/workspace"} {
+	for _, in := range []string{"", "/", "/workspace", "."} {
 		if _, err := File("file_path", in); !errors.Is(err, ErrRoot) {
 			t.Errorf("File(%q): %v", in, err)
 		}
 	}
-	if got, err := File("file_path", "/workspace/a"); err != nil || got != "a" || Display(got) != "/a" {
+	if got, err := File("file_path", "/workspace/a"); err != nil || got != "a" || Display(got) != "a" || Display("") != "." {
 		t.Errorf("File: %q, %v", got, err)
+	}
+}
+
+// OutsideHint speaks only of absolute paths outside /workspace.
+func TestOutsideHint(t *testing.T) {
+	for in, want := range map[string]bool{"/etc/passwd": true, "/usr": true, "/workspace/a": false, "/workspace": false, "a/b": false, "/": false, "": false} {
+		if got := OutsideHint(in) != ""; got != want {
+			t.Errorf("OutsideHint(%q) = %q", in, OutsideHint(in))
+		}
 	}
 }
