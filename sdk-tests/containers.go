@@ -53,7 +53,7 @@ func mustCreate(t *testing.T, c backend.Containers, spec backend.ContainerSpec) 
 func checkContainerLifecycle(t *testing.T, c backend.Containers, o backend.ContainerOwner) {
 	ctx := t.Context()
 	info := mustCreate(t, c, backend.ContainerSpec{Owner: o, Purpose: "conformance", Network: "none",
-		Env:            map[string]string{"EXPLICIT": "x"},
+		Env: map[string]string{"EXPLICIT": "x"},
 		// A list passes exactly its names, but never wai's own (WAI_*).
 		EnvPassthrough: backend.EnvPassthrough{Names: []string{"SDK_API_KEY", "WAI_SDK_TOKEN"}},
 		HostEnv:        map[string]string{"SDK_API_KEY": "secret-value", "SDK_OTHER": "no", "WAI_SDK_TOKEN": "wai-own"},
