@@ -85,6 +85,11 @@ type Config struct {
 	// Dotfiles are applied to every managed container a create makes
 	// ([dotfiles]; docs/containers.md "Dotfiles").
 	Dotfiles DotfilesConfig
+	// SecretEnv names environment variables holding wai's own secrets
+	// (host/config adds [mcp] token_env, wai serve its --token-env): no
+	// managed container is given them, whatever its env_passthrough.
+	// Variables starting with WAI_ are never given either way.
+	SecretEnv []string
 
 	// Source names where the configuration came from (a file), for
 	// errors; empty for a Config built in Go.

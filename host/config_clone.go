@@ -17,6 +17,7 @@ func (c Config) clone() Config {
 	out.DisabledTools = slices.Clone(c.DisabledTools)
 	out.BundledTools = slices.Clone(c.BundledTools)
 	out.DefaultPolicies = slices.Clone(c.DefaultPolicies)
+	out.SecretEnv = slices.Clone(c.SecretEnv)
 	if c.Backends != nil {
 		out.Backends = make(map[string]map[string]any, len(c.Backends))
 		for name, t := range c.Backends {

@@ -29,7 +29,7 @@ func (s *Session) createContainer(ctx context.Context, c backend.Containers, own
 		}
 		if !pf.Ready {
 			resp.Preflight = &pf
-			return resp, backend.Errorf(backend.ErrUnavailable, "containers.create", "", "containers are not ready here: %s (the preflight checks say what to fix)", pf.Summary)
+			return resp, backend.Errorf(backend.ErrUnavailable, "containers.create", "", "containers are not ready here: %s", failedChecks(pf))
 		}
 		s.containersReady.Store(true)
 	}
@@ -55,7 +55,7 @@ func (s *Session) createContainer(ctx context.Context, c backend.Containers, own
 	}
 	spec := backend.ContainerSpec{Owner: owner, Name: req.Name, Image: req.Image, Purpose: req.Purpose, Workdir: req.Workdir,
 		Mounts: req.Mounts, MountWorkspace: mountCwd, Ports: req.Ports, Env: map[string]string{}, EnvPassthrough: pass,
-		HostEnv: hostEnviron(), Memory: req.MemoryLimit, Network: req.Network, Persistent: req.Persistent,
+		HostEnv: s.k.containerHostEnv(), Memory: req.MemoryLimit, Network: req.Network, Persistent: req.Persistent,
 		Privileged: req.Privileged, GPU: req.GPU, Command: req.ServiceCommand, Project: req.Project, Service: req.Service,
 		Provisioning: map[string]bool{"forward_git": req.ForwardGit, "forward_gh": req.ForwardGh, "forward_ssh": req.ForwardSSH}}
 	for k, v := range req.Env {
@@ -111,6 +111,34 @@ func (s *Session) createContainer(ctx context.Context, c backend.Containers, own
 		}
 	}
 	return resp, nil
+}
+
+// containerHostEnv is the process environment a create may pass from,
+// without wai's own secrets (Config.SecretEnv): no env_passthrough mode,
+// an explicit list included, can hand a container the bearer token that
+// opens wai itself.
+func (k *Kernel) containerHostEnv() map[string]string {
+	env := hostEnviron()
+	for _, name := range k.cfg.SecretEnv {
+		delete(env, name)
+	}
+	return env
+}
+
+// failedChecks names each failed check with its detail and guidance: the
+// error is all the CLI prints, and "1 check failed" alone tells nobody
+// what to fix.
+func failedChecks(pf backend.ContainerPreflight) string {
+	var parts []string
+	for _, c := range pf.Checks {
+		if !c.Passed && !c.Optional {
+			parts = append(parts, fmt.Sprintf("%s failed (%s): %s", c.Name, c.Detail, c.Guidance))
+		}
+	}
+	if len(parts) == 0 {
+		return pf.Summary
+	}
+	return strings.Join(parts, "; ")
 }
 
 func errSuffix(err error) string {

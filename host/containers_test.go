@@ -39,7 +39,8 @@ func (f *fakeContainers) ContainersPreflight(context.Context) (backend.Container
 func (f *fakeContainers) CreateContainer(_ context.Context, s backend.ContainerSpec) (backend.ContainerInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	env, keys, err := backend.PassthroughEnv(s.HostEnv, s.EnvPassthrough, nil, s.Env)
+	// As an operator's env_patterns would: auto passes nothing without.
+	env, keys, err := backend.PassthroughEnv(s.HostEnv, s.EnvPassthrough, []string{"*_API_KEY", "*_TOKEN"}, s.Env)
 	if err != nil {
 		return backend.ContainerInfo{}, err
 	}
@@ -144,8 +145,15 @@ func TestContainersKernelPath(t *testing.T) {
 	os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte("PRIVATE"), 0o600)
 	t.Setenv("HOME", home)
 	t.Setenv("FOO_API_KEY", "sk-secret")
+	// wai's own secrets match *_TOKEN yet never pass: WAI_* always, and
+	// the configured token variable (SecretEnv).
+	t.Setenv("WAI_MCP_TOKEN", "wai-bearer")
+	t.Setenv("SERVE_TOKEN", "serve-bearer")
 	t.Setenv("PATH", t.TempDir()) // no gh
-	k, fc := containersKernel(t, nil)
+	cfg := testConfig(t)
+	cfg.SecretEnv = []string{"SERVE_TOKEN"}
+	fc := newFakeContainers()
+	k := safetyKernel(t, cfg, map[string]any{"allow_gh_forwarding": true}, fc)
 	s := session(t, k, "c1")
 	ctx := context.Background()
 	resp, err := s.Containers(ctx, ContainerRequest{Operation: "create", Name: "box", ForwardGit: true, ForwardGh: true,
@@ -154,7 +162,8 @@ func TestContainersKernelPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := fc.created[0]
-	if spec.Env["FOO_API_KEY"] != "sk-secret" || spec.Env["EXPLICIT"] != "1" || spec.Env["PATH"] != "" {
+	if spec.Env["FOO_API_KEY"] != "sk-secret" || spec.Env["EXPLICIT"] != "1" || spec.Env["PATH"] != "" ||
+		spec.Env["WAI_MCP_TOKEN"] != "" || spec.Env["SERVE_TOKEN"] != "" {
 		t.Errorf("env passed on: %v", spec.Env)
 	}
 	var files []string
@@ -244,7 +253,8 @@ func TestContainersPreflightOnFirstCreate(t *testing.T) {
 	k, fc := containersKernel(t, nil)
 	fc.notReady = true
 	resp, err := session(t, k, "p").Containers(context.Background(), ContainerRequest{Operation: "create"})
-	if !errors.Is(err, backend.ErrUnavailable) || resp.Preflight == nil || resp.Preflight.Checks[0].Guidance != "start it" || len(fc.created) != 0 {
+	if !errors.Is(err, backend.ErrUnavailable) || resp.Preflight == nil || resp.Preflight.Checks[0].Guidance != "start it" || len(fc.created) != 0 ||
+		!strings.Contains(err.Error(), "service failed") || !strings.Contains(err.Error(), "start it") {
 		t.Errorf("create when not ready: %+v, %v", resp, err)
 	}
 }
@@ -285,7 +295,13 @@ func TestContainersGhForward(t *testing.T) {
 	os.WriteFile(gh, []byte("#!/bin/sh\n[ \"$1 $2\" = \"auth token\" ] && echo gho_test123\n"), 0o755)
 	t.Setenv("PATH", bin)
 	t.Setenv("HOME", t.TempDir())
-	k, fc := containersKernel(t, nil)
+	// The token is a credential: without the key, a person must approve.
+	k, _ := containersKernel(t, nil)
+	if _, err := session(t, k, "gh").Containers(context.Background(), ContainerRequest{Operation: "create", ForwardGh: true}); !errors.Is(err, backend.ErrPermission) ||
+		!strings.Contains(err.Error(), "allow_gh_forwarding") {
+		t.Errorf("forward_gh without approval: %v, want a denial naming allow_gh_forwarding", err)
+	}
+	k, fc := containersKernel(t, map[string]any{"allow_gh_forwarding": true})
 	s := session(t, k, "gh")
 	resp, err := s.Containers(context.Background(), ContainerRequest{Operation: "create", Name: "a", ForwardGh: true,
 		Env: map[string]string{"GITHUB_TOKEN": "mine"}})

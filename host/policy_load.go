@@ -105,7 +105,7 @@ func bundledPolicy(_ context.Context, name string, raw json.RawMessage) (Policy,
 			}
 			ch := r.Container
 			v := c.Check(containergates.Request{Operation: ch.Operation, Network: ch.Network, MountPaths: ch.MountPaths,
-				EnvPassthrough: ch.EnvPassthrough, ForwardSSH: ch.ForwardSSH, GPU: ch.GPU, Count: ch.Count, DotfilesRepo: ch.DotfilesRepo,
+				EnvPassthrough: ch.EnvPassthrough, ForwardSSH: ch.ForwardSSH, ForwardGh: ch.ForwardGh, GPU: ch.GPU, Count: ch.Count, DotfilesRepo: ch.DotfilesRepo,
 				Egress: ch.Egress, DockerfileBuild: ch.DockerfileBuild})
 			d := Decision{Allow: v.Allow, Ask: v.Ask, Reason: v.Reason}
 			if !v.Allow {

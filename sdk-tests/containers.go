@@ -53,9 +53,10 @@ func mustCreate(t *testing.T, c backend.Containers, spec backend.ContainerSpec) 
 func checkContainerLifecycle(t *testing.T, c backend.Containers, o backend.ContainerOwner) {
 	ctx := t.Context()
 	info := mustCreate(t, c, backend.ContainerSpec{Owner: o, Purpose: "conformance", Network: "none",
-		Env:            map[string]string{"EXPLICIT": "x"},
-		EnvPassthrough: backend.EnvPassthrough{Mode: backend.EnvPassAuto},
-		HostEnv:        map[string]string{"SDK_API_KEY": "secret-value", "SDK_OTHER": "no"},
+		Env: map[string]string{"EXPLICIT": "x"},
+		// A list passes exactly its names, but never wai's own (WAI_*).
+		EnvPassthrough: backend.EnvPassthrough{Names: []string{"SDK_API_KEY", "WAI_SDK_TOKEN"}},
+		HostEnv:        map[string]string{"SDK_API_KEY": "secret-value", "SDK_OTHER": "no", "WAI_SDK_TOKEN": "wai-own"},
 		Files:          []backend.ContainerFile{{Path: ".config/sdk/file", Data: []byte("provisioned\n"), Mode: 0o600}}})
 	if info.Name == "" || strings.Join(info.EnvKeys, ",") != "EXPLICIT,SDK_API_KEY" {
 		t.Errorf("create answered %+v: want a name and env keys EXPLICIT,SDK_API_KEY", info)

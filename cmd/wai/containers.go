@@ -33,7 +33,7 @@ the backend's hardening), from the command line.
 
   wai containers create [--name N] [--image I] [--env K=V]… [--passthrough auto|all|none|NAME,…]
                         [--forward-git] [--forward-gh] [--mount HOST:CTR[:rw]]… [--port [HOST:]CTR]…
-                        [--network bridge|none] [--memory 4g] [--purpose P]
+                        [--network none|NET|bridge] [--memory 4g] [--purpose P]
                         [--dotfiles REPO | --no-dotfiles]
   wai containers exec NAME [--timeout SEC] -- COMMAND…
   wai containers ls [--json]

@@ -73,6 +73,11 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}
+		if tokenEnv != "" {
+			// The token --token-env names opens this server: no
+			// container the agent creates may be given it.
+			cfg.SecretEnv = append(cfg.SecretEnv, tokenEnv)
+		}
 		// The HTTP settings are checked before the kernel loads every
 		// plugin: a refused address or token is told at once.
 		var tokens []mcpserver.Token

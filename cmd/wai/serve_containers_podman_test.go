@@ -35,9 +35,14 @@ func TestServeContainersPodman(t *testing.T) {
 	writeFile(t, home, ".gitconfig", "[user]\n\tname = Ada Container\n\temail = ada@example.com\n")
 	writeFile(t, roots, "from-host.txt", "hello from the host\n")
 	id := testID(t)
-	table := podmanTable("wai-mcp-"+id, roots) + fmt.Sprintf("agent_path = %q\n", agent)
+	// The operator lets auto pass FOO_* and *_TOKEN; wai serve's own
+	// tokens (WAI_MCP_TOKEN, and the variable [mcp] token_env names)
+	// match *_TOKEN and still never reach a container.
+	table := podmanTable("wai-mcp-"+id, roots) + fmt.Sprintf("agent_path = %q\n", agent) +
+		"[backends.podman.containers]\nenv_patterns = [\"FOO_*\", \"*_TOKEN\"]\n[mcp]\ntoken_env = \"SERVE_BEARER_TOKEN\"\n"
 	s := serveContainers(t, ctx, table, "containers-test", "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "FOO_API_KEY=sk-test-4242")
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "FOO_API_KEY=sk-test-4242", "OTHER_API_KEY=sk-not-listed",
+		"WAI_MCP_TOKEN=wai-own-bearer-1234", "SERVE_BEARER_TOKEN=serve-bearer-5678", "PROJECT_TOKEN=project-token-90")
 	b, call, mustOK := s.backend, s.call, s.mustOK
 	name, kept, temp, restored, snap := "wai-c-"+id, "wai-keep-"+id, "wai-temp-"+id, "wai-r-"+id, "snap-"+id
 	t.Cleanup(func() {
@@ -60,6 +65,7 @@ func TestServeContainersPodman(t *testing.T) {
 	if out := mustOK(map[string]any{"operation": "exec", "container": name, "command": "echo $FOO_API_KEY"}); !strings.Contains(out, "sk-test-4242") {
 		t.Errorf("echo $FOO_API_KEY: %s", out)
 	}
+	checkSecretsAndNetwork(t, call, mustOK, name)
 	// In from an allowed host root, out to the session workspace (mounted
 	// at /workspace), and back in from there.
 	mustOK(map[string]any{"operation": "copy_in", "container": name, "host_path": filepath.Join(roots, "from-host.txt"), "container_path": "/tmp/in.txt"})
@@ -130,6 +136,36 @@ func TestServeContainersPodman(t *testing.T) {
 	}
 	if names[temp] || names[name] || !names[kept] {
 		t.Errorf("after the MCP session ended: %v; want %s gone and persistent %s kept", names, temp, kept)
+	}
+}
+
+// checkSecretsAndNetwork checks container name (made with the default
+// env_passthrough and network): it holds the operator's patterns' matches
+// (PROJECT_TOKEN), not wai's own tokens nor unlisted keys, and has no
+// network but loopback; egress and a list of names need a person, and
+// nobody can be asked here.
+func checkSecretsAndNetwork(t *testing.T, call func(map[string]any) (string, bool), mustOK func(map[string]any) string, name string) {
+	t.Helper()
+	out := mustOK(map[string]any{"operation": "exec", "container": name, "command": "env; ls /sys/class/net"})
+	for _, secret := range []string{"wai-own-bearer-1234", "serve-bearer-5678", "sk-not-listed"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the container holds %s:\n%s", secret, out)
+		}
+	}
+	if !strings.Contains(out, "project-token-90") || strings.Contains(out, "eth0") {
+		t.Errorf("want PROJECT_TOKEN (the operator's *_TOKEN) and no network but lo:\n%s", out)
+	}
+	for _, c := range []struct {
+		args map[string]any
+		key  string
+	}{
+		{map[string]any{"operation": "create", "network": "bridge"}, "allow_network_egress"},
+		{map[string]any{"operation": "create", "env_passthrough": []string{"WAI_MCP_TOKEN"}}, "allow_env_passthrough_list"},
+		{map[string]any{"operation": "create", "forward_gh": true}, "allow_gh_forwarding"},
+	} {
+		if out, ok := call(c.args); ok || !strings.Contains(out, c.key) {
+			t.Errorf("%v: ok=%v %s; want a refusal naming %s", c.args, ok, out, c.key)
+		}
 	}
 }
 

@@ -13,14 +13,10 @@ const (
 	EnvPassNone = "none" // only the explicit env
 )
 
-// DefaultEnvPatterns are the host variables auto passthrough hands to a
-// container when the config names no patterns: API keys, tokens, the
-// model providers' settings and the proxy variables.
-var DefaultEnvPatterns = []string{
-	"*_API_KEY", "*_TOKEN", "ANTHROPIC_*", "OPENAI_*", "AZURE_OPENAI_*",
-	"GOOGLE_*", "GEMINI_*", "OLLAMA_*", "AMPLIFIER_*",
-	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
-}
+// Auto passthrough has no default patterns: a host's API keys and tokens
+// are credentials, and a container gets one only when the operator lists
+// it ([backends.podman.containers] env_patterns) or a person approves a
+// create that names it (the container_safety policy's gates).
 
 // NeverPassthrough are host variables that describe the host session, not
 // the work: passing them would break the container (PATH, HOME) or leak
@@ -32,6 +28,13 @@ var NeverPassthrough = map[string]bool{
 	"SSH_AUTH_SOCK": true, "SSH_CONNECTION": true, "SSH_CLIENT": true, "SSH_TTY": true,
 	"LS_COLORS": true, "LANG": true, "LC_ALL": true,
 }
+
+// WaiOwnPrefix starts the names of wai's own variables (WAI_MCP_TOKEN,
+// the bearer token of wai serve, among them): they configure or
+// authenticate wai, never the work, and no mode passes them, an explicit
+// list included. A token_env naming another variable is kept out by the
+// kernel (host.Config.SecretEnv).
+const WaiOwnPrefix = "WAI_"
 
 // EnvPassthrough is a create's env_passthrough: a mode, or (Mode empty) an
 // explicit list of variable names.
@@ -51,13 +54,10 @@ func ValidEnvPatterns(patterns []string) error {
 }
 
 // PassthroughEnv picks the host variables a container gets under mode p
-// (patterns are auto's; DefaultEnvPatterns when nil) and lays explicit over
+// (patterns are auto's: none, nothing passes) and lays explicit over
 // them: explicit always wins. It returns the variables and their sorted
 // names; only the names may be shown or stored.
 func PassthroughEnv(host map[string]string, p EnvPassthrough, patterns []string, explicit map[string]string) (map[string]string, []string, error) {
-	if patterns == nil {
-		patterns = DefaultEnvPatterns
-	}
 	if err := ValidEnvPatterns(patterns); err != nil {
 		return nil, nil, err
 	}
@@ -65,19 +65,19 @@ func PassthroughEnv(host map[string]string, p EnvPassthrough, patterns []string,
 	switch {
 	case p.Mode == "" && p.Names != nil:
 		for _, n := range p.Names {
-			if v, ok := host[n]; ok {
+			if v, ok := host[n]; ok && !strings.HasPrefix(n, WaiOwnPrefix) {
 				out[n] = v
 			}
 		}
 	case p.Mode == EnvPassAuto || p.Mode == "":
 		for k, v := range host {
-			if !NeverPassthrough[k] && matchAny(patterns, k) {
+			if !never(k) && matchAny(patterns, k) {
 				out[k] = v
 			}
 		}
 	case p.Mode == EnvPassAll:
 		for k, v := range host {
-			if !NeverPassthrough[k] {
+			if !never(k) {
 				out[k] = v
 			}
 		}
@@ -97,6 +97,10 @@ func PassthroughEnv(host map[string]string, p EnvPassthrough, patterns []string,
 	}
 	sort.Strings(names)
 	return out, names, nil
+}
+
+func never(name string) bool {
+	return NeverPassthrough[name] || strings.HasPrefix(name, WaiOwnPrefix)
 }
 
 func matchAny(patterns []string, name string) bool {

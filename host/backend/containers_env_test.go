@@ -9,6 +9,7 @@ import (
 var hostEnv = map[string]string{
 	"OPENAI_API_KEY": "sk-1", "GH_TOKEN": "gh", "ANTHROPIC_MODEL": "m", "HTTPS_PROXY": "p",
 	"PATH": "/bin", "HOME": "/root", "EDITOR": "vi", "SSH_AUTH_SOCK": "/s", "MY_API_KEYS": "no",
+	"WAI_MCP_TOKEN": "wai-bearer", "WAI_PLUGIN_DIR": "/p",
 }
 
 func TestPassthroughEnvModes(t *testing.T) {
@@ -19,8 +20,14 @@ func TestPassthroughEnvModes(t *testing.T) {
 		explicit map[string]string
 		want     map[string]string
 	}{
-		{"auto matches default patterns", EnvPassthrough{Mode: EnvPassAuto}, nil, nil,
+		// No patterns configured: credentials are opt-in, nothing passes.
+		{"auto without patterns passes nothing", EnvPassthrough{Mode: EnvPassAuto}, nil, nil, map[string]string{}},
+		{"auto matches the patterns", EnvPassthrough{Mode: EnvPassAuto}, []string{"*_API_KEY", "*_TOKEN", "ANTHROPIC_*", "HTTPS_PROXY"}, nil,
 			map[string]string{"OPENAI_API_KEY": "sk-1", "GH_TOKEN": "gh", "ANTHROPIC_MODEL": "m", "HTTPS_PROXY": "p"}},
+		// wai's own variables never pass, whatever the mode names.
+		{"auto never wai's own", EnvPassthrough{Mode: EnvPassAuto}, []string{"*"}, nil,
+			map[string]string{"OPENAI_API_KEY": "sk-1", "GH_TOKEN": "gh", "ANTHROPIC_MODEL": "m", "HTTPS_PROXY": "p", "EDITOR": "vi", "MY_API_KEYS": "no"}},
+		{"list never wai's own", EnvPassthrough{Names: []string{"WAI_MCP_TOKEN", "EDITOR"}}, nil, nil, map[string]string{"EDITOR": "vi"}},
 		{"empty mode is auto", EnvPassthrough{}, []string{"ED*"}, nil, map[string]string{"EDITOR": "vi"}},
 		{"auto no match", EnvPassthrough{Mode: EnvPassAuto}, []string{"NOPE_*"}, nil, map[string]string{}},
 		{"fnmatch classes", EnvPassthrough{Mode: EnvPassAuto}, []string{"[EG]?_*", "EDIT?R"}, nil,

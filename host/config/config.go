@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/wai-dev/wai/host"
 )
@@ -57,6 +58,10 @@ func (f File) Kernel() host.Config {
 		c.StateDir = f.env.stateDir()
 	}
 	c.Source = f.Path
+	if f.MCP.TokenEnv != "" {
+		// wai serve's bearer token: never a container's to read.
+		c.SecretEnv = append(slices.Clone(c.SecretEnv), f.MCP.TokenEnv)
+	}
 	if f.backendLines != nil {
 		c.BackendKeyLine = f.backendKeyLine
 	}

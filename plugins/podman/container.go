@@ -266,18 +266,8 @@ func (b *Backend) ensureImage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if p.local {
-		// No image was configured: the one scripts/setup-podman.sh builds
-		// (full Python with pytest, git and the usual tools), when
-		// present, is what the user set up, and more useful than the
-		// registry's python image.
-		if ok, err := images.Exists(cctx, LocalImage, nil); err == nil && ok {
-			b.log.LogAttrs(ctx, slog.LevelInfo, "runtime.podman.image_local",
-				slog.String("image", LocalImage), slog.String("instead_of", p.image))
-			p.image, p.local = LocalImage, false
-			p.present, p.delay, p.lastErr = true, 0, nil
-			return nil
-		}
+	if b.preferLocal(ctx, cctx) {
+		return nil
 	}
 	ok, err := images.Exists(cctx, p.image, nil)
 	if err != nil {
@@ -309,6 +299,43 @@ func (b *Backend) ensureImage(ctx context.Context) error {
 	}
 	p.next, p.lastErr = time.Now().Add(p.delay), err
 	return b.imageMissing(p.image, fmt.Errorf("pulling it failed: %w; next attempt in %s", err, p.delay))
+}
+
+// preferLocal switches to LocalImage when no image was configured and it
+// is present: the one scripts/setup-podman.sh builds (full Python with
+// pytest, git and the usual tools) is what the user set up, and more
+// useful than the registry's python image. It reports whether it did;
+// b.pull.mu must be held.
+func (b *Backend) preferLocal(ctx, cctx context.Context) bool {
+	p := &b.pull
+	if !p.local {
+		return false
+	}
+	if ok, err := images.Exists(cctx, LocalImage, nil); err != nil || !ok {
+		return false
+	}
+	b.log.LogAttrs(ctx, slog.LevelInfo, "runtime.podman.image_local",
+		slog.String("image", LocalImage), slog.String("instead_of", p.image))
+	p.image, p.local = LocalImage, false
+	p.present, p.delay, p.lastErr = true, 0, nil
+	return true
+}
+
+// containersImage is the image a managed container without one runs:
+// containers.image, else the image a session would get. A create or the
+// containers preflight may be a process's first act, before any session
+// command made ensureImage prefer LocalImage, so it makes that choice
+// itself (nothing is pulled: managed containers never pull).
+func (b *Backend) containersImage(ctx context.Context) string {
+	if b.cfg.Containers.Image != "" {
+		return b.cfg.Containers.Image
+	}
+	b.pull.mu.Lock()
+	defer b.pull.mu.Unlock()
+	if cctx, err := b.svc.ctx(ctx); err == nil {
+		b.preferLocal(ctx, cctx)
+	}
+	return b.pull.image
 }
 
 // image is the image new containers run.

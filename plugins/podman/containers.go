@@ -53,6 +53,9 @@ func (b *Backend) CreateContainer(ctx context.Context, req backend.ContainerSpec
 
 func (b *Backend) createContainer(ctx context.Context, req backend.ContainerSpec) (backend.ContainerInfo, error) {
 	const op = "containers.create"
+	if req.Image == "" {
+		req.Image = b.containersImage(ctx)
+	}
 	s, info, err := b.containerSpec(req)
 	if err != nil {
 		return backend.ContainerInfo{}, err
@@ -133,7 +136,7 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 		return nil, info, err
 	}
 	image := req.Image
-	if image == "" {
+	if image == "" { // CreateContainer fills it in; a spec built alone
 		if image = cc.Image; image == "" {
 			image = b.image()
 		}
@@ -288,12 +291,21 @@ func (b *Backend) containerName(name, purpose string) (string, error) {
 func (b *Backend) containerNetwork(s *specgen.SpecGenerator, req backend.ContainerSpec) error {
 	const op = "containers.create"
 	switch req.Network {
-	case "", "bridge":
+	case "bridge":
+		// Podman's network routes out: egress, the operator's call.
+		if !b.cfg.Containers.AllowNetworkEgress {
+			return backend.Errorf(backend.ErrPermission, op, "bridge", "network \"bridge\" reaches outside, and egress is off: "+
+				"an operator allows it with containers.allow_network_egress = true in [backends.podman] (a person then approves each create); "+
+				"without it, use no network (the default) or a network create_network made (its containers reach each other)")
+		}
 		s.NetNS = specgen.Namespace{NSMode: specgen.Bridge}
-	case "none":
+	case "", "none":
+		// No network by default: a container reaching outside is asked
+		// for (network = "bridge"), never given.
 		s.NetNS = specgen.Namespace{NSMode: specgen.NoNetwork}
 		if len(req.Ports) > 0 {
-			return backend.Errorf(backend.ErrInvalid, op, "", "ports need a network: drop network = \"none\" or the ports")
+			return backend.Errorf(backend.ErrInvalid, op, "", "ports need a network, and a create gets none by default: "+
+				"set network = \"bridge\" (egress: containers.allow_network_egress, and a person's approval), or drop the ports")
 		}
 	default:
 		// A managed network: CreateContainer checked it is the owner's.

@@ -30,8 +30,8 @@ type ContainersConfig struct {
 	// "1h"; an exec without one gets 300 s.
 	MaxExecTimeout Duration `json:"max_exec_timeout"`
 	// EnvPatterns are the host variables env_passthrough "auto" passes
-	// (fnmatch globs). Default: backend.DefaultEnvPatterns (API keys,
-	// tokens, model providers' settings, proxies), also when empty.
+	// (fnmatch globs). Default none: host credentials reach a container
+	// only when the operator lists them here (wai's own WAI_* never).
 	EnvPatterns []string `json:"env_patterns"`
 	// CDISpecDirs are where a gpu create and preflight look for the
 	// NVIDIA CDI spec, on the machine of a unix:// service. Default
@@ -44,9 +44,11 @@ type ContainersConfig struct {
 	// (minutes, as root, from the Debian mirror) instead of failing with
 	// the `wai image build PURPOSE` to run. Default false.
 	BuildImages bool `json:"build_images"`
-	// AllowNetworkEgress lets create_network make a network with a route
-	// out (egress = true); without it every managed network is internal:
-	// its containers reach each other, nothing else.
+	// AllowNetworkEgress lets a managed container reach outside: a create
+	// with network = "bridge" (Podman's network, with a route out) and a
+	// create_network with egress = true. Without it a create gets no
+	// network unless it names an internal one create_network made: its
+	// containers reach each other, nothing else.
 	AllowNetworkEgress bool `json:"allow_network_egress"`
 	// BuildDockerfiles lets a try-repo create build a repository's
 	// top-level Dockerfile (no pulls; RUN steps get a network only with
@@ -104,7 +106,7 @@ func (c *ContainersConfig) resolve() error {
 		return bad("max_exec_timeout %s: at least 1s", time.Duration(c.MaxExecTimeout))
 	}
 	if len(c.EnvPatterns) == 0 {
-		c.EnvPatterns = nil // the defaults; env_passthrough "none" passes nothing
+		c.EnvPatterns = nil // auto passes nothing
 	} else {
 		if err := backend.ValidEnvPatterns(c.EnvPatterns); err != nil {
 			return bad("env_patterns: %v", err)

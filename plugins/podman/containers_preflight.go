@@ -27,10 +27,7 @@ func (b *Backend) ContainersPreflight(ctx context.Context) (backend.ContainerPre
 	add("service", err == nil, fmt.Sprintf("Podman service at %s", b.cfg.URL),
 		fmt.Sprintf("start the Podman service (as root: scripts/setup-podman.sh; or `systemctl start podman.socket`): %v", err))
 	if err == nil {
-		image := b.cfg.Containers.Image
-		if image == "" {
-			image = b.image()
-		}
+		image := b.containersImage(ctx)
 		ok, ierr := images.Exists(cctx, image, nil)
 		add("image", ierr == nil && ok, "default image "+image,
 			"build or load the image where the service runs (scripts/setup-podman.sh builds "+LocalImage+"), or name another with containers.image in [backends.podman]")

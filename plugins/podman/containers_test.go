@@ -79,6 +79,10 @@ func TestContainerLifecycle(t *testing.T) {
 	if _, err := time.Parse(time.RFC3339, data.Config.Labels[labelCreated]); err != nil {
 		t.Errorf("label %s: %v", labelCreated, err)
 	}
+	// No network unless asked for: a route out is egress, never a default.
+	if mode := data.HostConfig.NetworkMode; mode != "none" {
+		t.Errorf("network mode %q of a create without one: want none", mode)
+	}
 	// Hardening, read from inside: no capabilities, no new privileges,
 	// the memory and pids limits, no user namespaces.
 	res := cexec(t, b, ref, `grep -E '^(CapEff|CapBnd|NoNewPrivs|Seccomp):' /proc/self/status; cat /sys/fs/cgroup/pids.max /sys/fs/cgroup/pids/pids.max 2>/dev/null; `+
@@ -129,7 +133,8 @@ func TestContainerRefusals(t *testing.T) {
 	allowed := t.TempDir()
 	outside := t.TempDir()
 	os.Symlink(outside, filepath.Join(allowed, "escape"))
-	b, _, owner := containerTest(t, map[string]any{"allowed_host_roots": []string{allowed}})
+	b, _, owner := containerTest(t, map[string]any{"allowed_host_roots": []string{allowed},
+		"containers": map[string]any{"allow_network_egress": true}})
 	for name, spec := range map[string]backend.ContainerSpec{
 		"privileged":      {Privileged: true},
 		"host network":    {Network: "host"},
@@ -160,7 +165,7 @@ func TestContainerRefusals(t *testing.T) {
 	// A mount from the allowed root is read-only (allow_write_mounts is
 	// off), and ports publish on loopback only.
 	info := create(t, b, backend.ContainerSpec{Owner: owner, Mounts: []backend.ContainerMount{{HostPath: allowed, ContainerPath: "/src"}},
-		Ports: []backend.ContainerPort{{ContainerPort: 8000}}})
+		Network: "bridge", Ports: []backend.ContainerPort{{ContainerPort: 8000}}})
 	ref := backend.ContainerRef{Owner: owner, Name: info.Name}
 	if res := cexec(t, b, ref, "touch /src/f 2>&1; echo $?"); !strings.Contains(res.Stdout, "Read-only") {
 		t.Errorf("mount not read-only: %+v", res)

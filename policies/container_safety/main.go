@@ -5,7 +5,8 @@
 //
 // Config keys (all optional): allow_gpu, allow_host_network,
 // allow_sensitive_mounts, allow_ssh_forwarding, allow_env_passthrough_all,
-// allow_destroy_all, allow_network_egress, allow_dockerfile_build, sensitive_mounts, max_containers_per_session, dotfiles_repos, ask (default true:
+// allow_destroy_all, allow_network_egress, allow_dockerfile_build, allow_env_passthrough_list,
+// allow_gh_forwarding, sensitive_mounts, max_containers_per_session, dotfiles_repos, ask (default true:
 // ask a person for what needs approval; false denies it). A
 // config it cannot read denies every containers action, with the reason.
 package main
@@ -35,7 +36,7 @@ func check(req pdk.CheckRequest) pdk.Decision {
 		return pdk.Deny("a containers action without its description: denied")
 	}
 	v := cfg.Check(gates.Request{Operation: c.Operation, Network: c.Network, MountPaths: c.MountPaths,
-		EnvPassthrough: c.EnvPassthrough, ForwardSSH: c.ForwardSSH, GPU: c.GPU, Count: c.Count, DotfilesRepo: c.DotfilesRepo,
+		EnvPassthrough: c.EnvPassthrough, ForwardSSH: c.ForwardSSH, ForwardGh: c.ForwardGh, GPU: c.GPU, Count: c.Count, DotfilesRepo: c.DotfilesRepo,
 		Egress: c.Egress, DockerfileBuild: c.DockerfileBuild})
 	switch {
 	case v.Allow:

@@ -54,13 +54,13 @@ type params struct {
 	MountCwd       *bool             `json:"mount_cwd,omitempty" jsonschema:"create: mount the session workspace at /workspace" default:"true"`
 	Ports          []port            `json:"ports,omitempty" jsonschema:"create: ports to publish, on 127.0.0.1 only"`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"create: variables to set; they win over passthrough"`
-	EnvPassthrough json.RawMessage   `json:"env_passthrough,omitempty" jsonschema:"create: host variables to pass: auto (API keys, tokens, proxies), all, none, or a list of names" default:"auto"`
+	EnvPassthrough json.RawMessage   `json:"env_passthrough,omitempty" jsonschema:"create: host variables to pass: auto (those the operator listed in env_patterns; none unless configured), none, all or a list of names (all and a list need the person's approval; wai's own WAI_* and its MCP token never pass)" default:"auto"`
 	ForwardGit     *bool             `json:"forward_git,omitempty" jsonschema:"create: copy the host's git configuration in (never keys)"`
-	ForwardGh      *bool             `json:"forward_gh,omitempty" jsonschema:"create: pass the host gh login as GH_TOKEN and GITHUB_TOKEN"`
+	ForwardGh      *bool             `json:"forward_gh,omitempty" jsonschema:"create: pass the host gh login as GH_TOKEN and GITHUB_TOKEN (needs approval)"`
 	ForwardSSH     *bool             `json:"forward_ssh,omitempty" jsonschema:"create: copy ~/.ssh in (needs approval)"`
 	SetupCommands  []string          `json:"setup_commands,omitempty" jsonschema:"create: commands to run once it is up"`
 	MemoryLimit    string            `json:"memory_limit,omitempty" jsonschema:"create: memory limit, like 2g (at most the configured one)" default:"4g"`
-	Network        string            `json:"network,omitempty" jsonschema:"create: bridge (a network of its own), none, or a network create_network made (its containers reach each other by name); destroy_network: the network" default:"bridge"`
+	Network        string            `json:"network,omitempty" jsonschema:"create: none (the default: no network at all), a network create_network made (its containers reach each other by name, nothing outside), or bridge (reaches outside: needs the operator's allow_network_egress and the person's approval); destroy_network: the network" default:"none"`
 	Persistent     bool              `json:"persistent,omitempty" jsonschema:"create, create_network, compose_up: keep it after the session ends (wai ps lists it, wai rm removes it)"`
 	Force          bool              `json:"force,omitempty" jsonschema:"destroy: kill at once instead of stopping"`
 	Confirm        bool              `json:"confirm,omitempty" jsonschema:"destroy_all: you mean it"`
@@ -92,10 +92,10 @@ type dotfiles struct {
 func init() {
 	pdk.Declare("containers", "1.0.0", pdk.CapContainers)
 	pdk.Tool("containers", "Manage isolated containers beside your session: preflight, then create one (from an image, with the workspace mounted at /workspace, "+
-		"API-key variables passed through, optionally your git config), exec commands in it (or exec_background a long one and exec_poll it until it ends), "+
+		"no network unless asked for, no host credentials unless configured or approved, optionally your git config), exec commands in it (or exec_background a long one and exec_poll it until it ends), "+
 		"copy files in and out, list, status, destroy. "+
 		"Save a container as a named snapshot (its files; API keys are left out) and restore it later as a new container with create's parameters. "+
-		"create_network makes a network whose containers reach each other by name (internal unless allowed); compose_up runs a compose file's services on one. "+
+		"create_network makes a network whose containers reach each other by name (internal unless allowed); a route out (network bridge, egress) needs the person's approval; compose_up runs a compose file's services on one. "+
 		"Use it to try a repository in a clean environment, run a service next to its code, or hand a person a shell (exec_interactive_hint). "+
 		"Containers are hardened (no capabilities, no privilege escalation, memory and process limits) and go away with the session unless persistent.",
 		run, pdk.Returns[response](), pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Containers"))

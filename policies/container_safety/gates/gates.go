@@ -3,8 +3,9 @@
 // copy share it.
 //
 // What needs a person's approval — a GPU, a sensitive mount, ssh keys
-// forwarded, every host variable passed through, and destroy_all — is an
-// ask (the kernel asks a person, or denies with the reason and the config
+// forwarded, host credentials passed in (env_passthrough "all" or a list
+// of names, forward_gh's token), a route out (network "bridge", a network
+// with egress), a Dockerfile build and destroy_all — is an ask (the kernel asks a person, or denies with the reason and the config
 // key that allows it when nobody can be asked); with ask = false it is
 // denied outright. The host network is denied, never asked: the podman
 // backend refuses it whatever a policy says, so approving it would be a
@@ -21,16 +22,20 @@ import (
 
 // Config is the policy's table: [[policies]] name = "container_safety".
 type Config struct {
-	AllowGPU               bool     `json:"allow_gpu"`
-	AllowHostNetwork       bool     `json:"allow_host_network"`
-	AllowSensitiveMounts   bool     `json:"allow_sensitive_mounts"`
-	AllowSSHForwarding     bool     `json:"allow_ssh_forwarding"`
-	AllowEnvPassthroughAll bool     `json:"allow_env_passthrough_all"`
-	AllowDestroyAll        bool     `json:"allow_destroy_all"`
-	AllowNetworkEgress     bool     `json:"allow_network_egress"`
-	AllowDockerfileBuild   bool     `json:"allow_dockerfile_build"`
-	SensitiveMounts        []string `json:"sensitive_mounts"` // added to DefaultSensitiveMounts
-	MaxContainers          int      `json:"max_containers_per_session"`
+	AllowGPU               bool `json:"allow_gpu"`
+	AllowHostNetwork       bool `json:"allow_host_network"`
+	AllowSensitiveMounts   bool `json:"allow_sensitive_mounts"`
+	AllowSSHForwarding     bool `json:"allow_ssh_forwarding"`
+	AllowEnvPassthroughAll bool `json:"allow_env_passthrough_all"`
+	// AllowEnvPassthroughList allows an env_passthrough list of host
+	// variable names; AllowGhForwarding forward_gh (the host's gh token).
+	AllowEnvPassthroughList bool     `json:"allow_env_passthrough_list"`
+	AllowGhForwarding       bool     `json:"allow_gh_forwarding"`
+	AllowDestroyAll         bool     `json:"allow_destroy_all"`
+	AllowNetworkEgress      bool     `json:"allow_network_egress"`
+	AllowDockerfileBuild    bool     `json:"allow_dockerfile_build"`
+	SensitiveMounts         []string `json:"sensitive_mounts"` // added to DefaultSensitiveMounts
+	MaxContainers           int      `json:"max_containers_per_session"`
 	// Ask, when true (the default), asks a person to approve what needs
 	// approval; false denies it outright.
 	Ask *bool `json:"ask"`
@@ -42,7 +47,7 @@ type Config struct {
 // Keys are the config keys, for the Wasm plugin's config reader.
 var Keys = []string{"allow_gpu", "allow_host_network", "allow_sensitive_mounts", "allow_ssh_forwarding",
 	"allow_env_passthrough_all", "allow_destroy_all", "sensitive_mounts", "max_containers_per_session", "ask", "dotfiles_repos",
-	"allow_network_egress", "allow_dockerfile_build"}
+	"allow_network_egress", "allow_dockerfile_build", "allow_env_passthrough_list", "allow_gh_forwarding"}
 
 // DefaultSensitiveMounts are host paths a mount of needs approval. "/**"
 // marks a whole subtree; other entries match that exact directory, so
@@ -85,6 +90,7 @@ type Request struct {
 	MountPaths     []string `json:"mount_paths"`
 	EnvPassthrough string   `json:"env_passthrough"`
 	ForwardSSH     bool     `json:"forward_ssh"`
+	ForwardGh      bool     `json:"forward_gh"`
 	GPU            bool     `json:"gpu"`
 	Count          int      `json:"count"`
 	DotfilesRepo   string   `json:"dotfiles_repo"`
@@ -138,10 +144,17 @@ func (c Config) Check(r Request) Verdict {
 	case r.Network == "host" && !c.AllowHostNetwork:
 		return Verdict{ConfigKey: "allow_host_network", Reason: "the host network is denied: the podman backend refuses it " +
 			"whatever a policy says (allow_host_network = true only lets a backend that accepts it be asked)"}
+	case r.Network == "bridge" && !c.AllowNetworkEgress:
+		// A create gets no network by default; "bridge" routes out.
+		return ask("network \"bridge\" (the container reaches outside)", "allow_network_egress")
 	case r.ForwardSSH && !c.AllowSSHForwarding:
 		return ask("forwarding ~/.ssh (private keys)", "allow_ssh_forwarding")
 	case r.EnvPassthrough == "all" && !c.AllowEnvPassthroughAll:
 		return ask("env_passthrough = \"all\" (every host variable)", "allow_env_passthrough_all")
+	case r.EnvPassthrough == "list" && !c.AllowEnvPassthroughList:
+		return ask("env_passthrough naming host variables (their values go into the container)", "allow_env_passthrough_list")
+	case r.ForwardGh && !c.AllowGhForwarding:
+		return ask("forward_gh (the host's GitHub token goes into the container)", "allow_gh_forwarding")
 	case r.DockerfileBuild && !c.AllowDockerfileBuild:
 		return ask("a Dockerfile build (it runs the repository's RUN steps in a build container)", "allow_dockerfile_build")
 	}

@@ -31,6 +31,12 @@ func TestGates(t *testing.T) {
 		{"mount /home", Request{Operation: "create", MountPaths: []string{"/home"}}, "allow_sensitive_mounts", true},
 		{"internal network", Request{Operation: "create_network"}, "", false},
 		{"network with egress", Request{Operation: "create_network", Egress: true}, "allow_network_egress", true},
+		// Egress and host credentials are asked for, never given.
+		{"bridge network", Request{Operation: "create", Network: "bridge"}, "allow_network_egress", true},
+		{"no network", Request{Operation: "create", Network: "none"}, "", false},
+		{"env list", Request{Operation: "create", EnvPassthrough: "list"}, "allow_env_passthrough_list", true},
+		{"env auto", Request{Operation: "create", EnvPassthrough: "auto"}, "", false},
+		{"gh token", Request{Operation: "create", ForwardGh: true}, "allow_gh_forwarding", true},
 		{"compose_up", Request{Operation: "compose_up"}, "", false},
 		{"dockerfile build", Request{Operation: "create", DockerfileBuild: true}, "allow_dockerfile_build", true},
 	}
