@@ -45,6 +45,9 @@ const (
 	// ActionContainersRestore creates a container from a snapshot: a
 	// policy gating creates gates it too.
 	ActionContainersRestore = "containers.restore"
+	// ActionContainersCreateNetwork makes a network; with Egress, one
+	// with a route out.
+	ActionContainersCreateNetwork = "containers.create_network"
 )
 
 // Call is the context of one tool call.

@@ -49,7 +49,8 @@ func check(req pdk.CheckRequest) pdk.Decision {
 
 func init() {
 	pdk.Declare("container_safety", "1.0.0")
-	pdk.Policy(check, pdk.ActionContainersCreate, pdk.ActionContainersDestroyAll, pdk.ActionContainersRestore)
+	pdk.Policy(check, pdk.ActionContainersCreate, pdk.ActionContainersDestroyAll, pdk.ActionContainersRestore,
+		pdk.ActionContainersCreateNetwork)
 }
 
 func main() {}

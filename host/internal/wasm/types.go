@@ -192,7 +192,9 @@ const (
 var ContainerActions = []string{"containers.preflight", "containers.create", "containers.exec", "containers.exec_interactive_hint",
 	"containers.list", "containers.status", "containers.destroy", "containers.destroy_all", "containers.copy_in", "containers.copy_out",
 	"containers.exec_background", "containers.exec_poll", "containers.exec_cancel",
-	"containers.snapshot", "containers.restore", "containers.list_snapshots", "containers.delete_snapshot"}
+	"containers.snapshot", "containers.restore", "containers.list_snapshots", "containers.delete_snapshot",
+	"containers.create_network", "containers.destroy_network", "containers.list_networks",
+	"containers.compose_up", "containers.compose_down", "containers.compose_status"}
 
 // CheckRequest is one question to a policy (wai_check).
 type CheckRequest struct {
