@@ -16,7 +16,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -153,16 +152,10 @@ func execute(p params) (pdk.Result, error) {
 // note when it clamped: a model that asked for 200 s and was killed at
 // 120 s must be able to tell why, and what to use instead.
 func clampTimeout(v *int) (int, string) {
-	switch {
-	case v == nil:
+	if v == nil {
 		return defaultTimeout, ""
-	case *v > maxTimeout:
-		return maxTimeout, fmt.Sprintf("timeout_seconds %d is over the %d s maximum, so the command ran with %d s; "+
-			"run longer work as a background job (job_start, where offered)", *v, maxTimeout, maxTimeout)
-	case *v < minTimeout:
-		return minTimeout, fmt.Sprintf("timeout_seconds %d is under the %d s minimum, so the command ran with %d s", *v, minTimeout, minTimeout)
 	}
-	return *v, ""
+	return min(max(*v, minTimeout), maxTimeout), shellfmt.ClampNote(float64(*v), minTimeout, maxTimeout)
 }
 
 // containerName is the session's container, or "" on a backend without one.

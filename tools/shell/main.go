@@ -6,7 +6,6 @@
 package main
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -129,15 +128,7 @@ func clampTimeout(v *float64) (time.Duration, string, error) {
 	if math.IsNaN(s) {
 		return 0, "", pdk.Errorf(pdk.KindInvalid, "timeout_seconds is NaN: give a number of seconds between 1 and 120")
 	}
-	note := ""
-	switch {
-	case s > maxTimeout:
-		note = fmt.Sprintf("timeout_seconds %s is over the %g s maximum, so the command ran with %g s; "+
-			"run longer work as a background job (job_start, where offered)", strconv.FormatFloat(s, 'g', -1, 64), maxTimeout, maxTimeout)
-	case s < minTimeout:
-		note = fmt.Sprintf("timeout_seconds %s is under the %g s minimum, so the command ran with %g s",
-			strconv.FormatFloat(s, 'g', -1, 64), minTimeout, minTimeout)
-	}
+	note := shellfmt.ClampNote(s, minTimeout, maxTimeout)
 	s = min(max(s, minTimeout), maxTimeout)
 	return time.Duration(s * float64(time.Second)), note, nil
 }

@@ -22,8 +22,12 @@ func TestTimeoutNaNRejected(t *testing.T) {
 		t.Fatalf("NaN: %v", err)
 	}
 	for in, want := range map[float64]time.Duration{0: time.Second, -5: time.Second, 0.5: time.Second, 2.5: 2500 * time.Millisecond, 121: 120 * time.Second, math.Inf(1): 120 * time.Second} {
-		if got, _, err := clampTimeout(&in); err != nil || got != want {
+		got, note, err := clampTimeout(&in)
+		if err != nil || got != want {
 			t.Errorf("clamp(%v) = %v, %v; want %v", in, got, err, want)
+		}
+		if clamped := in != 2.5; (note != "") != clamped {
+			t.Errorf("clamp(%v) says %q; a note is wanted only when the value was clamped", in, note)
 		}
 	}
 	if got, note, _ := clampTimeout(nil); got != 30*time.Second || note != "" {

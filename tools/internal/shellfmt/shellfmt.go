@@ -7,6 +7,7 @@ package shellfmt
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -119,6 +120,21 @@ func stream(b *strings.Builder, name, s string) {
 		return
 	}
 	b.WriteString(strings.TrimRight(s, "\n"))
+}
+
+// ClampNote says that timeout_seconds asked was clamped into [min, max],
+// or is "" when it was in range: a model that asked for 200 s and was
+// killed at 120 s must be able to tell why, and what to use instead.
+func ClampNote(asked, min, max float64) string {
+	a := strconv.FormatFloat(asked, 'g', -1, 64)
+	switch {
+	case asked > max:
+		return fmt.Sprintf("timeout_seconds %s is over the %g s maximum, so the command ran with %g s; "+
+			"run longer work as a background job (job_start, where offered)", a, max, max)
+	case asked < min:
+		return fmt.Sprintf("timeout_seconds %s is under the %g s minimum, so the command ran with %g s", a, min, min)
+	}
+	return ""
 }
 
 // Millis is a duration in whole milliseconds, the unit results report.

@@ -68,3 +68,28 @@ func TestQuote(t *testing.T) {
 		t.Fatalf("Quote = %s, want %s", got, want)
 	}
 }
+
+// A clamped timeout says so, naming what was asked, what ran and, over
+// the maximum, the background jobs; one in range says nothing.
+func TestClampNote(t *testing.T) {
+	for _, tc := range []struct {
+		asked float64
+		want  []string
+	}{
+		{200, []string{"timeout_seconds 200 is over the 120 s maximum", "ran with 120 s", "job_start"}},
+		{0.5, []string{"timeout_seconds 0.5 is under the 1 s minimum", "ran with 1 s"}},
+		{-5, []string{"timeout_seconds -5 is under the 1 s minimum"}},
+	} {
+		got := ClampNote(tc.asked, 1, 120)
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("ClampNote(%v) = %q, want it to say %q", tc.asked, got, w)
+			}
+		}
+	}
+	for _, in := range []float64{1, 30, 120} {
+		if got := ClampNote(in, 1, 120); got != "" {
+			t.Errorf("ClampNote(%v) = %q for a value in range", in, got)
+		}
+	}
+}
