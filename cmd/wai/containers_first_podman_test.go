@@ -40,7 +40,7 @@ func TestContainersCreateFirstPodman(t *testing.T) {
 		return r
 	}
 	name := "wai-first-" + id
-	t.Cleanup(func() { wai(config, "rm", "--force", name) })
+	removeAtEnd(t, func(a ...string) result { return wai(config, a...) }, name)
 	if r := wai(config, "create", "--name", name); r.code != 0 || !strings.Contains(r.stdout, "created "+name) {
 		t.Fatalf("the first create of a fresh process: %+v", r)
 	}
@@ -48,6 +48,7 @@ func TestContainersCreateFirstPodman(t *testing.T) {
 		t.Errorf("ls --json: %+v; want %s running", r, podman.LocalImage)
 	}
 	missing := writePodmanConfig(t, state, "", fmt.Sprintf("name_prefix = %q\n[backends.podman.containers]\nimage = \"localhost/wai-no-such-image:%s\"\n", "wai-first-"+id, id))
+	removeAtEnd(t, func(a ...string) result { return wai(missing, a...) }, name+"-x")
 	if r := wai(missing, "create", "--name", name+"-x"); r.code == 0 || !strings.Contains(r.stderr, "image failed (default image localhost/wai-no-such-image") ||
 		!strings.Contains(r.stderr, "containers.image") {
 		t.Errorf("a create that is not ready: %+v; want the failed check (image) and its guidance", r)

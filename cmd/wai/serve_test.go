@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/host/mcpserver/mcptest"
 	"github.com/wai-dev/wai/internal/syncbuf"
 )
 
@@ -70,7 +71,7 @@ func TestServe(t *testing.T) {
 		}
 
 		c := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "1"}, nil)
-		hc := &http.Client{Transport: bearerTransport(token)}
+		hc := &http.Client{Transport: mcptest.Bearer{Token: token}}
 		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: hc, MaxRetries: -1}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -97,14 +98,6 @@ func subtestContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-type bearerTransport string
-
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
 }
 
 // exercise lists the tools and uses shell_execute and the file tools, as

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,5 +55,17 @@ func TestMCPConfigRefusals(t *testing.T) {
 		if strings.Contains(err.Error(), "0123456789") {
 			t.Errorf("%s: the error repeats the token: %v", tc.name, err)
 		}
+	}
+}
+
+// The variable [mcp] token_env names holds wai serve's bearer token: the
+// kernel keeps it out of every container's environment (SecretEnv).
+func TestMCPTokenEnvIsSecret(t *testing.T) {
+	cfg, err := config.Parse([]byte("[mcp]\ntoken_env = \"SERVE_BEARER_TOKEN\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Kernel().SecretEnv; !slices.Contains(got, "SERVE_BEARER_TOKEN") {
+		t.Errorf("SecretEnv %q does not hold the token_env variable", got)
 	}
 }
