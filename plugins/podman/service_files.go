@@ -185,7 +185,7 @@ func (b *Backend) fillFilesVolume(ctx context.Context, name string, files []arch
 		return false, err
 	}
 	s := specgen.NewSpecGenerator(b.image(), false)
-	s.Name = name + "-fill-" + newID()[:8]
+	s.Name = name + fillInfix + newID()[:8]
 	s.Command = []string{"true"}
 	s.Labels = map[string]string{labelManaged: "true", labelKind: kindFiles}
 	s.Volumes = []*specgen.NamedVolume{{Name: name, Dest: "/files", Options: []string{"rw", "nosuid", "nodev"}}}
