@@ -49,8 +49,8 @@ func checkResolvePlain(t *T, w *ws) {
 	})
 }
 
-// checkResolveSymlinks: symlinks on the path are followed as the
-// workspace's commands follow them, an absolute one from the root.
+// checkResolveSymlinks: symlinks on the path are followed chroot-style
+// inside the workspace, an absolute one from the workspace root.
 func checkResolveSymlinks(t *T, w *ws) {
 	w.write("protected/f", "secret\n")
 	w.symlink("protected", "p")

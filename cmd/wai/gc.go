@@ -22,9 +22,9 @@ died, Podman workspace directories without a session, and kept sessions
 unused for longer than their kept lifetime (the podman backend's
 idle_timeout, the host backend's keep_for). A session some wai process
 still holds is never touched. On the Podman service it also removes the
-files volumes of other wai builds that no container uses (once a day old)
-and fill containers a killed wai left (once ten minutes old), whatever
-the user scope: they belong to no session.
+files volumes of other wai builds or agent paths that no container uses
+(once a day old) and fill containers a killed wai left (once ten minutes
+old), whatever the user scope: they belong to no session.
 
 Only the sessions of --user NAME (without it, those opened without a
 user) are considered; --all-users considers everyone's.

@@ -95,7 +95,7 @@ type ContainerSpec struct {
 	// Memory is a byte count or a size ("512m", "4g"); "" is the
 	// backend's default.
 	Memory     string
-	Network    string // "" or "bridge": a network of its own; "none"
+	Network    string // "" or "none": no network (the default); "bridge": a route out (gated); or a managed network
 	Persistent bool
 	// Provisioning records what was forwarded (forward_git, …) for the
 	// metadata; it changes nothing by itself.

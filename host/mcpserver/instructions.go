@@ -181,4 +181,4 @@ const containersText = "\nManaged containers\n------------------\n" +
 	"`snapshot` saves a container's files (not its secrets) and `restore` makes a new container from it; " +
 	"`create_network` makes a network whose containers reach each other by name and, unless allowed, nothing outside; `compose_up` runs a compose file's services on one. " +
 	"To hand a container to the person, call `exec_interactive_hint` and give them the command it returns: they can work in it while you keep using `exec`. " +
-	"Containers get no network and none of the host's credentials unless asked for, and go away with the session unless `persistent`; some requests (GPUs, ~/.ssh, host credentials, sensitive mounts, the bridge network or egress) need the person's approval, and a refused one says which setting allows it.\n"
+	"Containers get no network and none of the host's credentials unless configured or approved, and go away with the session unless `persistent`; some requests (GPUs, ~/.ssh, host credentials, sensitive mounts, the bridge network or egress) need the person's approval, and a refused one says which setting allows it.\n"

@@ -37,8 +37,10 @@ func newSecret() string {
 	return hex.EncodeToString(b[:])
 }
 
-// sweepRounds bounds the kill loop: each round kills every process found,
-// so only a command forking as fast as it is killed needs more than two.
+// sweepRounds bounds the kill loop and, within each round, freeze's
+// rescans: each round stops then kills every process found, so only a
+// command forking as fast as it is stopped needs more than two of either.
+// A sweep that finds nothing is one scan.
 const sweepRounds = 100
 
 // sweep sends sig to every live process, other than this one, that carries

@@ -310,7 +310,7 @@ func (b *Backend) containerNetwork(s *specgen.SpecGenerator, req backend.Contain
 	default:
 		// A managed network: CreateContainer checked it is the owner's.
 		if !isManagedNetworkName(req.Network) || !containerNameRE.MatchString(req.Network) {
-			return backend.Errorf(backend.ErrInvalid, op, req.Network, "network must be \"bridge\" (the default), \"none\" or a network create_network made")
+			return backend.Errorf(backend.ErrInvalid, op, req.Network, "network must be \"none\" (the default), \"bridge\" or a network create_network made")
 		}
 		attachNetwork(s, req.Network, req.Service)
 	}

@@ -86,7 +86,7 @@ func (b *Backend) gcFiles(ctx context.Context, scope filesScope, now time.Time, 
 		case v.Name == current:
 			keep = "the files of this wai"
 		case now.Sub(v.CreatedAt) < filesVolumeMargin:
-			keep = "made less than " + filesVolumeMargin.String() + " ago: a wai of that build may still use it"
+			keep = "made less than " + filesVolumeMargin.String() + " ago: a wai with those files (another build or agent_path) may still use it"
 		case !listed:
 			if users, err = b.mountUses(ctx, cctx); err != nil {
 				rep.Errors = append(rep.Errors, err)

@@ -16,10 +16,10 @@ func linksContract(t *testing.T, k *host.Kernel) {
 	c.sh("ln -s /etc dlink && ln -s /etc/hostname hn")
 	for range 2 { // the same answer again: nothing to retry
 		c.fails("write_file", P{"file_path": "dlink/evil", "content": "x"},
-			"dlink is a symbolic link that leads outside it (to /etc)")
+			"dlink is a symbolic link that leads outside the workspace (to /etc)")
 	}
 	c.fails("read_file", P{"file_path": "hn"},
-		"File does not exist in the filesystem: hn (hn is a symbolic link that leads outside it (to /etc/hostname)")
+		"File does not exist in the filesystem: hn (hn is a symbolic link that leads outside the workspace (to /etc/hostname)")
 	c.fails("ls", P{"path": "dlink"}, "use the shell")
 }
 

@@ -69,11 +69,11 @@ func linkError(op, p, rel, dir, target string) error {
 		// The tools take an absolute target as counted from the workspace
 		// root (chroot-style), and there it names nothing.
 		return backend.Errorf(backend.ErrNotFound, op, p,
-			"no such file or directory in the workspace: %s is a symbolic link that leads outside it (to %s); %s",
+			"no such file or directory in the workspace: %s is a symbolic link that leads outside the workspace (to %s); %s",
 			rel, target, instead)
 	case escapes(dir, target):
 		return backend.Errorf(backend.ErrNotFound, op, p,
-			"no such file or directory in the workspace: %s is a symbolic link that climbs out of it (to %s); %s",
+			"no such file or directory in the workspace: %s is a symbolic link that climbs out of the workspace (to %s); %s",
 			rel, target, instead)
 	}
 	return backend.Errorf(backend.ErrNotFound, op, p,

@@ -44,9 +44,9 @@ func linkRoot(t *testing.T) (*FS, string) {
 func TestBrokenLinkWriteIsFinal(t *testing.T) {
 	fs, root := linkRoot(t)
 	for _, c := range []struct{ path, says string }{
-		{"dlink/evil", "dlink is a symbolic link that leads outside it (to /etc)"},
+		{"dlink/evil", "dlink is a symbolic link that leads outside the workspace (to /etc)"},
 		{"dlink/a/b", "use the shell"},
-		{"sub/up/x", "sub/up is a symbolic link that climbs out of it (to ../../outside)"},
+		{"sub/up/x", "sub/up is a symbolic link that climbs out of the workspace (to ../../outside)"},
 		{"gone/x", "gone is a symbolic link to missing/dir, which does not exist"},
 	} {
 		kind := backend.ErrNotFound // final: no "try again"
@@ -72,11 +72,11 @@ func TestBrokenLinkWriteIsFinal(t *testing.T) {
 func TestBrokenLinkReadSaysWhere(t *testing.T) {
 	fs, _ := linkRoot(t)
 	_, err := fs.Read(ctx, backend.ReadRequest{Path: "hn"})
-	backendtest.WantKind(t, err, backend.ErrNotFound, "hn is a symbolic link that leads outside it (to /etc/hostname)")
+	backendtest.WantKind(t, err, backend.ErrNotFound, "hn is a symbolic link that leads outside the workspace (to /etc/hostname)")
 	_, err = fs.Stat(ctx, "dlink/passwd")
 	backendtest.WantKind(t, err, backend.ErrNotFound, "dlink is a symbolic link that leads outside")
 	_, err = fs.List(ctx, "sub/up")
-	backendtest.WantKind(t, err, backend.ErrNotFound, "climbs out of it")
+	backendtest.WantKind(t, err, backend.ErrNotFound, "climbs out of the workspace")
 	_, err = fs.Read(ctx, backend.ReadRequest{Path: "gone"})
 	backendtest.WantKind(t, err, backend.ErrNotFound, "symbolic link to missing/dir")
 	// A path that is plainly missing stays plainly missing.
