@@ -190,8 +190,10 @@ type CheckRequest struct {
 	// followed inside the workspace, chroot-style (the last element too,
 	// except for fs.remove). Chroot-style is not how the workspace's
 	// commands follow them: an absolute target "/x" means the workspace's
-	// "x" here, the system's /x in a shell; a link that leads nowhere in
-	// the workspace fails the call before any policy is asked. Judge both:
+	// "x" here, the system's /x in a shell; a link among the parent
+	// directories that leads nowhere in the workspace fails the call
+	// before any policy is asked (a last element that does is written as
+	// the workspace's "x", created if missing). Judge both:
 	// with "p -> protected", Path is "p/new" and ResolvedPath
 	// "protected/new".
 	ResolvedPath string `json:"resolved_path,omitempty"`

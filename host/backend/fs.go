@@ -176,8 +176,8 @@ type PathResolver interface {
 	// the last element is never followed) of path would change, with
 	// symlinks followed chroot-style inside the workspace (an absolute
 	// target counts from the root, where a command would reach the
-	// system's path; a link that leads nowhere there is an error, not a
-	// path). Missing parents are appended as named; nothing is created.
+	// system's path; a parent directory whose link leads nowhere there is
+	// an error, not a path; a last element that does is the root's x). Missing parents are appended as named; nothing is created.
 	ResolvePath(ctx context.Context, path string, followLast bool) (string, error)
 }
 
