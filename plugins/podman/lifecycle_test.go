@@ -162,14 +162,18 @@ func TestIdleAndUptime(t *testing.T) {
 		event string
 	}{
 		{"idle", map[string]any{"idle_timeout": "1s"}, "runtime.podman.idle_cleanup"},
-		{"uptime", map[string]any{"idle_timeout": "0s", "max_uptime": "2s"}, "runtime.podman.removed"},
+		{"uptime", map[string]any{"idle_timeout": "0s", "max_uptime": "3s"}, "runtime.podman.removed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			b, w, rec := recordedSession(t, c.cfg, false)
 			sh(t, w, "echo x >f")
+			// Wait for the reaper to take the container the command
+			// left: under load, max_uptime may already have taken one
+			// while the first command was still starting it, so an
+			// event alone does not say the current one is gone.
 			deadline := time.Now().Add(15 * time.Second)
-			for rec.count(c.event) == 0 && time.Now().Before(deadline) {
+			for (w.cur.Load() != nil || rec.count(c.event) == 0) && time.Now().Before(deadline) {
 				time.Sleep(100 * time.Millisecond)
 			}
 			if w.cur.Load() != nil || containerExists(t, b, w.ContainerName()) || rec.count(c.event) == 0 {
