@@ -192,8 +192,10 @@ type CheckRequest struct {
 	// commands follow them: an absolute target "/x" means the workspace's
 	// "x" here, the system's /x in a shell; a link among the parent
 	// directories that leads nowhere in the workspace fails the call
-	// before any policy is asked (a last element that does is written as
-	// the workspace's "x", created if missing). Judge both:
+	// before any policy is asked, and so does a last element that is
+	// absolute or climbs out and whose target the workspace lacks (a
+	// relative link inside is written through, creating its target).
+	// Judge both:
 	// with "p -> protected", Path is "p/new" and ResolvedPath
 	// "protected/new".
 	ResolvedPath string `json:"resolved_path,omitempty"`

@@ -37,14 +37,18 @@ func TestCopyIn(t *testing.T) {
 	backendtest.WantKind(t, err, backend.ErrExist, "already exists")
 	_, err = w.fs.CopyIn(ctx, "../escape", strings.NewReader("x"), 0o644)
 	backendtest.WantKind(t, err, backend.ErrInvalid, "climbs above")
-	// A symlink as the final name is followed inside the root.
-	w.symlink(t, "/target", "link")
+	// A symlink as the final name is followed inside the root; one meant
+	// for the real file system, whose target the root lacks, is refused.
+	w.symlink(t, "target", "link")
 	if _, err := w.fs.CopyIn(ctx, "link", strings.NewReader("t"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(filepath.Join(w.root, "target")); err != nil || string(b) != "t" {
 		t.Errorf("through a final symlink: %q, %v; want the file at the link's target inside the root", b, err)
 	}
+	w.symlink(t, "/abs-target", "abs-link")
+	_, err = w.fs.CopyIn(ctx, "abs-link", strings.NewReader("t"), 0o644)
+	backendtest.WantKind(t, err, backend.ErrNotFound, "leads outside the workspace (to /abs-target)")
 	w.untouched(t)
 }
 

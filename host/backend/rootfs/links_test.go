@@ -66,6 +66,45 @@ func TestBrokenLinkWriteIsFinal(t *testing.T) {
 	}
 }
 
+// TestWriteThroughOutsideLinkIsRefused: a write or edit of a symlink
+// whose target is meant for the real file system and is missing from the
+// workspace is refused, saying where the link leads. Following it
+// chroot-style made <root>/etc/hostname and reported success, while the
+// shell's cat hn still showed the real file. Removing the link itself
+// stays possible, and a dangling link that stays inside is written
+// through, as open(2) would.
+func TestWriteThroughOutsideLinkIsRefused(t *testing.T) {
+	fs, root := linkRoot(t)
+	for _, c := range []struct{ path, says string }{
+		{"hn", "hn is a symbolic link that leads outside the workspace (to /etc/hostname)"},
+		{"sub/up", "sub/up is a symbolic link that climbs out of the workspace (to ../../outside)"},
+	} {
+		_, err := fs.ResolvePath(ctx, c.path, true)
+		backendtest.WantKind(t, err, backend.ErrNotFound, c.says)
+		_, err = fs.Write(ctx, backend.WriteRequest{Path: c.path, Content: "x", Mode: backend.WriteOverwrite})
+		backendtest.WantKind(t, err, backend.ErrNotFound, c.says)
+		_, err = fs.Edit(ctx, backend.EditRequest{Path: c.path, Old: "a", New: "b"})
+		backendtest.WantKind(t, err, backend.ErrNotFound, c.says)
+		if got, err := fs.ResolvePath(ctx, c.path, false); err != nil || got != c.path {
+			t.Errorf("ResolvePath(%q) for a remove = %q, %v; want the link itself", c.path, got, err)
+		}
+	}
+	for _, made := range []string{"etc", "outside"} {
+		if _, err := os.Lstat(filepath.Join(root, made)); !os.IsNotExist(err) {
+			t.Errorf("a refused write made %s in the workspace: %v", made, err)
+		}
+	}
+	if err := os.Symlink("sub/ok/new.txt", filepath.Join(root, "inside")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.Write(ctx, backend.WriteRequest{Path: "inside", Content: "x"}); err != nil {
+		t.Fatalf("write through a dangling link inside the workspace: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "sub/ok/new.txt")); err != nil || string(b) != "x" {
+		t.Errorf("the link's target holds %q, %v", b, err)
+	}
+}
+
 // TestBrokenLinkReadSaysWhere: reading, listing or describing through a
 // link that leads outside says that, not "no such file": the shell lists
 // and reads the same name.

@@ -160,8 +160,39 @@ func (f *FS) resolveFinal(root int, rel string, l lookup) (int, string, string, 
 		// Lexical: "x/../y" in a target is taken textually, which can differ
 		// from the kernel's walk when x is itself a symlink, but can never
 		// leave the root.
-		rel = symlinkTarget(dir, target)
+		next := symlinkTarget(dir, target)
+		if leadsOut(dir, target) && missingIn(root, next) {
+			return -1, "", rel, &outsideLink{rel: rel, dir: dir, target: target}
+		}
+		rel = next
 	}
+}
+
+// leadsOut reports whether a symlink's target, met in directory dir, is
+// meant for the real file system: absolute, or climbing above the root.
+func leadsOut(dir, target string) bool {
+	return strings.HasPrefix(target, "/") || escapes(dir, target)
+}
+
+// missingIn reports whether rel names nothing under root.
+func missingIn(root int, rel string) bool {
+	fd, err := openat2(root, rel, oPath)
+	if err == nil {
+		closeFD(fd)
+	}
+	return err == syscall.ENOENT
+}
+
+// outsideLink is resolveFinal's error for a final symlink whose target is
+// meant for the real file system and, counted from the workspace root,
+// names nothing. Following it chroot-style would create that name inside
+// the workspace (hn -> /etc/hostname would make <root>/etc/hostname) and
+// report a success the shell contradicts, so the write is refused and
+// mapErr says where the link leads.
+type outsideLink struct{ rel, dir, target string }
+
+func (e *outsideLink) Error() string {
+	return "symbolic link " + e.rel + " leads outside the workspace (to " + e.target + ")"
 }
 
 // ResolvePath returns the root-relative path, free of symlinks, of the

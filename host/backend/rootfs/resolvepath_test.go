@@ -22,7 +22,8 @@ func TestResolvePath(t *testing.T) {
 	w.symlink(t, "/protected", "abs")
 	w.symlink(t, "../../protected", "plain/up")
 	w.symlink(t, "protected/f", "flink")
-	w.symlink(t, "/protected/deep/new", "dangling")
+	w.symlink(t, "protected/deep/new", "dangling")
+	w.symlink(t, "/protected/deep/new", "abs-dangling")
 	w.symlink(t, "p", "p2") // a chain: p2 -> p -> protected
 	w.symlink(t, "../../..", "rootlink")
 	for _, c := range []struct {
@@ -60,8 +61,11 @@ func TestResolvePath(t *testing.T) {
 			t.Errorf("ResolvePath created %s: %v", p, err)
 		}
 	}
+	// An absolute final link whose target the root lacks leads outside.
+	_, err := w.fs.ResolvePath(ctx, "abs-dangling", true)
+	backendtest.WantKind(t, err, backend.ErrNotFound, "abs-dangling is a symbolic link that leads outside the workspace")
 	// Writing through a link to the root is writing to a directory.
-	_, err := w.fs.Write(ctx, backend.WriteRequest{Path: "rootlink", Content: "x", Mode: backend.WriteOverwrite})
+	_, err = w.fs.Write(ctx, backend.WriteRequest{Path: "rootlink", Content: "x", Mode: backend.WriteOverwrite})
 	backendtest.WantKind(t, err, backend.ErrInvalid, "directory")
 	_, err = w.fs.ResolvePath(ctx, "../x", true)
 	backendtest.WantKind(t, err, backend.ErrInvalid, "climbs above")

@@ -276,6 +276,9 @@ func notRegular(op, p string) error {
 // mapErr turns an errno into a backend error of the right kind, with a
 // message that says what to do. Anything unexpected stays an internal error.
 func mapErr(op, p string, err error) error {
+	if out, ok := errors.AsType[*outsideLink](err); ok {
+		return linkError(op, p, out.rel, out.dir, out.target)
+	}
 	var errno syscall.Errno
 	if !errors.As(err, &errno) {
 		return fmt.Errorf("%s %s: %w", op, p, err)
