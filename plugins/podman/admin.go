@@ -138,7 +138,11 @@ func gcIn(ctx context.Context, svc *service, cfg Config, scope gcScope, now time
 		remove, why := verdict(st, used, all, idle, now)
 		if remove && !all && st != nil && st.Keep && c.State == "running" {
 			// A running background job counts as use of a kept session.
-			if n := runningJobs(ctx, svc, cfg.User, c.ID); n > 0 {
+			switch n, err := runningJobs(ctx, svc, cfg.User, c.ID); {
+			case err != nil:
+				// Not knowing is no licence to kill its jobs.
+				remove, why = false, fmt.Sprintf("kept session whose background jobs could not be listed (%v); `wai gc --all` removes it anyway", err)
+			case n > 0:
 				remove, why = false, fmt.Sprintf("kept session with %d running background job(s)", n)
 				touchState(stPath, now)
 			}

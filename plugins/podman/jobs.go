@@ -214,9 +214,20 @@ func max64(a, b int64) int64 {
 var _ backend.JobRunner = (*Workspace)(nil)
 
 // jobsRun reports whether the session's container runs background jobs:
-// the idle reaper leaves such a session alone (a running job is use).
+// the idle reaper leaves such a session alone (a running job is use). A
+// container that cannot say counts as running them until it can: the
+// reaper asks again next tick, and removing it would kill what it could
+// not see.
 func (w *Workspace) jobsRun(ctx context.Context, st *ctrState) bool {
-	return w.b.agentBin != "" && !w.managed && runningJobs(ctx, w.b.svc, w.b.cfg.User, st.id) > 0
+	if w.b.agentBin == "" || w.managed {
+		return false
+	}
+	n, err := runningJobs(ctx, w.b.svc, w.b.cfg.User, st.id)
+	if err != nil {
+		w.b.event(ctx, "runtime.podman.jobs_unknown", w, "container_id", short(st.id), "error", err.Error())
+		return true
+	}
+	return n > 0
 }
 
 // overdueSlack is how long past its max runtime (and the kill's grace) a

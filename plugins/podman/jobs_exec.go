@@ -139,6 +139,8 @@ func queryJobs(ctx context.Context, svc *service, user, ctrID, op, id string, ma
 	switch {
 	case code == 3:
 		return backend.Errorf(backend.ErrNotFound, op, id, "no such job in this session (list them with job_list)")
+	case code == 126 || code == 127:
+		return fmt.Errorf("%s %s: %w", op, id, errNoAgent)
 	case code != 0:
 		return backend.Errorf(backend.ErrUnavailable, op, id, "wai-agent failed (exit %d): %s", code, firstLine(string(e)))
 	case over:
@@ -150,13 +152,24 @@ func queryJobs(ctx context.Context, svc *service, user, ctrID, op, id string, ma
 	return nil
 }
 
+// errNoAgent: the container has no wai-agent to ask (the exec could not
+// run it), so it runs no background jobs.
+var errNoAgent = backend.Errorf(backend.ErrUnavailable, "job", "wai-agent",
+	"the container has no wai-agent: it was made without one, so it runs no background jobs")
+
 // runningJobs counts the running jobs of a container, for the idle
-// sweeps: a running job counts as use. A container without the agent, or
-// one that does not answer, has none.
-func runningJobs(ctx context.Context, svc *service, user, ctrID string) int {
+// sweeps: a running job counts as use. A container without the agent has
+// none. One that does not answer (a timeout under load, a lost
+// connection) is an error the caller must not read as "none": removing
+// the container would kill the jobs it could not see.
+func runningJobs(ctx context.Context, svc *service, user, ctrID string) (int, error) {
 	var infos []agentproto.JobInfo
-	if queryJobs(ctx, svc, user, ctrID, "job.list", "", 4<<20, 15*time.Second, &infos, "list") != nil {
-		return 0
+	err := queryJobs(ctx, svc, user, ctrID, "job.list", "", 4<<20, 15*time.Second, &infos, "list")
+	if errors.Is(err, errNoAgent) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
 	}
 	n := 0
 	for _, j := range infos {
@@ -164,7 +177,7 @@ func runningJobs(ctx context.Context, svc *service, user, ctrID string) int {
 			n++
 		}
 	}
-	return n
+	return n, nil
 }
 
 var jobStates = map[string]backend.JobState{"running": backend.JobRunning, "exited": backend.JobExited,
