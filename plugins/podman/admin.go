@@ -129,13 +129,12 @@ func gcIn(ctx context.Context, svc *service, cfg Config, scope gcScope, now time
 			continue
 		}
 		stPath := c.statePath
-		var st *sessionState
-		var used time.Time
-		if s, u, err := readState(stPath); err == nil {
-			st, used = &s, u
-		}
+		st, used, stErr := gcState(stPath)
 		item := GCItem{Kind: "container", Name: c.Name, Session: c.Session}
 		remove, why := verdict(st, used, all, idle, now)
+		if stErr != nil && !all {
+			remove, why = unreadableState(stErr)
+		}
 		if remove && !all && st != nil && st.Keep && c.State == "running" {
 			// A running background job counts as use of a kept session.
 			switch n, err := runningJobs(ctx, svc, cfg.User, c.ID); {
@@ -193,15 +192,17 @@ func gcDirs(cfg Config, scope gcScope, now time.Time, seen map[string]bool, rep 
 			continue
 		}
 		stPath := statePath(cfg.WorkspaceDir, n)
-		var st *sessionState
-		used := time.Time{}
-		if s, u, err := readState(stPath); err == nil {
-			st, used = &s, u
-		} else if fi, err := os.Stat(dir); err == nil {
-			used = fi.ModTime()
+		st, used, stErr := gcState(stPath)
+		if st == nil {
+			if fi, err := os.Stat(dir); err == nil {
+				used = fi.ModTime()
+			}
 		}
 		item := GCItem{Kind: "workspace", Name: dir, Session: n}
 		remove, why := verdict(st, used, all, time.Duration(cfg.IdleTimeout), now)
+		if stErr != nil && !all {
+			remove, why = unreadableState(stErr)
+		}
 		item.Reason = why
 		if !remove {
 			rep.Kept = append(rep.Kept, item)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -74,6 +75,27 @@ func readState(p string) (sessionState, time.Time, error) {
 		return s, time.Time{}, fmt.Errorf("state file %s: %w", p, err)
 	}
 	return s, fi.ModTime(), nil
+}
+
+// gcState reads a session's state file for gc: nil when there is none. A
+// file that exists but cannot be read is an error, which gc must not take
+// for "the session is gone" (see unreadableState).
+func gcState(p string) (*sessionState, time.Time, error) {
+	s, used, err := readState(p)
+	switch {
+	case err == nil:
+		return &s, used, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, time.Time{}, nil
+	}
+	return nil, time.Time{}, err
+}
+
+// unreadableState is gc's verdict on a session whose state file cannot be
+// read: kept, since it may be a kept session's files that removing would
+// lose. Only --all removes it.
+func unreadableState(err error) (bool, string) {
+	return false, fmt.Sprintf("its state file cannot be read (%v): kept, as it may be a kept session; fix or remove the file, or run wai gc --all", err)
 }
 
 // touchState records a use of the session.

@@ -140,13 +140,12 @@ func gcVolumes(ctx context.Context, svc *service, cfg Config, scope gcScope, now
 		if ref != volumePrefix+v.Name || !validSession(session) || !scope.takes(cfg, session, ref) {
 			continue
 		}
-		var st *sessionState
-		var used time.Time
-		if s, u, err := readState(v.Labels[labelState]); err == nil {
-			st, used = &s, u
-		}
+		st, used, stErr := gcState(v.Labels[labelState])
 		item := GCItem{Kind: "volume", Name: v.Name, Session: session}
 		remove, why := verdict(st, used, scope.all, time.Duration(cfg.IdleTimeout), now)
+		if stErr != nil && !scope.all {
+			remove, why = unreadableState(stErr)
+		}
 		item.Reason = why
 		if !remove {
 			rep.Kept = append(rep.Kept, item)
