@@ -36,7 +36,8 @@ func within(t *testing.T, d time.Duration, what string, op func() error) error {
 
 // TestAgentFSConfinedInContainer: what a command of the sandbox plants,
 // as the sandbox user, stays inside /workspace for the agent's files:
-// symlinks resolve chroot-style, ".." is refused, a FIFO fails at once.
+// a symlink leading out is not followed, ".." is refused, a FIFO fails
+// at once.
 func TestAgentFSConfinedInContainer(t *testing.T) {
 	t.Parallel()
 	w := openAgentFS(t, backend.DefaultLimits(), nil)
@@ -65,19 +66,24 @@ func TestAgentFSConfinedInContainer(t *testing.T) {
 			t.Errorf("Write(%s): %v, want ErrInvalid", p, err)
 		}
 	}
-	// A write through the symlink to /etc/passwd lands inside.
-	if _, err := fs.Write(ctx, backend.WriteRequest{Path: "passwd", Content: "inside\n", Mode: backend.WriteOverwrite}); err != nil {
-		t.Fatalf("Write through passwd -> /etc/passwd: %v", err)
+	// A write through the symlink to /etc/passwd is refused: the file
+	// tools do not follow it out, and a copy inside would be a lie.
+	_, err := fs.Write(ctx, backend.WriteRequest{Path: "passwd", Content: "inside\n", Mode: backend.WriteOverwrite})
+	if !errors.Is(err, backend.ErrNotFound) || !strings.Contains(err.Error(), "leads outside the workspace (to /etc/passwd)") {
+		t.Errorf("Write through passwd -> /etc/passwd: %v, want ErrNotFound saying it leads outside", err)
 	}
-	res := sh(t, w.Workspace, "cat /workspace/etc/passwd; grep -c '^root:' /etc/passwd")
-	if res.Stdout != "inside\n1\n" {
-		t.Errorf("after the write: %q, want it in /workspace/etc/passwd and the container's /etc/passwd intact", res.Stdout)
+	if _, err := fs.Write(ctx, backend.WriteRequest{Path: "agent.txt", Content: "inside\n"}); err != nil {
+		t.Fatal(err)
+	}
+	res := sh(t, w.Workspace, "test -e /workspace/etc && echo made-etc; grep -c '^root:' /etc/passwd")
+	if res.Stdout != "1\n" {
+		t.Errorf("after the refused write: %q, want no /workspace/etc and the container's /etc/passwd intact", res.Stdout)
 	}
 	// The agent's files are the command's: same owner, same content.
 	if fi, err := fs.Stat(ctx, "plain.txt"); err != nil || fi.Kind != backend.KindFile || fi.Size != 6 {
 		t.Errorf("Stat(plain.txt) = %+v, %v", fi, err)
 	}
-	res = sh(t, w.Workspace, "stat -c '%u %a' /workspace/etc/passwd /workspace/plain.txt")
+	res = sh(t, w.Workspace, "stat -c '%u %a' /workspace/agent.txt /workspace/plain.txt")
 	if f := strings.Fields(res.Stdout); len(f) != 4 || f[0] != f[2] || f[1] != "644" {
 		t.Errorf("owner and mode of the agent's file and the command's: %q, want the same owner, mode 644", res.Stdout)
 	}
