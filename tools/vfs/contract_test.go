@@ -143,6 +143,9 @@ func runContract(t *testing.T, k *host.Kernel, realCommands bool) {
 	t.Run("write_file", func(t *testing.T) {
 		c := session(t, k)
 		c.is("write", "write_file", P{"file_path": "new/deep/f.py", "content": "print(1)\n"}, "Wrote 9 bytes to new/deep/f.py.")
+		c.is("write outside", "write_file", P{"file_path": "/tmp/x.txt", "content": "x"},
+			"Wrote 1 bytes to tmp/x.txt. The file tools took /tmp/x.txt as a path inside the workspace: a command finds this file at /workspace/tmp/x.txt, not at /tmp/x.txt.")
+		c.is("write /workspace", "write_file", P{"file_path": "/workspace/w.txt", "content": "x"}, "Wrote 1 bytes to w.txt.")
 		c.fails("write_file", P{"file_path": "new/deep/f.py", "content": "again"}, "File already exists; use edit_file to modify existing content: new/deep/f.py")
 		c.fails("write_file", P{"file_path": "new", "content": "x"}, "new is a directory: name a file inside it")
 		c.fails("write_file", P{"file_path": "/", "content": "x"}, "file_path must reference a file, not the workspace root.")

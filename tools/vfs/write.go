@@ -37,7 +37,7 @@ func writeFile(_ *pdk.Call, p writeParams) (pdk.Result, error) {
 	case err != nil:
 		return answer(err, "Cannot write %s", vfspath.Display(file))
 	}
-	return pdk.OK(fmt.Sprintf("Wrote %d bytes to %s.", res.Bytes, vfspath.Display(file)),
+	return pdk.OK(fmt.Sprintf("Wrote %d bytes to %s.%s", res.Bytes, vfspath.Display(file), vfspath.TookInside(p.FilePath, file)),
 		writeResult{Path: vfspath.Display(file), Bytes: res.Bytes}), nil
 }
 
@@ -76,7 +76,7 @@ func editFile(_ *pdk.Call, p editParams) (pdk.Result, error) {
 	if res.Replacements != 1 {
 		noun += "s"
 	}
-	return pdk.OK(fmt.Sprintf("Edited %s: %d %s.", vfspath.Display(file), res.Replacements, noun),
+	return pdk.OK(fmt.Sprintf("Edited %s: %d %s.%s", vfspath.Display(file), res.Replacements, noun, vfspath.TookInside(p.FilePath, file)),
 		editResult{Path: vfspath.Display(file), Replacements: res.Replacements}), nil
 }
 
@@ -103,7 +103,7 @@ func rm(_ *pdk.Call, p rmParams) (pdk.Result, error) {
 	if res.Removed != 1 {
 		noun = "entries"
 	}
-	return pdk.OK(fmt.Sprintf("Removed %s (%d %s).", vfspath.Display(target), res.Removed, noun),
+	return pdk.OK(fmt.Sprintf("Removed %s (%d %s).%s", vfspath.Display(target), res.Removed, noun, vfspath.TookInside(p.Path, target)),
 		rmResult{Path: vfspath.Display(target), Removed: res.Removed}), nil
 }
 

@@ -76,6 +76,19 @@ func OutsideHint(p string) string {
 		"to reach %s outside the workspace, run a command (the shell) instead", p, p)
 }
 
+// TookInside is what to add to the answer of a change made through an
+// absolute path outside /workspace ("/tmp/x.txt"): the tools changed the
+// workspace's file n, which a command reaches as /workspace/n, not at the
+// path the model gave, where it would look for it next. "" for any other
+// path.
+func TookInside(given, n string) string {
+	if OutsideHint(given) == "" {
+		return ""
+	}
+	return fmt.Sprintf(" The file tools took %s as a path inside the workspace: a command finds this file at %s/%s, not at %s.",
+		given, workspacePrefix, n, given)
+}
+
 // ErrRoot is returned by File for a path naming the workspace root.
 var ErrRoot = errors.New("must reference a file")
 

@@ -65,3 +65,16 @@ func TestOutsideHint(t *testing.T) {
 		}
 	}
 }
+
+// TookInside speaks only of absolute paths outside /workspace, and names
+// where a command finds the file.
+func TestTookInside(t *testing.T) {
+	if got := TookInside("/tmp/x.txt", "tmp/x.txt"); !strings.Contains(got, "a command finds this file at /workspace/tmp/x.txt, not at /tmp/x.txt") {
+		t.Errorf("TookInside(/tmp/x.txt) = %q", got)
+	}
+	for _, given := range []string{"/workspace/a", "a", "/"} {
+		if got := TookInside(given, "a"); got != "" {
+			t.Errorf("TookInside(%q) = %q, want nothing", given, got)
+		}
+	}
+}
