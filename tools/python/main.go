@@ -45,7 +45,7 @@ type result struct {
 // promise; and code can change or delete workspace files.
 func init() {
 	pdk.Declare("python", "2.0.0", pdk.CapShell, pdk.CapFSRead, pdk.CapFSWrite)
-	pdk.Tool("evaluate_python", "Run Python 3 in the workspace (python3, 5-second timeout). mode \"expr\" (default) evaluates one expression and returns its repr; \"statements\" runs statements and returns the last expression's value. globals binds names to JSON values; reads binds file texts under their paths (and vfs_reads); the code may call read_text(path) and write_text(path, content, mode=\"overwrite\"). writes (and write_text) are applied only after the code succeeds; their content may use {name} templates filled from the final globals. stdout and stderr are capped at 4,096 characters each.",
+	pdk.Tool("evaluate_python", "Run Python 3 in the workspace (python3, 5-second timeout). mode \"expr\" (default) evaluates one expression and returns its repr; \"statements\" runs statements and returns the last expression's value. globals binds names to JSON values; reads binds file texts under their paths (and vfs_reads); the code may call read_text(path) and write_text(path, content, mode=\"overwrite\"). writes (and write_text) are applied only after the code succeeds; their content may use {name} templates filled from the final globals. stdout and stderr are capped at 4,096 characters each. Each call starts a fresh interpreter: nothing but files persists between calls, so pass values on through globals (the result returns the final globals, JSON-safe ones as they are).",
 		run, pdk.Returns[result](), pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Evaluate Python"))
 }
 
