@@ -175,19 +175,7 @@ func (b *Blocklist) Check(req Request) (allow bool, reason string) {
 		if r := b.checkText(text); r != "" {
 			return false, r
 		}
-		var an *shellparse.Analysis
-		if req.Shell != "" {
-			d := shellparse.POSIX
-			if len(req.Command) > 0 {
-				if sd, ok := shellparse.DialectOf(req.Command[0]); ok {
-					d = sd
-				}
-			}
-			an = shellparse.AnalyzeShell(req.Shell, d)
-		} else {
-			an = shellparse.AnalyzeArgv(req.Command)
-		}
-		if r := b.judge(an); r != "" {
+		if r := b.judge(shellparse.AnalyzeRequest(req.Command, req.Shell)); r != "" {
 			return false, r
 		}
 	case "shell.script":
