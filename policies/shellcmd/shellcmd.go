@@ -44,18 +44,7 @@ type Result struct {
 // shell; otherwise shell is read in the dialect command[0] names (sh,
 // bash, dash, …; POSIX sh when it names none this package knows).
 func Of(command []string, shell string) Result {
-	var an *shellparse.Analysis
-	if shell != "" {
-		d := shellparse.POSIX
-		if len(command) > 0 {
-			if sd, ok := shellparse.DialectOf(command[0]); ok {
-				d = sd
-			}
-		}
-		an = shellparse.AnalyzeShell(shell, d)
-	} else {
-		an = shellparse.AnalyzeArgv(command)
-	}
+	an := shellparse.AnalyzeRequest(command, shell)
 	var res Result
 	for _, r := range an.Runs {
 		res.Commands = append(res.Commands, Command{Name: r.Name(), Args: r.Values(), Via: r.Via})

@@ -129,20 +129,10 @@ func (a *Allowlist) Judge(req Request) Verdict {
 			return deny("the request sets %s, which decides what a command runs", k)
 		}
 	}
-	switch {
-	case req.Action == "shell.script":
+	if req.Action == "shell.script" {
 		return a.checkScript(req)
-	case req.Shell != "":
-		d := shellparse.POSIX
-		if len(req.Command) > 0 {
-			if sd, ok := shellparse.DialectOf(req.Command[0]); ok {
-				d = sd
-			}
-		}
-		return a.judge(shellparse.AnalyzeShell(req.Shell, d, req.EnvKeys...))
-	default:
-		return a.judge(shellparse.AnalyzeArgv(req.Command))
 	}
+	return a.judge(shellparse.AnalyzeRequest(req.Command, req.Shell, req.EnvKeys...))
 }
 
 func deny(format string, args ...any) Verdict {
@@ -152,14 +142,15 @@ func deny(format string, args ...any) Verdict {
 // checkScript checks a script's interpreter line and, when the
 // interpreter is a shell, the script's commands.
 func (a *Allowlist) checkScript(req Request) Verdict {
-	if len(req.Command) == 0 || len(strings.Fields(req.Command[0])) == 0 {
+	if len(req.Command) == 0 {
 		return deny("script without an interpreter")
 	}
-	interp := shellparse.AnalyzeArgv(strings.Fields(req.Command[0]))
-	last := interp.Runs[len(interp.Runs)-1]
-	// The interpreter runs the script, which is checked below rather
-	// than refused as a shell without -c.
-	interp.Runs[len(interp.Runs)-1].Opaque = ""
+	// last reads the script, which is checked below rather than
+	// refused as a shell without -c.
+	interp, last := shellparse.AnalyzeInterpreter(req.Command[0])
+	if last == nil {
+		return deny("script without an interpreter")
+	}
 	iv := a.judge(interp)
 	if !iv.Allow && !iv.Ask {
 		return iv

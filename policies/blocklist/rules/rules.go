@@ -9,7 +9,9 @@
 // spelled, through /bin/rm, sudo, env, xargs or sh -c), mkfs, dd from
 // /dev/zero or onto a disk, writes to a disk device, a fork bomb, a
 // download piped into a shell, shutdown/reboot/halt/poweroff (systemctl,
-// init 0/6 too), or kill -1. What it does not catch is listed in
+// init 0/6 too), or kill -1. A script's interpreter line is judged as
+// the argv the backends run, and the structural rules read a script
+// whenever sh or bash reads it. What it does not catch is listed in
 // RATIONALE.md ("The blocklist is a seatbelt").
 package rules
 
@@ -175,42 +177,48 @@ func (b *Blocklist) Check(req Request) (allow bool, reason string) {
 		if r := b.checkText(text); r != "" {
 			return false, r
 		}
-		var an *shellparse.Analysis
-		if req.Shell != "" {
-			d := shellparse.POSIX
-			if len(req.Command) > 0 {
-				if sd, ok := shellparse.DialectOf(req.Command[0]); ok {
-					d = sd
-				}
-			}
-			an = shellparse.AnalyzeShell(req.Shell, d)
-		} else {
-			an = shellparse.AnalyzeArgv(req.Command)
-		}
-		if r := b.judge(an); r != "" {
+		if r := b.judge(shellparse.AnalyzeRequest(req.Command, req.Shell)); r != "" {
 			return false, r
 		}
 	case "shell.script":
-		if r := b.checkText(req.Script); r != "" {
+		if r := b.checkScript(req); r != "" {
 			return false, r
-		}
-		interp := ""
-		if len(req.Command) > 0 {
-			if f := strings.Fields(req.Command[0]); len(f) > 0 {
-				interp = f[0]
-			}
-		}
-		if interp == "" || shellparse.Shells[shellparse.Base(interp)] {
-			d, ok := shellparse.DialectOf(interp)
-			if interp != "" && !ok {
-				return true, "" // a shell whose language the blocklist does not read: the patterns above still apply
-			}
-			if r := b.judge(shellparse.AnalyzeShell(req.Script, d)); r != "" {
-				return false, r
-			}
 		}
 	}
 	return true, ""
+}
+
+// checkScript applies the patterns to a script's text and, when a shell
+// whose language the blocklist reads runs it, the structural rules to its
+// commands. The interpreter line is an argv the backends run (with the
+// script as its last argument or input), so it is judged like one: a
+// line "rm -rf /" or "reboot" runs that, and the shell that reads the
+// script may come after a wrapper ("/usr/bin/env bash", "sudo sh").
+func (b *Blocklist) checkScript(req Request) string {
+	if r := b.checkText(req.Script); r != "" {
+		return r
+	}
+	line := ""
+	if len(req.Command) > 0 {
+		line = req.Command[0]
+	}
+	interp, reader := shellparse.AnalyzeInterpreter(line)
+	d := shellparse.POSIX // no interpreter: the backends run /bin/sh
+	if reader != nil {
+		if r := b.checkText(line); r != "" {
+			return r
+		}
+		if r := b.judge(interp); r != "" {
+			return r
+		}
+		var ok bool
+		if d, ok = shellparse.DialectOf(reader.Name()); !ok {
+			// Not a shell, or one whose language the blocklist does not
+			// read: the patterns above still apply.
+			return ""
+		}
+	}
+	return b.judge(shellparse.AnalyzeShell(req.Script, d))
 }
 
 // checkText applies the patterns and the fork-bomb rule to text.

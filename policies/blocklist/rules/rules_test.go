@@ -75,3 +75,29 @@ func FuzzCheck(f *testing.F) {
 		b.Check(Request{Action: "shell.script", Command: []string{"/bin/sh"}, Script: s})
 	})
 }
+
+// A script's interpreter line is judged as the argv the backends run, and
+// the structural rules read the script whenever a shell reads it, also
+// through a wrapper.
+func TestScriptInterpreter(t *testing.T) {
+	b := Default()
+	for _, c := range []struct {
+		interp, script, deny string // deny: what the reason says, "" to allow
+	}{
+		{"/bin/sh", "rm -r -f /\n", "recursive rm"},
+		{"", "rm -r -f /\n", "recursive rm"}, // no interpreter: /bin/sh
+		{"/usr/bin/env bash", "rm -r -f /\n", "recursive rm"},
+		{"sudo -u root sh -e", "reboot\n", "reboot stops"},
+		{"rm -r -f /", "echo\n", "recursive rm"},
+		{"reboot", "echo\n", "reboot stops"},
+		{"env -S sh", "echo\n", "cannot judge"},
+		{"/usr/bin/env python3", "rm -r -f /\n", ""}, // python: patterns only
+		{"zsh", "rm -r -f /\n", ""},                  // a language it does not read
+		{"/usr/bin/env bash", "rm -r build\n", ""},
+	} {
+		ok, reason := b.Check(Request{Action: "shell.script", Command: []string{c.interp}, Script: c.script})
+		if ok != (c.deny == "") || !strings.Contains(reason, c.deny) {
+			t.Errorf("%q running %q: allow=%v %q, want deny saying %q", c.interp, c.script, ok, reason, c.deny)
+		}
+	}
+}

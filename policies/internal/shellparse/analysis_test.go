@@ -165,7 +165,7 @@ func TestBash(t *testing.T) {
 }
 
 func TestWords(t *testing.T) {
-	a := AnalyzeShell(`e 'a b' "c $x d" e\ f ~/g *.go "$y" $z "\$q" $(h)`, POSIX)
+	a := AnalyzeShell(`e 'a b' "c $x d" e\ f ~/g *.go "$y" $z "\$q" $(h) r\m "r\m"`, POSIX)
 	want := []Word{
 		{Value: "e", Literal: true, Fixed: 1},
 		{Value: "a b", Literal: true, Fixed: 3},
@@ -177,6 +177,10 @@ func TestWords(t *testing.T) {
 		{Value: "$z", Split: true},
 		{Value: "$q", Literal: true, Fixed: 2},
 		{Value: "$(h)", Split: true},
+		// Outside quotes a backslash escapes any byte; inside double
+		// quotes it escapes only $ ` " \ and newline: "r\m" is not rm.
+		{Value: "rm", Literal: true, Fixed: 2},
+		{Value: `r\m`, Literal: true, Fixed: 3},
 	}
 	if got := a.Commands[0].Words; !reflect.DeepEqual(got, want) {
 		t.Fatalf("words\n%+v\nwant\n%+v", got, want)

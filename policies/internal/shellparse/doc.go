@@ -11,6 +11,12 @@
 // their real option grammars: sudo, env, nice, timeout, xargs, find
 // -exec, sh -c, eval, trap, watch, flock and others (see wrappers.go).
 //
+// AnalyzeRequest reads a shell.exec request as a policy receives it (an
+// argv, or a shell string and the shell that runs it) and
+// AnalyzeInterpreter a shell.script request's interpreter line: the
+// allowlist, the blocklist and the public policies/shellcmd all start
+// there, so none of them reads a request its own way.
+//
 // What it cannot judge it reports as a Problem rather than guessing:
 // control characters, text the shell would not parse, command names and
 // wrapper options that are only known when the command runs, alias

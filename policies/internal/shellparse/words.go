@@ -38,7 +38,7 @@ func (w *walker) part(sb *strings.Builder, out *Word, part syntax.WordPart, quot
 	switch p := part.(type) {
 	case *syntax.Lit:
 		if quoted {
-			v := unescapeDouble(p.Value)
+			v := unescape(p.Value, escapesDouble)
 			out.Fixed += len(v)
 			sb.WriteString(v)
 			return
@@ -50,7 +50,7 @@ func (w *walker) part(sb *strings.Builder, out *Word, part syntax.WordPart, quot
 		if hasGlob(p.Value) || w.d == Bash && hasBraceExpansion(p.Value) {
 			out.Literal, out.Split = false, true
 		}
-		v := unescapeBare(p.Value)
+		v := unescape(p.Value, escapesBare)
 		out.Fixed += len(v)
 		sb.WriteString(v)
 	case *syntax.SglQuoted:
@@ -114,34 +114,22 @@ func hasBraceExpansion(s string) bool {
 		(strings.Contains(s[open:], ",") || strings.Contains(s[open:], ".."))
 }
 
-// unescapeBare removes backslashes outside quotes: \x is x, and a
-// backslash-newline joins lines.
-func unescapeBare(s string) string {
-	if strings.IndexByte(s, '\\') < 0 {
-		return s
-	}
-	var sb strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-			if s[i] == '\n' {
-				continue
-			}
-		}
-		sb.WriteByte(s[i])
-	}
-	return sb.String()
-}
+// Backslash escapes: outside quotes a backslash escapes any byte; inside
+// double quotes only these, and elsewhere there it is kept as text.
+const (
+	escapesBare   = ""
+	escapesDouble = "$`\"\\\n"
+)
 
-// unescapeDouble removes the backslashes that are escapes inside double
-// quotes: before $ ` " \ and newline.
-func unescapeDouble(s string) string {
+// unescape removes the backslashes that escape the next byte, those in
+// escapes or (escapesBare) all; a backslash-newline joins lines.
+func unescape(s, escapes string) string {
 	if strings.IndexByte(s, '\\') < 0 {
 		return s
 	}
 	var sb strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+		if s[i] == '\\' && i+1 < len(s) && (escapes == escapesBare || strings.IndexByte(escapes, s[i+1]) >= 0) {
 			i++
 			if s[i] == '\n' {
 				continue
