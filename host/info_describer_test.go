@@ -52,16 +52,7 @@ func TestEveryWayOfChoosingDescribesTheEnvironment(t *testing.T) {
 			} else {
 				cfg.Backend = tc.backend
 			}
-			ctx := context.Background()
-			k, err := New(ctx, cfg, opts...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer k.Close(ctx)
-			info, err := k.Info(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			k, info := chosenInfo(t, cfg, opts...)
 			if info.Environment == nil || *info.Environment != fakeEnvironment || info.Sandboxed != tc.sandboxed {
 				t.Fatalf("Info: %+v (environment %+v), want the fake's environment, sandboxed %v", info, info.Environment, tc.sandboxed)
 			}
@@ -80,4 +71,21 @@ func TestEveryWayOfChoosingDescribesTheEnvironment(t *testing.T) {
 			}
 		})
 	}
+}
+
+// chosenInfo builds a kernel on cfg and returns it with what Info says it
+// runs on; the kernel is closed when the test ends.
+func chosenInfo(t *testing.T, cfg Config, opts ...Option) (*Kernel, BackendInfo) {
+	t.Helper()
+	ctx := context.Background()
+	k, err := New(ctx, cfg, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k.Close(context.Background()) })
+	info, err := k.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, info
 }
