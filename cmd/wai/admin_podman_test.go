@@ -93,6 +93,10 @@ func TestAdminPodman(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "removed podman workspace "+stray) || !strings.Contains(r.stdout, "kept    podman container "+name) {
 		t.Errorf("wai gc --why: want the stray workspace removed and the kept session left; got %v", r)
 	}
+	// Not even this wai's own files volume is looked at (LimitFilesSweep).
+	if strings.Contains(r.stdout, "files-volume") {
+		t.Errorf("wai gc in a test considered the service's files volumes: %v", r)
+	}
 	if _, err := os.Stat(stray); !os.IsNotExist(err) {
 		t.Errorf("the stray workspace survived wai gc: %v", err)
 	}
