@@ -122,8 +122,20 @@ func (k *Kernel) resolve(ctx context.Context) (*resolved, error) {
 	}
 }
 
-// choose opens the configured backend, or the fallback.
+// choose opens the kernel's backend and adds what it says its commands
+// find (withEnvironment), in one place for every way it was chosen: an
+// injected backend is described as fully as one opened by name.
 func (k *Kernel) choose(ctx context.Context) (*resolved, error) {
+	b, info, err := k.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &resolved{b: b, info: withEnvironment(info, b)}, nil
+}
+
+// open returns the injected backend, or opens the configured one, or the
+// fallback, with the facts about it that do not come from Describer.
+func (k *Kernel) open(ctx context.Context) (backend.Backend, BackendInfo, error) {
 	if k.injected != nil {
 		info := BackendInfo{Backend: "custom"}
 		if d, ok := k.injected.(infoer); ok {
@@ -131,25 +143,25 @@ func (k *Kernel) choose(ctx context.Context) (*resolved, error) {
 			info = BackendInfo{Backend: bi.Backend, Sandboxed: bi.Sandboxed, NetworkEnabled: bi.NetworkEnabled}
 		}
 		info.Configured = info.Backend
-		return &resolved{b: k.injected, info: k.completeInfo(info)}, nil
+		return k.injected, k.completeInfo(info), nil
 	}
 	b, err := k.backend(ctx, k.cfg.Backend)
 	if err == nil {
-		return &resolved{b: b, info: withEnvironment(k.describe(k.cfg.Backend), b)}, nil
+		return b, k.describe(k.cfg.Backend), nil
 	}
 	if k.cfg.Fallback == "" || !errors.Is(err, backend.ErrUnavailable) {
-		return nil, k.unavailableAdvice(err)
+		return nil, BackendInfo{}, k.unavailableAdvice(err)
 	}
 	k.log.LogAttrs(ctx, slog.LevelWarn, "backend.fallback", slog.String("backend", k.cfg.Backend),
 		slog.String("fallback", k.cfg.Fallback), slog.Bool("sandboxed", false), slog.String("reason", err.Error()))
 	fb, ferr := k.backend(ctx, k.cfg.Fallback)
 	if ferr != nil {
-		return nil, fmt.Errorf("backend %s unavailable (%v), and fallback %s failed too: %w", k.cfg.Backend, err, k.cfg.Fallback, ferr)
+		return nil, BackendInfo{}, fmt.Errorf("backend %s unavailable (%v), and fallback %s failed too: %w", k.cfg.Backend, err, k.cfg.Fallback, ferr)
 	}
-	info := withEnvironment(k.describe(k.cfg.Fallback), fb)
+	info := k.describe(k.cfg.Fallback)
 	info.Sandboxed = false // a fallback never counts as the sandbox that was asked for
 	info.Fallback, info.FallbackReason = true, err.Error()
-	return &resolved{b: fb, info: info}, nil
+	return fb, info, nil
 }
 
 // unavailableAdvice adds to a backend's ErrUnavailable the two ways out:
@@ -258,6 +270,10 @@ func commandsNote(i BackendInfo) string {
 		b.WriteString("Commands run in an isolated Podman container; " + writableNote(i.Environment))
 	} else {
 		fmt.Fprintf(&b, "Commands run in the %s backend's sandbox", i.Backend)
+		if i.Environment != nil {
+			// It said where its commands can write: as podman's does.
+			b.WriteString("; " + writableNote(i.Environment))
+		}
 	}
 	if !i.NetworkEnabled {
 		b.WriteString("; there is no network")

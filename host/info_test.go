@@ -57,15 +57,7 @@ func TestHostBackendSaysUnsandboxedEverywhere(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Backend = "host" // linked in by e2e_test.go
 	ctx := context.Background()
-	k, err := New(ctx, cfg, withTools(shellTools{demoTools("demo")}, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close(ctx)
-	info, err := k.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, info := chosenInfo(t, cfg, withTools(shellTools{demoTools("demo")}, nil))
 	if info.Sandboxed || info.Backend != "host" || !strings.Contains(info.Notice(), "NOT sandboxed") {
 		t.Fatalf("host Info: %+v, notice %q", info, info.Notice())
 	}

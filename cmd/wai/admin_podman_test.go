@@ -51,9 +51,16 @@ func TestAdminPodman(t *testing.T) {
 	if !strings.Contains(r.stdout, "OK    hardened container runs") {
 		t.Errorf("wai preflight did not run a container: %v", r)
 	}
-	t.Cleanup(func() { inProcess(t, config, "gc", "--all", "--all-users", "--config", config) })
-
 	session := "kept"
+	// Whatever happens, the sessions this test makes go, and nothing else:
+	// wai rm removes exactly them, where any wai gc also sweeps the
+	// service's unused files volumes of other wai builds (gcFiles), which
+	// belong to no test. Already gone is fine.
+	t.Cleanup(func() {
+		for _, user := range []string{"", "alice"} {
+			inProcess(t, config, "rm", "--user", user, "--config", config, session)
+		}
+	})
 	for _, user := range []string{"", "alice"} {
 		r = inProcess(t, config, "exec", "--user", user, "--session", session, "--", "sh", "-c", "echo "+user+"x >f")
 		if r.code != 0 {
@@ -85,6 +92,10 @@ func TestAdminPodman(t *testing.T) {
 	r = inProcess(t, config, "gc", "--why", "--config", config)
 	if r.code != 0 || !strings.Contains(r.stdout, "removed podman workspace "+stray) || !strings.Contains(r.stdout, "kept    podman container "+name) {
 		t.Errorf("wai gc --why: want the stray workspace removed and the kept session left; got %v", r)
+	}
+	// Not even this wai's own files volume is looked at (LimitFilesSweep).
+	if strings.Contains(r.stdout, "files-volume") {
+		t.Errorf("wai gc in a test considered the service's files volumes: %v", r)
 	}
 	if _, err := os.Stat(stray); !os.IsNotExist(err) {
 		t.Errorf("the stray workspace survived wai gc: %v", err)

@@ -54,38 +54,55 @@ at once, without cleanup.`,
 	})
 }
 
+// serveOptions are wai serve's flags.
+type serveOptions struct {
+	kf        kernelFlags
+	httpAddr  string
+	tokenEnv  string
+	showToken bool
+}
+
+func (o *serveOptions) register(fs *flag.FlagSet) {
+	o.kf.register(fs)
+	fs.StringVar(&o.httpAddr, "http", "", "serve streamable HTTP on `addr` (host:port) instead of stdio; empty means the config's [mcp] http_addr")
+	fs.StringVar(&o.tokenEnv, "token-env", "", "environment variable `name` holding an HTTP bearer token (default: the config's [mcp] token_env)")
+	fs.BoolVar(&o.showToken, "show-token", false, "with --http, print the bearer token itself on stderr, not only where it is")
+}
+
+// config loads the configuration wai serve runs with. The token
+// --token-env names opens this server: it joins wai's own secrets
+// (host.Config.SecretEnv), so no container the agent creates is given it.
+func (o *serveOptions) config(std stdio) (config.File, error) {
+	cfg, err := o.kf.load(std)
+	if err != nil {
+		return config.File{}, err
+	}
+	if o.tokenEnv != "" {
+		cfg.SecretEnv = append(cfg.SecretEnv, o.tokenEnv)
+	}
+	return cfg, nil
+}
+
 func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
-	var (
-		kf        kernelFlags
-		httpAddr  string
-		tokenEnv  string
-		showToken bool
-	)
-	kf.register(fs)
-	fs.StringVar(&httpAddr, "http", "", "serve streamable HTTP on `addr` (host:port) instead of stdio; empty means the config's [mcp] http_addr")
-	fs.StringVar(&tokenEnv, "token-env", "", "environment variable `name` holding an HTTP bearer token (default: the config's [mcp] token_env)")
-	fs.BoolVar(&showToken, "show-token", false, "with --http, print the bearer token itself on stderr, not only where it is")
+	var o serveOptions
+	o.register(fs)
 
 	return func(ctx context.Context, std stdio, _ []string) int {
 		useHTTP := false
 		fs.Visit(func(f *flag.Flag) { useHTTP = useHTTP || f.Name == "http" })
-		cfg, err := kf.load(std)
+		cfg, err := o.config(std)
 		if err != nil {
 			return fail(ctx, std.err, err)
-		}
-		if tokenEnv != "" {
-			// The token --token-env names opens this server: no
-			// container the agent creates may be given it.
-			cfg.SecretEnv = append(cfg.SecretEnv, tokenEnv)
 		}
 		// The HTTP settings are checked before the kernel loads every
 		// plugin: a refused address or token is told at once.
 		var tokens []mcpserver.Token
+		httpAddr := o.httpAddr
 		if useHTTP {
 			if httpAddr == "" {
 				httpAddr = cfg.MCP.HTTPAddr
 			}
-			if tokens, err = configuredTokens(std, cfg.MCP, httpAddr, tokenEnv); err != nil {
+			if tokens, err = configuredTokens(std, cfg.MCP, httpAddr, o.tokenEnv); err != nil {
 				return fail(ctx, std.err, err)
 			}
 		}
@@ -95,7 +112,7 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			// stay silent until the address line.
 			fmt.Fprintf(std.err, "wai serve: loading plugins (the first start compiles them)…\n")
 		}
-		k, err := kf.build(ctx, cfg, std.err, true)
+		k, err := o.kf.build(ctx, cfg, std.err, true)
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}
@@ -105,7 +122,7 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		}
 
 		var logger *slog.Logger
-		if kf.verbose {
+		if o.kf.verbose {
 			logger = slog.New(slog.NewTextHandler(std.err, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		}
 		mcp := cfg.MCP
@@ -121,7 +138,7 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			return exitOK
 		}
 		if len(tokens) == 0 {
-			tok, err := stateToken(k.Config(), std.err, showToken)
+			tok, err := stateToken(k.Config(), std.err, o.showToken)
 			if err != nil {
 				srv.Close()
 				return fail(ctx, std.err, err)

@@ -42,10 +42,19 @@ type filesScope func(volume string) bool
 func (s filesScope) takes(volume string) bool { return s == nil || s(volume) }
 
 // collectFilesScope is the files sweep's scope in CollectGarbage: every
-// files volume (nil), except in this package's tests, which share the
-// service with other tests and other wai builds and sweep only the
-// volumes they made.
+// files volume (nil), except in tests, which share the service with other
+// tests and other wai builds and sweep only the volumes they made (this
+// package's) or none (LimitFilesSweep).
 var collectFilesScope filesScope
+
+// LimitFilesSweep limits what every later CollectGarbage in this process
+// sweeps of the service's files volumes, and their fill containers, to the
+// volumes take accepts. It is for the tests of programs that link this
+// backend and run wai gc: they share the Podman service with other test
+// runs and with real users, whose files volumes are not theirs to remove.
+// Call it before any sweep starts (from init or TestMain); wai itself
+// never calls it.
+func LimitFilesSweep(take func(volume string) bool) { collectFilesScope = take }
 
 // gcFiles removes what files volumes leave on the service: fill containers
 // of processes killed mid-fill (older than fillMargin), then files volumes
