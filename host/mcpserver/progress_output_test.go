@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -27,8 +28,12 @@ func TestProgressCarriesOutputLines(t *testing.T) {
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 			mu.Lock()
 			msgs = append(msgs, r.Params.Message)
+			seen := strings.Join(msgs, "\n")
 			mu.Unlock()
-			if strings.Contains(r.Params.Message, "alpha-line") {
+			// Both streams' lines, which may come in separate messages:
+			// on the first alone, a loaded machine could end the command
+			// before the other reached a progress message.
+			if strings.Contains(seen, "alpha-line") && strings.Contains(seen, "beta-line") {
 				once.Do(func() { _ = os.WriteFile(gate, nil, 0o644) })
 			}
 		},
@@ -36,9 +41,15 @@ func TestProgressCarriesOutputLines(t *testing.T) {
 	shell := "echo alpha-line; echo beta-line >&2; while [ ! -e " + gate + " ]; do sleep 0.05; done; echo done"
 	params := &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"shell": shell}}
 	params.SetProgressToken("out")
-	res, err := cs.CallTool(t.Context(), params)
+	// Bounded: a line that never reaches a progress message leaves the
+	// gate shut and the command waiting.
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, params)
 	if err != nil || res.IsError {
-		t.Fatalf("call: %v %+v", err, res)
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("call: %v %+v (progress messages %q)", err, res, msgs)
 	}
 	mu.Lock()
 	got := strings.Join(msgs, "\n---\n")
