@@ -49,7 +49,8 @@ func TestContainerJobs(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ContainerJobs: %v", err)
 	}
-	j, err := jr.StartJob(ctx, backend.JobRequest{Shell: "echo start; pwd; sleep 1.5; echo done; echo oops >&2; exit 3"})
+	// A gate, not a sleep: under load the poll below may come late.
+	j, err := jr.StartJob(ctx, backend.JobRequest{Shell: "echo start; pwd; while [ ! -e /tmp/gate ]; do sleep 0.05; done; echo done; echo oops >&2; exit 3"})
 	if err != nil || j.State != backend.JobRunning || j.Cwd != "/srv" {
 		t.Fatalf("StartJob: %+v, %v; want a running job in the container's workdir /srv", j, err)
 	}
@@ -57,6 +58,7 @@ func TestContainerJobs(t *testing.T) {
 	if !st.Running() || strings.Contains(st.Stdout.Text, "done") || st.Stdout.Text != "start\n/srv\n" {
 		t.Errorf("poll while running: %+v; want running with the partial output start, /srv", st)
 	}
+	cexec(t, b, ref, "touch /tmp/gate")
 	since := backend.JobOffsets{Stdout: st.Stdout.Next, Stderr: st.Stderr.Next}
 	end := pollJob(t, jr, j.ID, since, func(s backend.JobStatus) bool { return !s.Running() })
 	if end.State != backend.JobExited || end.ExitCode != 3 || end.Stdout.Text != "done\n" || end.Stderr.Text != "oops\n" || end.EndedAt.IsZero() {
