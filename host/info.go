@@ -172,7 +172,13 @@ func (k *Kernel) unavailableAdvice(err error) error {
 		return err
 	}
 	setup := "`wai preflight` checks this machine for it"
-	if k.cfg.Backend == "podman" {
+	switch {
+	case errors.Is(err, backend.ErrNotBuiltIn):
+		// No setup of the machine helps: the cause leads, and says how
+		// to build wai with the backend.
+		return fmt.Errorf("%w; or, to run commands on this machine WITHOUT a sandbox instead, name the host backend: "+
+			"--backend host, or backend = \"host\" in wai.toml", err)
+	case k.cfg.Backend == "podman":
 		setup = "set Podman up with `sudo scripts/setup-podman.sh` (from wai's source tree), then `wai preflight` checks this machine"
 	}
 	return &backend.Error{Kind: backend.ErrUnavailable, Op: "backend", Path: k.cfg.Backend,

@@ -159,3 +159,31 @@ func TestDisabledToolTypoIsAnError(t *testing.T) {
 		t.Fatalf("want the alias typo refused with did-you-mean, got %v", err)
 	}
 }
+
+// A backend this build lacks (its stand-in wraps backend.ErrNotBuiltIn)
+// is not a machine to set up: the error leads with the cause, gives the
+// build hint it carries, and still names the host backend as the
+// unsandboxed way out.
+func TestNotBuiltInSaysRebuild(t *testing.T) {
+	const name = "wai-test-not-built"
+	backend.Register(name, func(context.Context, backend.Options) (backend.Backend, error) {
+		return nil, &backend.Error{Kind: backend.ErrUnavailable, Op: "open", Msg: "this wai was built without it: rebuild", Err: backend.ErrNotBuiltIn}
+	})
+	cfg := testConfig(t)
+	cfg.Backend = name
+	ctx := context.Background()
+	k, err := New(ctx, cfg, withTools(demoTools("demo"), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close(ctx)
+	_, err = k.Info(ctx)
+	if !errors.Is(err, backend.ErrUnavailable) || !errors.Is(err, backend.ErrNotBuiltIn) {
+		t.Fatalf("Info: %v, want ErrUnavailable from ErrNotBuiltIn", err)
+	}
+	msg := err.Error()
+	hint, way := strings.Index(msg, "built without it: rebuild"), strings.Index(msg, "--backend host")
+	if hint < 0 || way < hint || strings.Contains(msg, "setup") || strings.Contains(msg, "preflight") {
+		t.Errorf("Info: %q, want the build hint first, no machine setup, and the host backend named", msg)
+	}
+}

@@ -24,6 +24,11 @@ var (
 	ErrExist = fs.ErrExist
 )
 
+// ErrNotBuiltIn is a cause, not a kind: the stand-in for a backend this
+// build of wai lacks wraps it in ErrUnavailable, so that callers can tell
+// "rebuild wai" from "set the machine up", which would not help.
+var ErrNotBuiltIn = errors.New("not built into this wai")
+
 // Error carries a kind, the operation and path it concerns, and a message
 // written for the person (or model) who has to fix the request.
 type Error struct {

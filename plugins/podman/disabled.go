@@ -17,7 +17,7 @@ const buildHint = "this wai was built without the podman backend: build with `ma
 
 // open says that the backend is not built in.
 func open(context.Context, backend.Options) (backend.Backend, error) {
-	return nil, backend.Errorf(backend.ErrUnavailable, "open", "", buildHint)
+	return nil, &backend.Error{Kind: backend.ErrUnavailable, Op: "open", Msg: buildHint, Err: backend.ErrNotBuiltIn}
 }
 
 // List would list the managed containers; this build cannot talk to Podman.
