@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/host/mcpserver/mcptest"
 	"github.com/wai-dev/wai/internal/plugbuild"
 	"github.com/wai-dev/wai/internal/syncbuf"
 )
@@ -253,6 +255,16 @@ func (e *env) command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd.Env = append(cmd.Env, e.extra...)
 	cmd.Stdin = strings.NewReader(e.stdin)
 	return cmd
+}
+
+// serveStdio starts the built binary's `wai serve` on the env's config and
+// connects the official Go SDK client, named client, to it over stdio; the
+// server ends with ctx or when the session is closed.
+func (e *env) serveStdio(ctx context.Context, client string) *mcp.ClientSession {
+	e.t.Helper()
+	cmd := e.command(ctx, "serve", "--config", e.config)
+	cmd.Stdin = nil // the transport gives it a pipe
+	return mcptest.ConnectCommand(e.t, ctx, client, cmd)
 }
 
 // withConfig puts --config right after "exec" when args start with it.

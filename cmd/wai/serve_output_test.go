@@ -14,8 +14,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/wai-dev/wai/host/mcpserver/mcptest"
-
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
@@ -37,9 +35,7 @@ func TestServeOutputSchemas(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := e.command(ctx, "serve", "--config", e.config)
-	cmd.Stdin = nil
-	cs := mcptest.ConnectCommand(t, ctx, "serve-output-test", cmd)
+	cs := e.serveStdio(ctx, "serve-output-test")
 	defer cs.Close()
 
 	lt, err := cs.ListTools(ctx, nil)
