@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/host/mcpserver/mcptest"
 	"github.com/wai-dev/wai/internal/plugbuild"
 	"github.com/wai-dev/wai/internal/syncbuf"
 )
@@ -255,6 +258,16 @@ func (e *env) command(ctx context.Context, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// serveStdio starts the built binary's `wai serve` on the env's config and
+// connects the official Go SDK client, named client, to it over stdio; the
+// server ends with ctx or when the session is closed.
+func (e *env) serveStdio(ctx context.Context, client string) *mcp.ClientSession {
+	e.t.Helper()
+	cmd := e.command(ctx, "serve", "--config", e.config)
+	cmd.Stdin = nil // the transport gives it a pipe
+	return mcptest.ConnectCommand(e.t, ctx, client, cmd)
+}
+
 // withConfig puts --config right after "exec" when args start with it.
 func (e *env) withConfig(args []string) []string {
 	if len(args) > 0 && args[0] == "exec" {
@@ -267,39 +280,41 @@ func (e *env) withConfig(args []string) []string {
 // --config is added right after it.
 func (e *env) run(args ...string) result {
 	e.t.Helper()
-	args = e.withConfig(args)
-	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
-	defer cancel()
-	var stdout, stderr syncbuf.Buffer
-	start := time.Now()
-	code := runStdio(ctx, args, stdio{in: strings.NewReader(e.stdin), out: &stdout, err: &stderr, getenv: e.getenv})
-	r := result{stdout: string(stdout.Bytes()), took: time.Since(start), code: code}
-	r.notice, r.stderr = splitNotice(string(stderr.Bytes()))
-	if ctx.Err() != nil {
-		e.t.Fatalf("wai %q did not return within %s\nstderr: %s", args, e.timeout, r.stderr)
-	}
-	return r
+	return e.timed(args, func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+		return runStdio(ctx, args, stdio{in: strings.NewReader(e.stdin), out: stdout, err: stderr, getenv: e.getenv}), nil
+	})
 }
 
 // runBinary runs the built binary with args, as run does in process.
 func (e *env) runBinary(args ...string) result {
 	e.t.Helper()
+	return e.timed(args, func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+		cmd := e.command(ctx, args...)
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode(), nil // a failing wai is a result
+		}
+		return 0, err
+	})
+}
+
+// timed is run and runBinary around wai itself (do, which answers the
+// exit status, or an error when wai could not run): --config after
+// "exec", the streams captured, the time taken, and the test failed when
+// wai outlives e.timeout.
+func (e *env) timed(args []string, do func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error)) result {
+	e.t.Helper()
 	args = e.withConfig(args)
 	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
 	defer cancel()
-	cmd := e.command(ctx, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var stdout, stderr syncbuf.Buffer
 	start := time.Now()
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), took: time.Since(start)}
-	r.notice, r.stderr = splitNotice(stderr.String())
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
+	code, err := do(ctx, args, &stdout, &stderr)
+	r := result{stdout: string(stdout.Bytes()), took: time.Since(start), code: code}
+	r.notice, r.stderr = splitNotice(string(stderr.Bytes()))
+	if err != nil {
 		e.t.Fatalf("running wai %q: %v\nstderr: %s", args, err, r.stderr)
 	}
 	if ctx.Err() != nil {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/wai-dev/wai/host/mcpserver/mcptest"
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
@@ -27,9 +26,7 @@ func TestServeJobsAcrossCalls(t *testing.T) {
 	e := newEnv(t, "plugin_dir = \""+dir+"\"\nbundled_tools = [\"jobs\"]\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := e.command(ctx, "serve", "--config", e.config)
-	cmd.Stdin = nil
-	cs := mcptest.ConnectCommand(t, ctx, "jobs-test", cmd)
+	cs := e.serveStdio(ctx, "jobs-test")
 	defer cs.Close()
 	callJSON := func(tool string, args map[string]any) map[string]any {
 		t.Helper()

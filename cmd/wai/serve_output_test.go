@@ -12,10 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wai-dev/wai/host/mcpserver/mcptest"
-
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
@@ -37,30 +35,10 @@ func TestServeOutputSchemas(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := e.command(ctx, "serve", "--config", e.config)
-	cmd.Stdin = nil
-	cs := mcptest.ConnectCommand(t, ctx, "serve-output-test", cmd)
+	cs := e.serveStdio(ctx, "serve-output-test")
 	defer cs.Close()
 
-	lt, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemas := map[string]*jsonschema.Resolved{}
-	for _, tool := range lt.Tools {
-		if tool.OutputSchema == nil {
-			t.Errorf("tools/list: %s has no outputSchema", tool.Name)
-			continue
-		}
-		b, _ := json.Marshal(tool.OutputSchema)
-		var s jsonschema.Schema
-		if err := json.Unmarshal(b, &s); err != nil {
-			t.Fatalf("%s: %v", tool.Name, err)
-		}
-		if schemas[tool.Name], err = s.Resolve(nil); err != nil {
-			t.Fatalf("%s: outputSchema %s: %v", tool.Name, b, err)
-		}
-	}
+	_, schemas := mcptest.OutputSchemas(t, ctx, cs)
 	call := func(name string, args map[string]any) *mcp.CallToolResult {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/mcpserver"
+	"github.com/wai-dev/wai/host/mcpserver/mcptest"
 	"github.com/wai-dev/wai/internal/tooltest"
 )
 
@@ -72,20 +72,9 @@ func TestEveryToolDeclaresAndKeepsItsOutputSchema(t *testing.T) {
 	s := serve(t, k, mcpserver.Options{})
 	cs := stdioClient(t, s, nil)
 
-	lt, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemas := map[string]*jsonschema.Resolved{}
-	for _, tool := range lt.Tools {
-		if tool.OutputSchema == nil {
-			t.Errorf("tool %s declares no outputSchema: give its pdk.Tool call pdk.Returns[ResultType]()", tool.Name)
-			continue
-		}
-		schemas[tool.Name] = resolve(t, tool.Name, tool.OutputSchema)
-	}
-	if len(lt.Tools) < 4 {
-		t.Fatalf("only %d tools listed", len(lt.Tools))
+	tools, schemas := mcptest.OutputSchemas(t, context.Background(), cs)
+	if len(tools) < 4 {
+		t.Fatalf("only %d tools listed", len(tools))
 	}
 
 	checked := map[string]bool{}
@@ -118,29 +107,9 @@ func TestEveryToolDeclaresAndKeepsItsOutputSchema(t *testing.T) {
 		}
 		checked[c.tool] = true
 	}
-	for _, tool := range lt.Tools {
+	for _, tool := range tools {
 		if !checked[tool.Name] {
 			t.Errorf("tool %s has no representative call with structured content: add one to representativeCalls", tool.Name)
 		}
 	}
-}
-
-func resolve(t *testing.T, tool string, schema any) *jsonschema.Resolved {
-	t.Helper()
-	b, err := json.Marshal(schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatalf("%s: outputSchema %s: %v", tool, b, err)
-	}
-	if s.Type != "object" {
-		t.Errorf("%s: outputSchema type %q, want object", tool, s.Type)
-	}
-	rs, err := s.Resolve(nil)
-	if err != nil {
-		t.Fatalf("%s: outputSchema %s does not resolve: %v", tool, b, err)
-	}
-	return rs
 }

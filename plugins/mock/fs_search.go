@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/pathglob"
 )
 
 // splitPattern splits a glob into segments and checks each one's syntax.
@@ -24,27 +25,6 @@ func splitPattern(op, pattern string) ([]string, error) {
 		segs = append(segs, s)
 	}
 	return segs, nil
-}
-
-// matchSegments matches path segments against pattern segments, "**"
-// standing for any number of segments, none included.
-func matchSegments(pat, segs []string) bool {
-	if len(pat) == 0 {
-		return len(segs) == 0
-	}
-	if pat[0] == "**" {
-		for i := 0; i <= len(segs); i++ {
-			if matchSegments(pat[1:], segs[i:]) {
-				return true
-			}
-		}
-		return false
-	}
-	if len(segs) == 0 {
-		return false
-	}
-	ok, _ := path.Match(pat[0], segs[0])
-	return ok && matchSegments(pat[1:], segs[1:])
 }
 
 // walkFiles calls fn for every file under the clean path base (base
@@ -71,11 +51,12 @@ func (f *FS) Glob(ctx context.Context, req backend.GlobRequest) (backend.GlobRes
 	if err != nil {
 		return backend.GlobResult{}, err
 	}
-	pat, err := splitPattern(op, req.Pattern)
+	segs, err := splitPattern(op, req.Pattern)
 	if err != nil {
 		return backend.GlobResult{}, err
 	}
-	if len(pat) == 0 {
+	pat := pathglob.New(segs)
+	if len(segs) == 0 {
 		return backend.GlobResult{}, backend.Errorf(backend.ErrInvalid, op, "", "empty glob pattern")
 	}
 	f.mu.RLock()
@@ -89,7 +70,7 @@ func (f *FS) Glob(ctx context.Context, req backend.GlobRequest) (backend.GlobRes
 	}
 	var res backend.GlobResult
 	walkFiles(n, c, "", func(p, rel string, _ *node) {
-		if matchSegments(pat, strings.Split(rel, "/")) {
+		if pat.Match(strings.Split(rel, "/")) {
 			res.Paths = append(res.Paths, p)
 		}
 	})
@@ -121,6 +102,7 @@ func (f *FS) Grep(ctx context.Context, req backend.GrepRequest) (backend.GrepRes
 	if err != nil {
 		return backend.GrepResult{}, err
 	}
+	filter := pathglob.New(glob)
 	byName := req.Glob != "" && !strings.Contains(req.Glob, "/")
 	f.mu.RLock()
 	defer f.mu.RUnlock()
@@ -140,7 +122,7 @@ func (f *FS) Grep(ctx context.Context, req backend.GrepRequest) (backend.GrepRes
 			if ok, _ := path.Match(req.Glob, path.Base(p)); !ok {
 				return
 			}
-		case len(glob) > 0 && !matchSegments(glob, strings.Split(rel, "/")):
+		case len(glob) > 0 && !filter.Match(strings.Split(rel, "/")):
 			return
 		}
 		for i, line := range splitLines(file.data) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/rootfs"
 	"github.com/wai-dev/wai/internal/agentfs"
 	"github.com/wai-dev/wai/internal/agentproto"
 )
@@ -38,17 +39,6 @@ var (
 	_ backend.BlobReader   = (*agentFS)(nil)
 	_ backend.CopyInFS     = (*agentFS)(nil)
 )
-
-// fsStopped is the error of a call whose context ended, worded as
-// rootfs words its own (and wrapping the context's error the same way).
-func fsStopped(op, p string, err error) error {
-	msg := "cancelled by the caller"
-	if errors.Is(err, context.DeadlineExceeded) {
-		msg = "stopped at the call's deadline before finishing (a huge or sparse file, or a large tree?): " +
-			"narrow the request to a smaller file or directory, or use a shell command that reads only part of it"
-	}
-	return &backend.Error{Kind: backend.ErrUnavailable, Op: op, Path: p, Msg: msg, Err: err}
-}
 
 // conn returns the container's agent, starting the container and the
 // agent when needed, with the release of the workspace's hold.
@@ -93,7 +83,7 @@ func (f *agentFS) do(ctx context.Context, req agentproto.FSRequest) (*agentproto
 func (f *agentFS) exchange(ctx context.Context, req agentproto.FSRequest, body io.Reader) (_ *agentproto.FSResponse, sent int64, _ error) {
 	op, p := "fs."+req.Op, string(req.Path)
 	if err := ctx.Err(); err != nil {
-		return nil, 0, fsStopped(op, p, err)
+		return nil, 0, rootfs.Stopped(op, p, err)
 	}
 	st, conn, release, err := f.conn(ctx, op, p)
 	if err != nil {
@@ -110,7 +100,7 @@ func (f *agentFS) exchange(ctx context.Context, req agentproto.FSRequest, body i
 	if dl, ok := ctx.Deadline(); ok {
 		left := time.Until(dl).Milliseconds()
 		if left < 1 {
-			return nil, 0, fsStopped(op, p, context.DeadlineExceeded)
+			return nil, 0, rootfs.Stopped(op, p, context.DeadlineExceeded)
 		}
 		req.TimeoutMS = left
 	}
@@ -137,7 +127,7 @@ func (f *agentFS) exchange(ctx context.Context, req agentproto.FSRequest, body i
 		resp, err = call.response(op, p)
 	case <-ctx.Done():
 		f.abandon(st, conn, call)
-		err = fsStopped(op, p, ctx.Err())
+		err = rootfs.Stopped(op, p, ctx.Err())
 	case <-f.w.closing:
 		f.abandon(st, conn, call)
 		err = backend.Errorf(backend.ErrUnavailable, op, p, "the workspace of session %s closed during the call", f.w.session)

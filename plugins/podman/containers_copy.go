@@ -187,33 +187,14 @@ func (b *Backend) copyOut(ctx context.Context, op, id string, hs *hostSide, res 
 // side, renaming base to the host path's last element.
 func (b *Backend) extract(tr *tar.Reader, hs *hostSide, base string, res *backend.ContainerCopyResult) error {
 	const op = "containers.copy_out"
-	budget := b.cfg.Containers.copyBytes
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return backend.Errorf(backend.ErrUnavailable, op, res.ContainerPath, "reading the archive: %v", err)
-		}
-		rest, ok := strings.CutPrefix(strings.TrimSuffix(h.Name, "/"), base)
-		if !ok || rest != "" && !strings.HasPrefix(rest, "/") || strings.Contains(rest, "..") {
-			continue
-		}
+	return b.eachCopied(tr, op, base, res.ContainerPath, func(h *tar.Header, rest string) error {
 		dst := filepath.Join(hs.rel, filepath.FromSlash(rest))
-		switch h.Typeflag {
-		case tar.TypeDir:
+		if h.Typeflag == tar.TypeDir {
 			if err := hs.root.MkdirAll(dst, 0o755); err != nil {
 				return backend.Errorf(backend.ErrInvalid, op, res.HostPath, "cannot create %s: %v", dst, err)
 			}
 			b.ownHost(hs, dst)
-			continue
-		case tar.TypeReg:
-		default:
-			continue // links and devices are not copied out
-		}
-		if budget -= h.Size; budget < 0 {
-			return backend.Errorf(backend.ErrInvalid, op, res.ContainerPath, "more than containers.max_copy_bytes (%s) to copy", b.cfg.Containers.MaxCopyBytes)
+			return nil
 		}
 		if err := writeHostFile(hs.root, dst, tr, h); err != nil {
 			return backend.Errorf(backend.ErrInvalid, op, res.HostPath, "cannot write %s: %v", dst, err)
@@ -221,6 +202,43 @@ func (b *Backend) extract(tr *tar.Reader, hs *hostSide, base string, res *backen
 		b.ownHost(hs, dst)
 		res.Files++
 		res.Bytes += h.Size
+		return nil
+	})
+}
+
+// eachCopied calls take for each directory and regular file of a tar
+// stream whose entries start with base (rest: the remainder of its name,
+// "" or "/…"), for a file only while the files so far stay within
+// max_copy_bytes; links, devices and entries outside base stay behind.
+// Every archive the archive API hands out goes through it, whether it is
+// extracted onto the host (extract) or passed on to another container
+// (retar), so both keep the same rules; errors name op and at.
+func (b *Backend) eachCopied(tr *tar.Reader, op, base, at string, take func(h *tar.Header, rest string) error) error {
+	budget := b.cfg.Containers.copyBytes
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return backend.Errorf(backend.ErrUnavailable, op, at, "reading the archive: %v", err)
+		}
+		rest, ok := strings.CutPrefix(strings.TrimSuffix(h.Name, "/"), base)
+		if !ok || rest != "" && !strings.HasPrefix(rest, "/") || strings.Contains(rest, "..") {
+			continue
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+		case tar.TypeReg:
+			if budget -= h.Size; budget < 0 {
+				return backend.Errorf(backend.ErrInvalid, op, at, "more than containers.max_copy_bytes (%s) to copy", b.cfg.Containers.MaxCopyBytes)
+			}
+		default:
+			continue
+		}
+		if err := take(h, rest); err != nil {
+			return err
+		}
 	}
 }
 

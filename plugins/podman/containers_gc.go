@@ -23,13 +23,7 @@ func (b *Backend) gcContainers(ctx context.Context, opts backend.GCOptions, rep 
 		if !opts.Matches(c.Session) {
 			continue
 		}
-		keep := ""
-		switch {
-		case b.sessionLive(c.Session):
-			keep = "its session is in use"
-		case c.Persistent && !opts.All:
-			keep = "persistent: removed by wai rm, or wai gc --all"
-		}
+		keep := b.gcKeep(opts, c.Session, c.Persistent, "persistent: removed by wai rm, or wai gc --all")
 		why := "its session is over"
 		if c.Persistent {
 			why = "persistent, and --all asked for it"
@@ -38,6 +32,19 @@ func (b *Backend) gcContainers(ctx context.Context, opts backend.GCOptions, rep 
 		gcOne(ctx, rep, item, keep, why, func(ctx context.Context) error { return b.destroy(ctx, c, true) })
 	}
 	b.gcNetworks(ctx, opts, rep)
+}
+
+// gcKeep is why gc leaves a managed container or network of session
+// alone, "" when it need not: a live process holds the session, or it is
+// persistent (persistentWhy says how it goes instead) and opts.All is off.
+func (b *Backend) gcKeep(opts backend.GCOptions, session string, persistent bool, persistentWhy string) string {
+	switch {
+	case b.sessionLive(session):
+		return "its session is in use"
+	case persistent && !opts.All:
+		return persistentWhy
+	}
+	return ""
 }
 
 // gcOne records item as kept when keep gives a reason; else it removes

@@ -23,13 +23,8 @@ func (b *Backend) gcNetworks(ctx context.Context, opts backend.GCOptions, rep *b
 		if !opts.Matches(n.Session) {
 			continue
 		}
-		keep := ""
-		switch {
-		case b.sessionLive(n.Session):
-			keep = "its session is in use"
-		case n.Persistent && !opts.All:
-			keep = "persistent: removed by wai gc --all"
-		case len(n.Containers) > 0:
+		keep := b.gcKeep(opts, n.Session, n.Persistent, "persistent: removed by wai gc --all")
+		if keep == "" && len(n.Containers) > 0 {
 			keep = "containers still use it"
 		}
 		item := backend.GCItem{Kind: "managed-network", Name: n.Name, Session: n.Session}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/pathglob"
 	"github.com/wai-dev/wai/host/backend/rootfs"
 )
 
@@ -201,9 +202,9 @@ func hydratedPerm(mode fs.FileMode) fs.FileMode {
 	return 0o644
 }
 
-// matchAny reports whether rel (slash-separated) matches one of the globs:
-// path.Match per segment, "**" for any number of segments; a glob without
-// "/" also matches the base name alone.
+// matchAny reports whether rel (slash-separated) matches one of the globs
+// (host/backend/pathglob, as the file tools' Glob); a glob without "/"
+// also matches the base name alone.
 func matchAny(globs []string, rel string) bool {
 	for _, g := range globs {
 		if matchGlob(g, rel) || !strings.Contains(g, "/") && matchGlob(g, path.Base(rel)) {
@@ -214,26 +215,5 @@ func matchAny(globs []string, rel string) bool {
 }
 
 func matchGlob(glob, rel string) bool {
-	return matchSegs(strings.Split(strings.Trim(glob, "/"), "/"), strings.Split(rel, "/"))
-}
-
-func matchSegs(g, p []string) bool {
-	for len(g) > 0 {
-		if g[0] == "**" {
-			for k := 0; k <= len(p); k++ {
-				if matchSegs(g[1:], p[k:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(p) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(g[0], p[0]); !ok {
-			return false
-		}
-		g, p = g[1:], p[1:]
-	}
-	return len(p) == 0
+	return pathglob.New(strings.Split(strings.Trim(glob, "/"), "/")).Match(strings.Split(rel, "/"))
 }

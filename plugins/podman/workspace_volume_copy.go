@@ -83,31 +83,9 @@ func (b *Backend) copyVolume(ctx context.Context, op string, owner backend.Conta
 // entries start with from on, renamed to start with to, within
 // max_copy_bytes.
 func (b *Backend) retar(tr *tar.Reader, tw *tar.Writer, from, to string, res *backend.ContainerCopyResult) error {
-	budget := b.cfg.Containers.copyBytes
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return backend.Errorf(backend.ErrUnavailable, "containers.copy", from, "reading the archive: %v", err)
-		}
-		rest, ok := strings.CutPrefix(strings.TrimSuffix(h.Name, "/"), from)
-		if !ok || rest != "" && !strings.HasPrefix(rest, "/") || strings.Contains(rest, "..") {
-			continue
-		}
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: to + rest + "/", Mode: h.Mode & 0o777, ModTime: h.ModTime}); err != nil {
-				return err
-			}
-			continue
-		case tar.TypeReg:
-		default:
-			continue // links and devices stay behind
-		}
-		if budget -= h.Size; budget < 0 {
-			return backend.Errorf(backend.ErrInvalid, "containers.copy", from, "more than containers.max_copy_bytes (%s) to copy", b.cfg.Containers.MaxCopyBytes)
+	return b.eachCopied(tr, "containers.copy", from, from, func(h *tar.Header, rest string) error {
+		if h.Typeflag == tar.TypeDir {
+			return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: to + rest + "/", Mode: h.Mode & 0o777, ModTime: h.ModTime})
 		}
 		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: to + rest, Mode: h.Mode & 0o777, Size: h.Size, ModTime: h.ModTime}); err != nil {
 			return err
@@ -118,5 +96,6 @@ func (b *Backend) retar(tr *tar.Reader, tw *tar.Writer, from, to string, res *ba
 		}
 		res.Files++
 		res.Bytes += n
-	}
+		return nil
+	})
 }

@@ -3,35 +3,11 @@
 // one JSON line describing what it saw; exits 1 on any failure.
 //
 // usage: node client.mjs WAI_BINARY [wai serve flags…]
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { check, drive, text } from "./wai.mjs";
 
-const [bin, ...serveArgs] = process.argv.slice(2);
-if (!bin) {
-  console.error("usage: node client.mjs WAI_BINARY [wai serve flags…]");
-  process.exit(2);
-}
-
-function text(res) {
-  return (res.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
-}
-
-function check(cond, what) {
-  if (!cond) throw new Error(what);
-}
-
-const transport = new StdioClientTransport({
-  command: bin,
-  args: ["serve", ...serveArgs],
-  env: process.env,
-  stderr: "inherit",
-});
-const client = new Client({ name: "wai-ts-test", version: "1.0.0" });
 const logs = [];
-client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { logs.push(n.params); });
-try {
-  await client.connect(transport);
+await drive("client.mjs", "wai-ts-test", async (client) => {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
   for (const want of ["shell_execute", "read_file", "write_file"]) {
@@ -78,10 +54,5 @@ try {
   check(deny?.level === "warning" && deny.data.decision === "deny", `no policy deny logged at warning: ${JSON.stringify(logs)}`);
   check(!logs.some((l) => ["debug", "info", "notice"].includes(l.level)), `log below the level set: ${JSON.stringify(logs)}`);
 
-  console.log(JSON.stringify({ tools: names, read, uid }));
-  await client.close();
-} catch (err) {
-  console.error(`mcp-ts: ${err?.stack ?? err}`);
-  try { await client.close(); } catch {}
-  process.exit(1);
-}
+  return { tools: names, read, uid };
+}, (client) => client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { logs.push(n.params); }));

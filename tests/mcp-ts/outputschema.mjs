@@ -7,22 +7,7 @@
 // failure.
 //
 // usage: node outputschema.mjs WAI_BINARY [wai serve flags…]
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-
-const [bin, ...serveArgs] = process.argv.slice(2);
-if (!bin) {
-  console.error("usage: node outputschema.mjs WAI_BINARY [wai serve flags…]");
-  process.exit(2);
-}
-
-function text(res) {
-  return (res.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
-}
-
-function check(cond, what) {
-  if (!cond) throw new Error(what);
-}
+import { check, drive, text } from "./wai.mjs";
 
 const calls = [
   ["write_file", { file_path: "data/words.txt", content: "alpha beta\ngamma\n" }, true],
@@ -49,10 +34,7 @@ const calls = [
   ["rm", { path: "out" }, true],
 ];
 
-const transport = new StdioClientTransport({ command: bin, args: ["serve", ...serveArgs], env: process.env, stderr: "inherit" });
-const client = new Client({ name: "wai-ts-outputschema", version: "1.0.0" });
-try {
-  await client.connect(transport);
+await drive("outputschema.mjs", "wai-ts-outputschema", async (client) => {
   const { tools } = await client.listTools();
   const withSchema = tools.filter((t) => t.outputSchema?.type === "object").map((t) => t.name).sort();
   const called = new Set();
@@ -71,16 +53,11 @@ try {
     if (name === "read_file" && args.file_path === "out/count.txt") countFile = text(res);
   }
   const py = seen["evaluate_python"] ?? {};
-  console.log(JSON.stringify({
+  return {
     tools: tools.map((t) => t.name).sort(),
     with_schema: withSchema,
     structured: [...called].sort(),
     count_file: countFile,
     python_value: py.value_repr ?? null,
-  }));
-  await client.close();
-} catch (err) {
-  console.error(`mcp-ts: ${err?.stack ?? err}`);
-  try { await client.close(); } catch {}
-  process.exit(1);
-}
+  };
+});

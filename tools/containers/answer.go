@@ -141,23 +141,37 @@ type execResult struct {
 }
 
 func (i info) line() string {
-	s := fmt.Sprintf("%s (%s, %s", i.Name, i.Image, i.State)
-	if i.Persistent {
-		s += ", persistent"
+	return facts(fmt.Sprintf("%s (%s, %s", i.Name, i.Image, i.State), flag(i.Persistent, "persistent"),
+		fact("purpose ", i.Purpose), fact("env ", strings.Join(i.EnvKeys, " ")), i.Health, fact("network ", i.Network))
+}
+
+// facts ends the line of a listed container or network, open being its
+// name and first facts ("box (img, running"), with each of more that is
+// not "" after a comma. Each kind words its own facts; they share how the
+// optional ones are left out.
+func facts(open string, more ...string) string {
+	for _, f := range more {
+		if f != "" {
+			open += ", " + f
+		}
 	}
-	if i.Purpose != "" {
-		s += ", purpose " + i.Purpose
+	return open + ")"
+}
+
+// fact is label followed by v, or "" when v is "".
+func fact(label, v string) string {
+	if v == "" {
+		return ""
 	}
-	if len(i.EnvKeys) > 0 {
-		s += ", env " + strings.Join(i.EnvKeys, " ")
+	return label + v
+}
+
+// flag is word when on, else "".
+func flag(on bool, word string) string {
+	if !on {
+		return ""
 	}
-	if i.Health != "" {
-		s += ", " + i.Health
-	}
-	if i.Network != "" {
-		s += ", network " + i.Network
-	}
-	return s + ")"
+	return word
 }
 
 // answer writes the message for the model; the value is the kernel's

@@ -30,22 +30,12 @@ type composeInfo struct {
 }
 
 func (n netInfo) line() string {
-	s := n.Name + " ("
+	egress := "with egress"
 	if n.Internal {
-		s += "internal"
-	} else {
-		s += "with egress"
+		egress = "internal"
 	}
-	if n.Persistent {
-		s += ", persistent"
-	}
-	if n.Project != "" {
-		s += ", compose project " + n.Project
-	}
-	if len(n.Containers) > 0 {
-		s += ", containers " + strings.Join(n.Containers, " ")
-	}
-	return s + ")"
+	return facts(n.Name+" ("+egress, flag(n.Persistent, "persistent"), fact("compose project ", n.Project),
+		fact("containers ", strings.Join(n.Containers, " ")))
 }
 
 func (c composeInfo) text() string {

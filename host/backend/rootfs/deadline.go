@@ -50,10 +50,12 @@ func writeAll(ctx context.Context, w io.Writer, s string) error {
 	return nil
 }
 
-// stopped is the error of an operation its context ended: it wraps the
+// Stopped is the error of an operation its context ended: it wraps the
 // context's error (errors.Is(err, context.DeadlineExceeded) holds) and is
 // ErrUnavailable, the kind the kernel gives a call that ran out of time.
-func stopped(op, p string, err error) error {
+// The podman backend's agent-served files use it too, so a file call that
+// runs out of time reads the same whichever side noticed.
+func Stopped(op, p string, err error) error {
 	msg := "cancelled by the caller"
 	if errors.Is(err, context.DeadlineExceeded) {
 		msg = "stopped at the call's deadline before finishing (a huge or sparse file, or a large tree?): " +
@@ -66,7 +68,7 @@ func stopped(op, p string, err error) error {
 // noticed it) becomes stopped, anything else goes through mapErr.
 func failed(ctx context.Context, op, p string, err error) error {
 	if cerr := ctx.Err(); cerr != nil && (errors.Is(err, cerr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return stopped(op, p, cerr)
+		return Stopped(op, p, cerr)
 	}
 	return mapErr(op, p, err)
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/pathglob"
 )
 
 const (
@@ -56,7 +57,7 @@ func (f *FS) Grep(ctx context.Context, req backend.GrepRequest) (backend.GrepRes
 			return backend.GrepResult{}, err
 		}
 		defer file.Close()
-		if v.filter == nil || v.filter.step(v.filter.start(), path.Base(rel)).accepts() {
+		if v.filter == nil || v.filter.Step(v.filter.Start(), path.Base(rel)).Accepts() {
 			err = v.search(file, rel)
 		}
 		return v.finish(op, req.Path, err, false)
@@ -67,7 +68,7 @@ func (f *FS) Grep(ctx context.Context, req backend.GrepRequest) (backend.GrepRes
 	}
 	defer dir.Close()
 	if v.filter != nil {
-		v.state = v.filter.start()
+		v.state = v.filter.Start()
 	}
 	w := &walker{ctx: ctx}
 	err = w.walk(dir, rel, 0, v)
@@ -91,9 +92,9 @@ func (f *FS) statIn(root int, rel string) (backend.FileInfo, error) {
 type grepVisitor struct {
 	ctx      context.Context
 	re       *regexp.Regexp
-	filter   *glob
-	baseOnly bool      // the filter matches base names only
-	state    globState // of filter over the directories entered
+	filter   *pathglob.Pattern
+	baseOnly bool           // the filter matches base names only
+	state    pathglob.State // of filter over the directories entered
 	max      int
 	budget   int // bytes of match text left
 	lineMax  int // bytes of a line matched against
@@ -113,8 +114,8 @@ func (v *grepVisitor) enter(e *entry) visitor {
 	if v.filter == nil || v.baseOnly {
 		return v
 	}
-	next := v.filter.step(v.state, e.name)
-	if !next.alive() {
+	next := v.filter.Step(v.state, e.name)
+	if !next.Alive() {
 		return nil
 	}
 	c := *v
@@ -126,9 +127,9 @@ func (v *grepVisitor) file(e *entry) error {
 	if v.filter != nil {
 		state := v.state
 		if v.baseOnly {
-			state = v.filter.start()
+			state = v.filter.Start()
 		}
-		if !v.filter.step(state, e.name).accepts() {
+		if !v.filter.Step(state, e.name).Accepts() {
 			return nil
 		}
 	}

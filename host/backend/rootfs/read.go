@@ -56,7 +56,7 @@ func (f *FS) List(ctx context.Context, p string) (backend.ListResult, error) {
 	total := 0
 	for {
 		if err := ctx.Err(); err != nil {
-			return backend.ListResult{}, stopped(op, p, err)
+			return backend.ListResult{}, Stopped(op, p, err)
 		}
 		batch, err := dir.Readdirnames(1024)
 		total += len(batch)
@@ -82,7 +82,7 @@ func (f *FS) List(ctx context.Context, p string) (backend.ListResult, error) {
 	for i, name := range names {
 		if i&1023 == 0 {
 			if err := ctx.Err(); err != nil {
-				return backend.ListResult{}, stopped(op, p, err)
+				return backend.ListResult{}, Stopped(op, p, err)
 			}
 		}
 		var st syscall.Stat_t

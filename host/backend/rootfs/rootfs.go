@@ -134,7 +134,7 @@ func (f *FS) Close() error {
 // it with its release function.
 func (f *FS) acquire(ctx context.Context, op, p string) (int, func(), error) {
 	if err := ctx.Err(); err != nil {
-		return -1, nil, stopped(op, p, err)
+		return -1, nil, Stopped(op, p, err)
 	}
 	f.mu.RLock()
 	if f.fd < 0 {

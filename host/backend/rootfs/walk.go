@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/pathglob"
 )
 
 // maxDepth bounds how deep walks and recursive removal descend; each level
@@ -124,80 +125,27 @@ func (w *walker) walk(dir *os.File, rel string, depth int, v visitor) error {
 	return nil
 }
 
-// glob is a compiled pattern: path.Match syntax per segment, "**" for any
-// number of segments. Matching runs as a small NFA over the segments
-// (states[i]: the first i pattern segments matched), so a pattern with many
-// "**" cannot blow up, and a walk can prune directories no match can lie in.
-type glob struct{ segs []string }
-
-type globState []bool
-
-func compileGlob(op, p, pattern string) (*glob, error) {
-	g := &glob{}
+// compileGlob checks a Glob or Grep pattern and compiles it
+// (host/backend/pathglob: path.Match syntax per segment, "**" for any
+// number of segments); a walk prunes the directories no match can lie in.
+func compileGlob(op, p, pattern string) (*pathglob.Pattern, error) {
+	var segs []string
 	for _, s := range strings.Split(strings.TrimLeft(pattern, "/"), "/") {
 		switch {
 		case s == "" || s == ".":
 			continue
 		case s == "..":
 			return nil, backend.Errorf(backend.ErrInvalid, op, p, "glob pattern %q may not contain ..", pattern)
-		case s == "**" && len(g.segs) > 0 && g.segs[len(g.segs)-1] == "**":
-			continue
 		}
 		if _, err := path.Match(s, ""); err != nil {
 			return nil, backend.Errorf(backend.ErrInvalid, op, p, "invalid glob pattern %q: %v", pattern, err)
 		}
-		g.segs = append(g.segs, s)
+		segs = append(segs, s)
 	}
-	if len(g.segs) == 0 {
+	if len(segs) == 0 {
 		return nil, backend.Errorf(backend.ErrInvalid, op, p, "empty glob pattern: try \"**/*\" for every file")
 	}
-	return g, nil
-}
-
-func (g *glob) start() globState {
-	s := make(globState, len(g.segs)+1)
-	s[0] = true
-	g.close(s)
-	return s
-}
-
-// close adds the states reachable by letting a "**" match nothing.
-func (g *glob) close(s globState) {
-	for i, seg := range g.segs {
-		if s[i] && seg == "**" {
-			s[i+1] = true
-		}
-	}
-}
-
-// step consumes one path segment.
-func (g *glob) step(s globState, name string) globState {
-	next := make(globState, len(s))
-	for i, seg := range g.segs {
-		if !s[i] {
-			continue
-		}
-		if seg == "**" {
-			next[i] = true
-		} else if ok, _ := path.Match(seg, name); ok {
-			next[i+1] = true
-		}
-	}
-	g.close(next)
-	return next
-}
-
-// accepts: the segments consumed so far match the whole pattern.
-func (s globState) accepts() bool { return s[len(s)-1] }
-
-// alive: a longer path could still match.
-func (s globState) alive() bool {
-	for _, ok := range s[:len(s)-1] {
-		if ok {
-			return true
-		}
-	}
-	return false
+	return pathglob.New(segs), nil
 }
 
 // Glob returns the regular files under req.Path whose path relative to it
@@ -219,7 +167,7 @@ func (f *FS) Glob(ctx context.Context, req backend.GlobRequest) (backend.GlobRes
 		return backend.GlobResult{}, err
 	}
 	defer dir.Close()
-	v := &globVisitor{g: g, state: g.start(), res: &backend.GlobResult{Paths: []string{}}, max: f.limits.MaxResults}
+	v := &globVisitor{g: g, state: g.Start(), res: &backend.GlobResult{Paths: []string{}}, max: f.limits.MaxResults}
 	w := &walker{ctx: ctx}
 	if err := w.walk(dir, rel, 0, v); err != nil && err != errStop {
 		return backend.GlobResult{}, failed(ctx, op, req.Path, err)
@@ -229,22 +177,22 @@ func (f *FS) Glob(ctx context.Context, req backend.GlobRequest) (backend.GlobRes
 }
 
 type globVisitor struct {
-	g     *glob
-	state globState
+	g     *pathglob.Pattern
+	state pathglob.State
 	res   *backend.GlobResult
 	max   int
 }
 
 func (v *globVisitor) enter(e *entry) visitor {
-	next := v.g.step(v.state, e.name)
-	if !next.alive() {
+	next := v.g.Step(v.state, e.name)
+	if !next.Alive() {
 		return nil
 	}
 	return &globVisitor{g: v.g, state: next, res: v.res, max: v.max}
 }
 
 func (v *globVisitor) file(e *entry) error {
-	if !v.g.step(v.state, e.name).accepts() {
+	if !v.g.Step(v.state, e.name).Accepts() {
 		return nil
 	}
 	if len(v.res.Paths) == v.max {

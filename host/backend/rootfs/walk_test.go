@@ -101,59 +101,6 @@ func TestGlobCap(t *testing.T) {
 	}
 }
 
-// The NFA matcher agrees with a direct recursive definition of "**".
-func TestGlobMatcher(t *testing.T) {
-	var ref func(pat, segs []string) bool
-	ref = func(pat, segs []string) bool {
-		if len(pat) == 0 {
-			return len(segs) == 0
-		}
-		if pat[0] == "**" {
-			for i := 0; i <= len(segs); i++ {
-				if ref(pat[1:], segs[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(segs) == 0 {
-			return false
-		}
-		ok, _ := filepath.Match(pat[0], segs[0])
-		return ok && ref(pat[1:], segs[1:])
-	}
-	pats := []string{"**", "*", "a/**", "**/b", "a/**/b", "**/a/**/b/**", "*/*", "a/*/**/c", "**/**/x", "[ab]/**/?"}
-	paths := []string{"a", "b", "a/b", "a/b/c", "x/a/y/b", "a/a/b/b/c", "c/x", "b/q", "a/x/y/c", "q"}
-	for _, p := range pats {
-		g, err := compileGlob("test", "", p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, q := range paths {
-			segs := strings.Split(q, "/")
-			s := g.start()
-			for _, seg := range segs {
-				s = g.step(s, seg)
-			}
-			if want := ref(strings.Split(p, "/"), segs); s.accepts() != want {
-				t.Errorf("%q matching %q: %v, want %v", p, q, s.accepts(), want)
-			}
-		}
-	}
-	// A long chain of "**" stays linear.
-	g, err := compileGlob("test", "", strings.Repeat("**/a/", 200)+"b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := g.start()
-	for i := 0; i < 300; i++ {
-		s = g.step(s, "a")
-	}
-	if s.accepts() {
-		t.Fatal("matched without a b")
-	}
-}
-
 func TestGrep(t *testing.T) {
 	w := newWorld(t, Options{})
 	w.file(t, "b.go", "package b\nfunc Needle() {}\n\tneedle := 1\r\n")

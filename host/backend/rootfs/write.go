@@ -203,7 +203,7 @@ func (f *FS) Edit(ctx context.Context, req backend.EditRequest) (backend.EditRes
 			"the file is over the %d bytes edit can load: change it with a shell command", maxEditBytes)
 	}
 	if err := ctx.Err(); err != nil {
-		return backend.EditResult{}, stopped(op, req.Path, err)
+		return backend.EditResult{}, Stopped(op, req.Path, err)
 	}
 	text := string(data)
 	n := strings.Count(text, req.Old)

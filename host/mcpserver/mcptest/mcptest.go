@@ -6,10 +6,12 @@ package mcptest
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os/exec"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -59,4 +61,39 @@ func ConnectCommand(t testing.TB, ctx context.Context, client string, cmd *exec.
 		t.Fatal(err)
 	}
 	return cs
+}
+
+// OutputSchemas lists cs's tools and resolves the outputSchema each must
+// declare, an object schema, to validate the structured results of calls
+// against. A tool without one fails the test (and is not in the map);
+// a schema that does not resolve ends it. The kernel's and the CLI's
+// tests hold the tools to the same rule this way.
+func OutputSchemas(t testing.TB, ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, map[string]*jsonschema.Resolved) {
+	t.Helper()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]*jsonschema.Resolved{}
+	for _, tool := range lt.Tools {
+		if tool.OutputSchema == nil {
+			t.Errorf("tool %s declares no outputSchema: give its pdk.Tool call pdk.Returns[ResultType]()", tool.Name)
+			continue
+		}
+		b, err := json.Marshal(tool.OutputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatalf("%s: outputSchema %s: %v", tool.Name, b, err)
+		}
+		if s.Type != "object" {
+			t.Errorf("%s: outputSchema type %q, want object", tool.Name, s.Type)
+		}
+		if schemas[tool.Name], err = s.Resolve(nil); err != nil {
+			t.Fatalf("%s: outputSchema %s does not resolve: %v", tool.Name, b, err)
+		}
+	}
+	return lt.Tools, schemas
 }
