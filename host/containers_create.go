@@ -52,6 +52,11 @@ func (s *Session) createContainer(ctx context.Context, c backend.Containers, own
 		if _, _, err := s.workspace(ctx); err != nil {
 			return resp, err
 		}
+	} else if req.MountCwd == nil {
+		// Told, not silent: the tool's instructions say /workspace is
+		// mounted, and a model would look for its files there.
+		resp.Notes = append(resp.Notes, "no /workspace in it: a persistent container outlives this session's workspace, so it is not mounted; "+
+			"move files with copy_in and copy_out")
 	}
 	spec := backend.ContainerSpec{Owner: owner, Name: req.Name, Image: req.Image, Purpose: req.Purpose, Workdir: req.Workdir,
 		Mounts: req.Mounts, MountWorkspace: mountCwd, Ports: req.Ports, Env: map[string]string{}, EnvPassthrough: pass,
