@@ -231,7 +231,7 @@ func (s *Session) Containers(ctx context.Context, req ContainerRequest) (Contain
 	if err != nil {
 		return resp, err
 	}
-	if err := s.check(ctx, CheckRequest{Action: op, Container: &check}); err != nil {
+	if err := s.checkContainers(ctx, c, owner, creq, CheckRequest{Action: op, Container: &check}); err != nil {
 		return resp, err
 	}
 	start := time.Now()

@@ -43,8 +43,8 @@ func TestContainersCLIPodman(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(roots, "out.txt")); string(got) != "tsoh eht morf\n" {
 		t.Errorf("copied out %q", got)
 	}
-	if r := wai("create", "--name", name+"-x", "--mount", "/etc:/x"); r.code == 0 || !strings.Contains(r.stderr, "allow_sensitive_mounts") {
-		t.Errorf("an /etc mount: %+v, want the gate's denial", r)
+	if r := wai("create", "--name", name+"-x", "--mount", "/etc:/x"); r.code == 0 || !strings.Contains(r.stderr, "is not under allowed_host_roots") {
+		t.Errorf("an /etc mount: %+v, want the backend's refusal (outside allowed_host_roots), before any approval", r)
 	}
 	// wai ps lists it (persistent: KEEP true), wai rm removes it by that name.
 	if r := inProcess(t, config, "ps", "--config", config); r.code != 0 || !strings.Contains(r.stdout, "container/"+name) {

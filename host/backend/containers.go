@@ -220,3 +220,13 @@ type PreflightCheck struct {
 	// failing it does not make containers not ready.
 	Optional bool `json:"optional,omitempty"`
 }
+
+// ContainerPrechecker is implemented by a Containers backend that can
+// tell, before anything is made, whether it would refuse a create by its
+// own rules (a network it does not allow, a mount outside its roots):
+// the kernel asks it before it asks a person to approve the create, so
+// nobody approves what the backend then refuses anyway. It returns the
+// error CreateContainer would; nil promises nothing more.
+type ContainerPrechecker interface {
+	PrecheckContainer(ctx context.Context, spec ContainerSpec) error
+}
