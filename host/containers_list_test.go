@@ -3,7 +3,10 @@ package host
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/wai-dev/wai/host/backend"
 )
 
 // A model that reconnects gets a new session: list must show the
@@ -71,5 +74,33 @@ func TestContainersStartStop(t *testing.T) {
 	}
 	if len(fc.destroyed) != 0 {
 		t.Errorf("start and stop destroyed %v", fc.destroyed)
+	}
+}
+
+// A create reports each step as progress (MCP progress, the CLI's status
+// line): a first create can take half a minute, mostly in setup.
+func TestContainersCreateReportsSteps(t *testing.T) {
+	t.Parallel()
+	k, _ := containersKernel(t, nil)
+	s := session(t, k, "c1")
+	var mu sync.Mutex
+	var stages []string
+	ctx := backend.WithProgress(context.Background(), func(p backend.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !p.Done {
+			stages = append(stages, p.Stage)
+		}
+	})
+	if _, err := s.Containers(ctx, ContainerRequest{Operation: "create", Name: "box", SetupCommands: []string{"make venv"}}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	got := strings.Join(stages, "\n")
+	for _, want := range []string{"preflight", "creating and starting container box", "setup command 1/1 in box: make venv"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("progress stages:\n%s\nwant one with %q", got, want)
+		}
 	}
 }
