@@ -15,7 +15,7 @@ import (
 // ContainerOperations are the containers tool's operation values, and
 // the policy actions "containers.<operation>".
 var ContainerOperations = []string{"preflight", "create", "exec", "exec_interactive_hint", "list", "status",
-	"destroy", "destroy_all", "copy_in", "copy_out", "exec_background", "exec_poll", "exec_cancel",
+	"start", "stop", "destroy", "destroy_all", "copy_in", "copy_out", "exec_background", "exec_poll", "exec_cancel",
 	"snapshot", "restore", "list_snapshots", "delete_snapshot",
 	"create_network", "destroy_network", "list_networks", "compose_up", "compose_down", "compose_status"}
 
@@ -108,8 +108,10 @@ type ContainerResponse struct {
 	// Notes tell the caller what was skipped and how to fix it
 	// (forward_gh without a logged-in gh, say).
 	Notes []string `json:"notes,omitempty"`
-	// Job: exec_background, exec_poll and exec_cancel.
-	Job *ContainerJob `json:"job,omitempty"`
+	// Job: exec_background, exec_poll and exec_cancel; Jobs: status, the
+	// container's background jobs.
+	Job  *ContainerJob  `json:"job,omitempty"`
+	Jobs []ContainerJob `json:"jobs,omitempty"`
 	// Dotfiles is what create applied of the user's dotfiles.
 	Dotfiles *DotfilesResult `json:"dotfiles,omitempty"`
 	// Snapshot is what snapshot took or delete_snapshot removed;
@@ -229,7 +231,7 @@ func (s *Session) Containers(ctx context.Context, req ContainerRequest) (Contain
 	if err != nil {
 		return resp, err
 	}
-	if err := s.check(ctx, CheckRequest{Action: op, Container: &check}); err != nil {
+	if err := s.checkContainers(ctx, c, owner, creq, CheckRequest{Action: op, Container: &check}); err != nil {
 		return resp, err
 	}
 	start := time.Now()
@@ -350,12 +352,7 @@ func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner b
 	case "create":
 		return s.createWithProfile(ctx, c, owner, req)
 	case "list":
-		if req.AllSessions {
-			owner.Session = ""
-		}
-		ls, err := c.ListContainers(ctx, owner)
-		resp.Containers = ls
-		return resp, err
+		return s.listContainers(ctx, c, owner, req.AllSessions)
 	case "destroy_all":
 		ls, err := c.DestroyContainers(ctx, owner, false)
 		resp.Containers = ls
@@ -380,12 +377,18 @@ func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner b
 		h, err = c.InteractiveHint(ctx, ref)
 		resp.Hint = &h
 	case "status":
-		var info backend.ContainerInfo
-		info, err = c.ContainerStatus(ctx, ref, req.HealthCheck)
-		resp.Container = &info
+		return s.containerStatus(ctx, c, ref, req.HealthCheck)
 	case "destroy":
 		var info backend.ContainerInfo
 		info, err = c.DestroyContainer(ctx, ref, req.Force)
+		resp.Container = &info
+	case "start", "stop":
+		var info backend.ContainerInfo
+		if req.Operation == "start" {
+			info, err = c.StartContainer(ctx, ref)
+		} else {
+			info, err = c.StopContainer(ctx, ref, req.Force)
+		}
 		resp.Container = &info
 	case "copy_in", "copy_out":
 		var res backend.ContainerCopyResult

@@ -163,7 +163,7 @@ func (s *Session) composeService(ctx context.Context, c backend.Containers, owne
 	if err != nil {
 		return ContainerResponse{}, err
 	}
-	if err := s.check(ctx, CheckRequest{Action: ActionContainersPrefix + "create", Container: &check}); err != nil {
+	if err := s.checkContainers(ctx, c, owner, req, CheckRequest{Action: ActionContainersPrefix + "create", Container: &check}); err != nil {
 		return ContainerResponse{}, err
 	}
 	return s.createContainer(ctx, c, owner, req)

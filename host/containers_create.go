@@ -22,8 +22,12 @@ const maxForwardedFile = 256 << 10
 // the container and runs its setup commands.
 func (s *Session) createContainer(ctx context.Context, c backend.Containers, owner backend.ContainerOwner, req ContainerRequest) (ContainerResponse, error) {
 	var resp ContainerResponse
+	// Each step is a progress stage: a first create can take half a
+	// minute, and "running for 30s" alone says nothing of why.
 	if !s.containersReady.Load() {
+		done := backend.StartProgress(ctx, "checking the container backend (preflight, once a session)")
 		pf, err := c.ContainersPreflight(ctx)
+		done()
 		if err != nil {
 			return resp, err
 		}
@@ -52,6 +56,11 @@ func (s *Session) createContainer(ctx context.Context, c backend.Containers, own
 		if _, _, err := s.workspace(ctx); err != nil {
 			return resp, err
 		}
+	} else if req.MountCwd == nil {
+		// Told, not silent: the tool's instructions say /workspace is
+		// mounted, and a model would look for its files there.
+		resp.Notes = append(resp.Notes, "no /workspace in it: a persistent container outlives this session's workspace, so it is not mounted; "+
+			"move files with copy_in and copy_out")
 	}
 	spec := backend.ContainerSpec{Owner: owner, Name: req.Name, Image: req.Image, Purpose: req.Purpose, Workdir: req.Workdir,
 		Mounts: req.Mounts, MountWorkspace: mountCwd, Ports: req.Ports, Env: map[string]string{}, EnvPassthrough: pass,
@@ -93,24 +102,40 @@ func (s *Session) createContainer(ctx context.Context, c backend.Containers, own
 		spec.Files = append(spec.Files, dotfiles.inline...)
 		spec.Provisioning["dotfiles"] = dotfiles.skipped == ""
 	}
+	done := backend.StartProgress(ctx, "creating and starting container "+firstNonEmpty(req.Name, "for purpose "+req.Purpose)+
+		" from image "+firstNonEmpty(req.Image, "(the default)"))
 	info, err := c.CreateContainer(ctx, spec)
+	done()
 	if err != nil {
 		return resp, err
 	}
 	s.containersUsed.Store(true)
 	resp.Container = &info
+	s.setUpCreated(ctx, c, backend.ContainerRef{Owner: owner, Name: info.Name}, req, dotfiles, &resp)
+	return resp, nil
+}
+
+// setUpCreated applies the dotfiles and runs the setup commands in a
+// container just made; a failure is a note: the container is kept.
+func (s *Session) setUpCreated(ctx context.Context, c backend.Containers, ref backend.ContainerRef, req ContainerRequest, dotfiles *dotfilesPlan, resp *ContainerResponse) {
 	var note string
-	resp.Dotfiles, note = s.provisionDotfiles(ctx, c, backend.ContainerRef{Owner: owner, Name: info.Name}, dotfiles)
+	done := func() {}
+	if dotfiles != nil {
+		done = backend.StartProgress(ctx, "applying your dotfiles in "+ref.Name)
+	}
+	resp.Dotfiles, note = s.provisionDotfiles(ctx, c, ref, dotfiles)
+	done()
 	resp.Notes = appendNote(resp.Notes, note)
-	for _, cmd := range req.SetupCommands {
-		res, err := s.containerExec(ctx, c, backend.ContainerRef{Owner: owner, Name: info.Name}, cmd, "", req.Timeout)
+	for i, cmd := range req.SetupCommands {
+		done := backend.StartProgress(ctx, fmt.Sprintf("setup command %d/%d in %s: %s", i+1, len(req.SetupCommands), ref.Name, cmd))
+		res, err := s.containerExec(ctx, c, ref, cmd, "", req.Timeout)
+		done()
 		resp.Setup = append(resp.Setup, toContainerExec(res))
 		if err != nil || res.ExitCode != 0 {
 			resp.Notes = append(resp.Notes, fmt.Sprintf("setup command %q failed (exit %d%s); the container is kept: fix it with exec, or destroy it", cmd, res.ExitCode, errSuffix(err)))
 			break
 		}
 	}
-	return resp, nil
 }
 
 // containerHostEnv is the process environment a create may pass from,

@@ -117,7 +117,9 @@ func (s *Session) createWithProfile(ctx context.Context, c backend.Containers, o
 	}
 	if prof.Image != "" && !prof.ImageBuilt {
 		report, finish := progressSteps(ctx)
+		checking := backend.StartProgress(ctx, "looking for the "+prof.imagePurpose+" image (built once if missing)")
 		ref, err := s.k.BuildImage(ctx, prof.imagePurpose, backend.ImageBuild{OnDemand: true, Progress: report})
+		checking()
 		finish()
 		if err != nil {
 			return resp, err

@@ -83,6 +83,27 @@ func (f *fakeContainers) DestroyContainer(_ context.Context, ref backend.Contain
 	return c, nil
 }
 
+// setState is the fake's start and stop: the container stays, files and all.
+func (f *fakeContainers) setState(ref backend.ContainerRef, state string) (backend.ContainerInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.live[ref.Name]
+	if !ok || c.User != ref.Owner.User {
+		return backend.ContainerInfo{}, backend.Errorf(backend.ErrNotFound, "containers."+state, ref.Name, "no such container")
+	}
+	c.State, c.Running = state, state == "running"
+	f.live[ref.Name] = c
+	return c, nil
+}
+
+func (f *fakeContainers) StartContainer(_ context.Context, ref backend.ContainerRef) (backend.ContainerInfo, error) {
+	return f.setState(ref, "running")
+}
+
+func (f *fakeContainers) StopContainer(_ context.Context, ref backend.ContainerRef, _ bool) (backend.ContainerInfo, error) {
+	return f.setState(ref, "exited")
+}
+
 func (f *fakeContainers) DestroyContainers(ctx context.Context, o backend.ContainerOwner, keep bool) ([]backend.ContainerInfo, error) {
 	ls, _ := f.ListContainers(ctx, o)
 	var out []backend.ContainerInfo
@@ -192,11 +213,15 @@ func TestContainersKernelPath(t *testing.T) {
 	if _, err := s.Containers(ctx, ContainerRequest{Operation: "exec"}); !errors.Is(err, backend.ErrInvalid) {
 		t.Errorf("exec without a container: %v", err)
 	}
-	if _, err := s.Containers(ctx, ContainerRequest{Operation: "create", Name: "p", Persistent: true}); err != nil {
+	resp, err = s.Containers(ctx, ContainerRequest{Operation: "create", Name: "p", Persistent: true})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if fc.created[1].MountWorkspace {
 		t.Error("a persistent container of an ending session mounts its workspace")
+	}
+	if len(resp.Notes) != 1 || !strings.Contains(resp.Notes[0], "no /workspace") {
+		t.Errorf("create persistent: notes %q; want one saying it has no /workspace", resp.Notes)
 	}
 	// Closing the session destroys its non-persistent containers only.
 	if err := s.Close(ctx); err != nil {

@@ -38,6 +38,7 @@ the backend's hardening), from the command line.
   wai containers exec NAME [--timeout SEC] -- COMMAND…
   wai containers ls [--json]
   wai containers rm [--force] NAME…
+  wai containers stop [--force] NAME | start NAME   (stopped, it keeps its files)
   wai containers cp NAME:PATH HOSTPATH | HOSTPATH NAME:PATH
   wai containers snapshot NAME [SNAPSHOT]
   wai containers snapshots [--json]
@@ -65,7 +66,7 @@ func containersMain(ctx context.Context, args []string, std stdio) int {
 	kf.register(fs)
 	build, asJSON := subcommand(sub, fs)
 	if build == nil {
-		fmt.Fprintf(stderr, "wai containers: no subcommand %q: use create, exec, ls, rm, cp, snapshot, snapshots, restore, rmsnapshot, net or compose\n", sub)
+		fmt.Fprintf(stderr, "wai containers: no subcommand %q: use create, exec, ls, rm, stop, start, cp, snapshot, snapshots, restore, rmsnapshot, net or compose\n", sub)
 		return exitError
 	}
 	if err := fs.Parse(interleave(rest)); err != nil {
@@ -199,7 +200,7 @@ func printContainers(stdout, stderr io.Writer, sub string, asJSON bool, r host.C
 	case r.Copy != nil:
 		fmt.Fprintf(stdout, "copied %d file(s), %d bytes\n", r.Copy.Files, r.Copy.Bytes)
 	case r.Container != nil:
-		verb := map[string]string{"create": "created", "rm": "removed"}[sub]
+		verb := map[string]string{"create": "created", "rm": "removed", "stop": "stopped", "start": "started"}[sub]
 		fmt.Fprintf(stdout, "%s %s\n", verb, r.Container.Name)
 		if line := dotfilesLine(r.Dotfiles); line != "" {
 			fmt.Fprintln(stdout, line)
@@ -243,6 +244,14 @@ func subcommand(sub string, fs *flag.FlagSet) (func([]string) (host.ContainerReq
 				return host.ContainerRequest{}, errors.New("name the containers to remove (wai containers ls lists them)")
 			}
 			return host.ContainerRequest{Operation: "destroy", Container: a[0], Force: *force}, nil
+		}, asJSON
+	case "stop", "start":
+		force := fs.Bool("force", false, "stop: kill at once instead of stopping")
+		return func(a []string) (host.ContainerRequest, error) {
+			if len(a) != 1 {
+				return host.ContainerRequest{}, fmt.Errorf("usage: wai containers %s NAME", sub)
+			}
+			return host.ContainerRequest{Operation: sub, Container: a[0], Force: *force && sub == "stop"}, nil
 		}, asJSON
 	case "cp":
 		return cpRequest, asJSON

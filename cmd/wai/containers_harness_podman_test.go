@@ -148,12 +148,25 @@ func serveContainers(t *testing.T, ctx context.Context, table, client string, en
 	}
 	config := writePodmanConfig(t, state, fmt.Sprintf("plugin_dir = %q\nbundled_tools = [\"containers\"]\npolicy_timeout = \"30s\"\n", plugins), table)
 	s := &containersServe{t: t, ctx: ctx, config: config, backend: managedBackend(t, state, table)}
-	s.cmd = exec.CommandContext(ctx, bin, "serve", "--config", config)
+	s.connect(bin, client, env)
+	return s
+}
+
+// connect starts wai serve on s's config and connects client to it.
+func (s *containersServe) connect(bin, client string, env []string) {
+	s.cmd = exec.CommandContext(s.ctx, bin, "serve", "--config", s.config)
 	if len(env) > 0 {
 		s.cmd.Env = append(os.Environ(), env...)
 	}
-	s.session = mcptest.ConnectCommand(t, ctx, client, s.cmd)
-	return s
+	s.session = mcptest.ConnectCommand(s.t, s.ctx, client, s.cmd)
+}
+
+// reconnect is a model coming back after s ended: a new wai serve on the
+// same config, a new MCP session.
+func (s *containersServe) reconnect(client string, env ...string) *containersServe {
+	r := &containersServe{t: s.t, ctx: s.ctx, config: s.config, backend: s.backend}
+	r.connect(s.cmd.Path, client, env)
+	return r
 }
 
 // call runs the containers tool with args: its text, and whether it

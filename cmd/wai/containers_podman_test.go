@@ -43,8 +43,18 @@ func TestContainersCLIPodman(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(roots, "out.txt")); string(got) != "tsoh eht morf\n" {
 		t.Errorf("copied out %q", got)
 	}
-	if r := wai("create", "--name", name+"-x", "--mount", "/etc:/x"); r.code == 0 || !strings.Contains(r.stderr, "allow_sensitive_mounts") {
-		t.Errorf("an /etc mount: %+v, want the gate's denial", r)
+	// Stopped, it keeps its files; start brings it back.
+	if r := wai("stop", "--force", name); r.code != 0 || !strings.Contains(r.stdout, "stopped "+name) {
+		t.Errorf("stop: %+v", r)
+	}
+	if r := wai("start", name); r.code != 0 || !strings.Contains(r.stdout, "started "+name) {
+		t.Errorf("start: %+v", r)
+	}
+	if r := wai("exec", name, "--", "cat /tmp/out.txt"); r.code != 0 || r.stdout != "tsoh eht morf\n" {
+		t.Errorf("after stop and start: %+v; want the file kept", r)
+	}
+	if r := wai("create", "--name", name+"-x", "--mount", "/etc:/x"); r.code == 0 || !strings.Contains(r.stderr, "is not under allowed_host_roots") {
+		t.Errorf("an /etc mount: %+v, want the backend's refusal (outside allowed_host_roots), before any approval", r)
 	}
 	// wai ps lists it (persistent: KEEP true), wai rm removes it by that name.
 	if r := inProcess(t, config, "ps", "--config", config); r.code != 0 || !strings.Contains(r.stdout, "container/"+name) {

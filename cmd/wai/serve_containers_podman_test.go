@@ -77,9 +77,11 @@ func TestServeContainersPodman(t *testing.T) {
 	if out := mustOK(map[string]any{"operation": "list"}); !strings.Contains(out, name) || strings.Contains(out, "sk-test") {
 		t.Errorf("list: %s", out)
 	}
+	// /etc needs a person's approval (sensitive), but the backend refuses
+	// it outside allowed_host_roots anyway: its reason, not a question.
 	for args, reason := range map[string]string{
 		`{"operation":"create","network":"host"}`:                                             "allow_host_network",
-		`{"operation":"create","mounts":[{"host_path":"/etc","container_path":"/host-etc"}]}`: "allow_sensitive_mounts",
+		`{"operation":"create","mounts":[{"host_path":"/etc","container_path":"/host-etc"}]}`: "is not under allowed_host_roots",
 	} {
 		var m map[string]any
 		_ = json.Unmarshal([]byte(args), &m)
@@ -98,6 +100,14 @@ func TestServeContainersPodman(t *testing.T) {
 		t.Errorf("a persistent container mounting the session's workspace was created")
 	}
 	jobID := backgroundJobToCompletion(t, mustOK, name)
+	// A lost job id: status lists the container's jobs, and a wrong id
+	// says so (job_list lists only the session's own).
+	if out := mustOK(map[string]any{"operation": "status", "container": name}); !strings.Contains(out, jobID) {
+		t.Errorf("status: %s; want its job %s listed", out, jobID)
+	}
+	if out, ok := call(map[string]any{"operation": "exec_poll", "container": name, "job_id": "1"}); ok || !strings.Contains(out, "status lists") || strings.Contains(out, "job_list") {
+		t.Errorf("exec_poll of a bad id: ok=%v %s; want it to name status", ok, out)
+	}
 	// Snapshot, destroy, restore under a new name: the file is there, and
 	// the API key comes from the host again, not from the snapshot.
 	mustOK(map[string]any{"operation": "exec", "container": name, "command": "echo kept-in-snapshot > ~/state.txt"})
@@ -136,6 +146,29 @@ func TestServeContainersPodman(t *testing.T) {
 	}
 	if names[temp] || names[name] || !names[kept] {
 		t.Errorf("after the MCP session ended: %v; want %s gone and persistent %s kept", names, temp, kept)
+	}
+	reconnected(t, s.reconnect("containers-reconnect"), kept)
+}
+
+// reconnected is a new MCP session finding the persistent container kept
+// an earlier one made: list shows it, and stopped it keeps its files
+// (exec says to start it, start brings it back as it was).
+func reconnected(t *testing.T, s *containersServe, kept string) {
+	t.Helper()
+	defer s.end()
+	if out := s.mustOK(map[string]any{"operation": "list"}); !strings.Contains(out, kept) || !strings.Contains(out, "from an earlier session") {
+		t.Errorf("list after a reconnect: %s; want %s, from an earlier session", out, kept)
+	}
+	s.mustOK(map[string]any{"operation": "exec", "container": kept, "command": "echo still-here > ~/k.txt"})
+	if out := s.mustOK(map[string]any{"operation": "stop", "container": kept}); !strings.Contains(out, "files are kept") {
+		t.Errorf("stop: %s", out)
+	}
+	if out, ok := s.call(map[string]any{"operation": "exec", "container": kept, "command": "true"}); ok || !strings.Contains(out, "operation start") {
+		t.Errorf("exec in the stopped container: ok=%v %s; want it to say start it", ok, out)
+	}
+	s.mustOK(map[string]any{"operation": "start", "container": kept})
+	if out := s.mustOK(map[string]any{"operation": "exec", "container": kept, "command": "cat ~/k.txt"}); !strings.Contains(out, "still-here") {
+		t.Errorf("after start: %s; want the file written before the stop", out)
 	}
 }
 

@@ -90,7 +90,9 @@ func TestServeNetworksComposePodman(t *testing.T) {
 	if out := mustOK(map[string]any{"operation": "compose_status", "project": project}); strings.Count(out, "running") != 2 {
 		t.Errorf("compose_status: %s; want two running services", out)
 	}
-	mustOK(map[string]any{"operation": "compose_down", "project": project, "force": true})
+	if out := mustOK(map[string]any{"operation": "compose_down", "project": project, "force": true}); strings.Contains(out, "running") || !strings.Contains(out, "removed") {
+		t.Errorf("compose_down: %s; want it removed, nothing said to run", out)
+	}
 	if out, ok := call(map[string]any{"operation": "compose_status", "project": project}); ok {
 		t.Errorf("compose_status after down: %s", out)
 	}

@@ -41,6 +41,14 @@ type Containers interface {
 	// DestroyContainer stops (force: kills at once) and removes one
 	// container and its metadata.
 	DestroyContainer(ctx context.Context, ref ContainerRef, force bool) (ContainerInfo, error)
+	// StopContainer stops a running container (force: kills at once)
+	// and keeps it, files and all, for StartContainer; a stopped one is
+	// left as it is.
+	StopContainer(ctx context.Context, ref ContainerRef, force bool) (ContainerInfo, error)
+	// StartContainer starts a stopped container again, with the files it
+	// had (a persistent container a host restart or `podman stop`
+	// stopped, say); a running one is left as it is.
+	StartContainer(ctx context.Context, ref ContainerRef) (ContainerInfo, error)
 	// DestroyContainers destroys every container ListContainers(owner)
 	// lists, or only the non-persistent ones with keepPersistent (what a
 	// closing session does). Failures are joined; the rest goes ahead.
@@ -167,6 +175,10 @@ type ContainerInfo struct {
 	Network string `json:"network,omitempty"`
 	Project string `json:"project,omitempty"`
 	Service string `json:"service,omitempty"`
+	// EarlierSession is set by the kernel's list on a persistent
+	// container another session of the user made (one before a
+	// reconnect, say): the backend leaves it false.
+	EarlierSession bool `json:"earlier_session,omitempty"`
 }
 
 // ContainerCopy copies between a host path and a container path.
@@ -207,4 +219,14 @@ type PreflightCheck struct {
 	// Optional marks a check for a feature few containers use (a GPU):
 	// failing it does not make containers not ready.
 	Optional bool `json:"optional,omitempty"`
+}
+
+// ContainerPrechecker is implemented by a Containers backend that can
+// tell, before anything is made, whether it would refuse a create by its
+// own rules (a network it does not allow, a mount outside its roots):
+// the kernel asks it before it asks a person to approve the create, so
+// nobody approves what the backend then refuses anyway. It returns the
+// error CreateContainer would; nil promises nothing more.
+type ContainerPrechecker interface {
+	PrecheckContainer(ctx context.Context, spec ContainerSpec) error
 }

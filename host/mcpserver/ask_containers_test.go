@@ -80,3 +80,27 @@ func TestAskContainersDestroyAll(t *testing.T) {
 		t.Errorf("approved once: want destroy_all done; got %q", text(res))
 	}
 }
+
+// A create the backend refuses by its own rules is refused with its
+// reason before anyone is asked: approving it could change nothing. The
+// default backend has egress off and no allowed_host_roots.
+func TestAskContainersBackendRefusesFirst(t *testing.T) {
+	var p person
+	cs := stdioClient(t, containersAskServer(t), &mcp.ClientOptions{ElicitationHandler: p.handle})
+	p.set("accept", "allow once")
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"operation": "create", "network": "bridge"}, "allow_network_egress = true in [backends.podman]"},
+		{map[string]any{"operation": "create", "mounts": []map[string]any{{"host_path": "/etc", "container_path": "/host-etc"}}}, "allowed_host_roots"},
+	} {
+		res := call(t, cs, "containers", c.args)
+		if !res.IsError || !strings.Contains(text(res), c.want) {
+			t.Errorf("%v: %q; want the backend's refusal naming %s", c.args, text(res), c.want)
+		}
+	}
+	if p.times() != 0 {
+		t.Errorf("the person was asked %d times about creates the backend refuses: %q", p.times(), p.asked)
+	}
+}

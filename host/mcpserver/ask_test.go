@@ -58,7 +58,7 @@ func (p *person) handle(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitRes
 	defer p.mu.Unlock()
 	p.asked = append(p.asked, r.Params.Message)
 	res := &mcp.ElicitResult{Action: p.action}
-	if p.action == "accept" {
+	if p.action == "accept" && p.answer != "" {
 		res.Content = map[string]any{"answer": p.answer}
 	}
 	return res, nil
@@ -104,12 +104,18 @@ func TestAskApprovedThroughElicitation(t *testing.T) {
 		return e["event"] == "policy.decision" && e["decision"] == "ask" && e["answer"] == "approved_once"
 	})
 
+	// An accept with no content takes the form's default: allow once.
+	p.set("accept", "")
+	if res = call(t, cs, "run", uname); res.IsError || !strings.Contains(text(res), "Linux") || p.times() != 3 {
+		t.Fatalf("an accept without content: %q, asked %d times; want it run, approved once", text(res), p.times())
+	}
+
 	p.set("accept", "allow for this session")
 	date := map[string]any{"command": []string{"date", "+%Y"}}
 	for range 2 {
 		res = call(t, cs, "run", date)
-		if res.IsError || p.times() != 3 {
-			t.Fatalf("approved for the session: %q, asked %d times (want 3)", text(res), p.times())
+		if res.IsError || p.times() != 4 {
+			t.Fatalf("approved for the session: %q, asked %d times (want 4)", text(res), p.times())
 		}
 	}
 

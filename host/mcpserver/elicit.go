@@ -36,6 +36,9 @@ func elicitorFor(ss *mcp.ServerSession) *elicitor {
 
 // choose asks message with one required answer among choices (the first
 // is the default); declining or cancelling the form is answered as "".
+// An accept without content takes the default, as the form showed it: a
+// client that sends none accepted what it displayed, and calling that a
+// decline would refuse what the person approved.
 func (e *elicitor) choose(ctx context.Context, message, title string, choices []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, askTimeout)
 	defer cancel()
@@ -56,7 +59,10 @@ func (e *elicitor) choose(ctx context.Context, message, title string, choices []
 	if res.Action != "accept" {
 		return "", nil
 	}
-	a, _ := res.Content["answer"].(string)
+	a, ok := res.Content["answer"].(string)
+	if !ok || a == "" {
+		return choices[0], nil
+	}
 	return a, nil
 }
 

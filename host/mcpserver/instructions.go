@@ -176,9 +176,10 @@ func hostText(b *strings.Builder, info host.BackendInfo, fileTools []string) {
 const containersText = "\nManaged containers\n------------------\n" +
 	"The `containers` tool runs containers beside this workspace, each separate from it and from each other: " +
 	"start with `preflight`, then `create` with a `purpose` (python, node, rust, go, general, clean; or try-repo with `repo_url`, which picks one from the repository). " +
-	"Explicit parameters win over the purpose's defaults. The session's `/workspace` is mounted in them unless `mount_cwd` is false. " +
+	"Explicit parameters win over the purpose's defaults. The session's `/workspace` is mounted in them unless `mount_cwd` is false, " +
+	"or they are `persistent` (they outlive the workspace: move files with `copy_in` and `copy_out`). " +
 	"Use `exec` for short commands and `exec_background` with `exec_poll` for long ones (builds, test suites, servers). " +
 	"`snapshot` saves a container's files (not its secrets) and `restore` makes a new container from it; " +
 	"`create_network` makes a network whose containers reach each other by name and, unless allowed, nothing outside; `compose_up` runs a compose file's services on one. " +
 	"To hand a container to the person, call `exec_interactive_hint` and give them the command it returns: they can work in it while you keep using `exec`. " +
-	"Containers get no network and none of the host's credentials unless configured or approved, and go away with the session unless `persistent`; some requests (GPUs, ~/.ssh, host credentials, sensitive mounts, the bridge network or egress) need the person's approval, and a refused one says which setting allows it.\n"
+	"Containers get no network and none of the host's credentials unless configured or approved, and go away with the session unless `persistent`: `list` shows your persistent ones in later sessions too, `stop` and `start` keep their files, `destroy` removes them; some requests (GPUs, ~/.ssh, host credentials, sensitive mounts, the bridge network or egress) need the person's approval, and a refused one says which setting allows it.\n"

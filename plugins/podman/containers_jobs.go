@@ -53,7 +53,8 @@ func (b *Backend) ContainerJobs(ctx context.Context, ref backend.ContainerRef) (
 	}
 	if !hasAgentMount(data) {
 		return nil, backend.Errorf(backend.ErrUnavailable, op, ref.Name,
-			"the container was created without wai-agent (by an older wai, or with the agent off), which background jobs need: destroy it and create it again")
+			"the container was created without wai-agent (by an older wai, or with the agent off), which background jobs need: "+
+				"snapshot it, then restore the snapshot as a new container (it gets wai-agent and keeps the files; destroying the old one loses them)")
 	}
 	w := b.managedWorkspace(ref, data)
 	w.workdir = "/"

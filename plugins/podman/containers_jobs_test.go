@@ -135,8 +135,8 @@ func TestContainerJobsNeedTheAgent(t *testing.T) {
 	info := create(t, b, backend.ContainerSpec{Owner: owner, Network: "none"})
 	b.agentBin = bin
 	_, err := b.ContainerJobs(context.Background(), backend.ContainerRef{Owner: owner, Name: info.Name})
-	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "create it again") {
-		t.Errorf("jobs in a container without wai-agent: %v, want ErrUnavailable saying to recreate it", err)
+	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "snapshot it, then restore") {
+		t.Errorf("jobs in a container without wai-agent: %v, want ErrUnavailable saying to recreate it from a snapshot (its files kept)", err)
 	}
 	_, err = b.CreateContainer(context.Background(), backend.ContainerSpec{Owner: owner, Network: "none",
 		Mounts: []backend.ContainerMount{{HostPath: root, ContainerPath: agentMountPath}}})

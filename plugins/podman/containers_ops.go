@@ -99,11 +99,7 @@ func (b *Backend) ContainerStatus(ctx context.Context, ref backend.ContainerRef,
 	if err != nil {
 		return backend.ContainerInfo{}, err
 	}
-	info := infoFromLabels(data.Name, data.ID, data.ImageName, data.Config.Labels)
-	if data.State != nil {
-		info.State, info.Running = data.State.Status, data.State.Running
-	}
-	b.mergeMeta(&info)
+	info := b.describe(data)
 	if info.Running && healthCheck {
 		pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		code, _, err := b.execSimple(pctx, data.ID, []string{"true"}, nil)
@@ -248,8 +244,9 @@ func (w *Workspace) ensureManaged(ctx context.Context) (*ctrState, error) {
 		if data.State != nil {
 			state = data.State.Status
 		}
+		// Destroying it would lose its files: start keeps them.
 		return nil, backend.Errorf(backend.ErrUnavailable, "containers.exec", w.name,
-			"the container is not running (state %s): destroy it and create a new one", state)
+			"the container is not running (state %s): start it with operation start (its files are kept), then run the command again", state)
 	}
 	st := &ctrState{id: data.ID, started: data.State.StartedAt}
 	if data.Config != nil {
@@ -267,7 +264,7 @@ func (b *Backend) InteractiveHint(ctx context.Context, ref backend.ContainerRef)
 		return backend.InteractiveHint{}, err
 	}
 	if data.State == nil || !data.State.Running {
-		return backend.InteractiveHint{}, backend.Errorf(backend.ErrUnavailable, "containers.exec_interactive_hint", ref.Name, "the container is not running")
+		return backend.InteractiveHint{}, backend.Errorf(backend.ErrUnavailable, "containers.exec_interactive_hint", ref.Name, "the container is not running: start it with operation start")
 	}
 	shell := "sh"
 	for _, sh := range []string{"bash", "zsh"} {

@@ -269,12 +269,27 @@ func TestContainerExecTimeoutAndStopped(t *testing.T) {
 	if out := cexec(t, b, ref, "ps -eo args | grep -c '^sleep 300' || true"); strings.TrimSpace(out.Stdout) != "1" {
 		t.Errorf("a background process did not survive its command: %q", out.Stdout)
 	}
+	cexec(t, b, ref, "echo kept > ~/k.txt")
 	cctx, _ := b.svc.ctx(bg)
 	if err := containers.Stop(cctx, info.Name, new(containers.StopOptions).WithTimeout(0)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.ExecContainer(bg, ref, backend.ExecRequest{Shell: "true"}); !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "not running") {
-		t.Errorf("exec in a stopped container: %v, want ErrUnavailable saying it is not running", err)
+	// The advice keeps its files: start it, never destroy and recreate.
+	if _, err := b.ExecContainer(bg, ref, backend.ExecRequest{Shell: "true"}); !errors.Is(err, backend.ErrUnavailable) ||
+		!strings.Contains(err.Error(), "not running") || !strings.Contains(err.Error(), "operation start") || strings.Contains(err.Error(), "destroy") {
+		t.Errorf("exec in a stopped container: %v, want ErrUnavailable saying it is not running and to start it", err)
+	}
+	if st, err := b.StartContainer(bg, ref); err != nil || !st.Running {
+		t.Fatalf("StartContainer: %+v, %v", st, err)
+	}
+	if out := cexec(t, b, ref, "cat ~/k.txt"); out.Stdout != "kept\n" {
+		t.Errorf("after start: %+v; want the file written before the stop", out)
+	}
+	if st, err := b.StopContainer(bg, ref, true); err != nil || st.Running || st.State != "exited" {
+		t.Errorf("StopContainer: %+v, %v; want it exited and kept", st, err)
+	}
+	if _, err := b.StopContainer(bg, backend.ContainerRef{Owner: backend.ContainerOwner{User: "someone-else"}, Name: info.Name}, true); !errors.Is(err, backend.ErrNotFound) {
+		t.Errorf("another user's stop: %v, want ErrNotFound", err)
 	}
 	// The session sweep never mistakes a managed container for a session's.
 	ls, _ := list(bg, b.svc, time.Now())

@@ -111,7 +111,7 @@ func (w *Workspace) jobsReady(ctx context.Context, op string) (*ctrState, func()
 // first: an id that is not one is the caller's mistake, whatever the
 // workspace's state.
 func (w *Workspace) jobReady(ctx context.Context, op, id string) (*ctrState, func(), error) {
-	if err := checkJobID(op, id); err != nil {
+	if err := checkJobID(op, id, w.managed); err != nil {
 		return nil, nil, err
 	}
 	return w.jobsReady(ctx, op)
@@ -131,7 +131,7 @@ func (w *Workspace) JobStatus(ctx context.Context, id string, since backend.JobO
 	var info backend.JobInfo
 	for try := 0; ; try++ {
 		// Two streams of at most max bytes each, base64 in JSON, and the rest.
-		if err := w.b.jobQuery(ctx, st.id, op, id, 3*max+64<<10, &js, "status", id, offsets, strconv.Itoa(max)); err != nil {
+		if err := w.jobQuery(ctx, st.id, op, id, 3*max+64<<10, &js, "status", id, offsets, strconv.Itoa(max)); err != nil {
 			return backend.JobStatus{}, err
 		}
 		info, err = w.b.jobInfo(op, js.Job)
@@ -164,7 +164,7 @@ func (w *Workspace) CancelJob(ctx context.Context, id string) (backend.JobInfo, 
 	}
 	defer done()
 	var info agentproto.JobInfo
-	if err := w.b.jobQuery(ctx, st.id, op, id, 64<<10, &info, "cancel", id, strconv.FormatInt(w.b.grace().Milliseconds(), 10)); err != nil {
+	if err := w.jobQuery(ctx, st.id, op, id, 64<<10, &info, "cancel", id, strconv.FormatInt(w.b.grace().Milliseconds(), 10)); err != nil {
 		return backend.JobInfo{}, err
 	}
 	return w.b.jobInfo(op, info)
@@ -196,11 +196,30 @@ func (w *Workspace) ListJobs(ctx context.Context) ([]backend.JobInfo, error) {
 	return out, nil
 }
 
-func checkJobID(op, id string) error {
+func checkJobID(op, id string, managed bool) error {
 	if !jobIDPattern.MatchString(id) {
-		return backend.Errorf(backend.ErrNotFound, op, id, "no such job (job ids look like j0123456789ab; list them with job_list)")
+		return backend.Errorf(backend.ErrNotFound, op, id, "no such job (job ids look like j0123456789ab; %s)", jobListHint(managed))
 	}
 	return nil
+}
+
+// jobQuery is the backend's jobQuery about job id; an id the container
+// does not know says what lists the jobs here.
+func (w *Workspace) jobQuery(ctx context.Context, ctrID, op, id string, max int, v any, args ...string) error {
+	err := w.b.jobQuery(ctx, ctrID, op, id, max, v, args...)
+	if w.managed && errors.Is(err, backend.ErrNotFound) {
+		return backend.Errorf(backend.ErrNotFound, op, id, "no such job in container %s (%s)", w.name, jobListHint(true))
+	}
+	return err
+}
+
+// jobListHint names what lists the jobs: job_list lists only a session's
+// own, never a managed container's.
+func jobListHint(managed bool) string {
+	if managed {
+		return "the containers tool's status lists a container's jobs, exec_background returns each id"
+	}
+	return "list them with job_list"
 }
 
 func max64(a, b int64) int64 {

@@ -61,6 +61,7 @@ type response struct {
 	Error string `json:"error,omitempty"`
 	Kind  string `json:"kind,omitempty"`
 	Job   *job   `json:"job,omitempty"`
+	Jobs  []job  `json:"jobs,omitempty"`
 }
 
 // dotfilesResult is host.DotfilesResult on the wire.
@@ -113,6 +114,8 @@ type info struct {
 	Network    string   `json:"network,omitempty"`
 	Project    string   `json:"project,omitempty"`
 	Service    string   `json:"service,omitempty"`
+	// EarlierSession: a persistent container of an earlier session.
+	EarlierSession bool `json:"earlier_session,omitempty"`
 }
 
 type snapshot struct {
@@ -142,7 +145,7 @@ type execResult struct {
 
 func (i info) line() string {
 	return facts(fmt.Sprintf("%s (%s, %s", i.Name, i.Image, i.State), flag(i.Persistent, "persistent"),
-		fact("purpose ", i.Purpose), fact("env ", strings.Join(i.EnvKeys, " ")), i.Health, fact("network ", i.Network))
+		flag(i.EarlierSession, "from an earlier session"), fact("purpose ", i.Purpose), fact("env ", strings.Join(i.EnvKeys, " ")), i.Health, fact("network ", i.Network))
 }
 
 // facts ends the line of a listed container or network, open being its
@@ -240,9 +243,15 @@ func answer(p params, r response) pdk.Result {
 		if p.Operation == "destroy_all" {
 			head = "Destroyed:"
 		}
-		return pdk.OK(listing("No containers.", head, r.Containers), r)
+		return pdk.OK(listing("No containers.", head, r.Containers)+notes, r)
 	case "destroy":
 		return pdk.OK("Destroyed "+r.Container.Name+".", r)
+	case "start":
+		return pdk.OK("Started "+r.Container.line()+"; its files are as they were. Run commands with operation exec.", r)
+	case "status":
+		return pdk.OK(r.Container.line()+jobLines(r.Jobs)+notes, r)
+	case "stop":
+		return pdk.OK("Stopped "+r.Container.line()+"; its files are kept: operation start runs it again, destroy removes it for good.", r)
 	case "restore":
 		return pdk.OK("Restored snapshot "+p.Snapshot+" as "+r.Container.line()+"."+setupAndNext(r)+notes, r)
 	case "snapshot":

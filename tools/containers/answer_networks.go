@@ -50,6 +50,24 @@ func (c composeInfo) text() string {
 	return b.String()
 }
 
+// removed says what compose_down took away. The states compose_down
+// carries are from before it (running, mostly), so none is shown: listing
+// removed containers as running would tell the model they still are.
+func (c composeInfo) removed() string {
+	var names []string
+	for _, s := range c.Services {
+		names = append(names, s.Service+" (container "+s.Container+")")
+	}
+	msg := "Stopped and removed project " + c.Project + ":"
+	if len(names) > 0 {
+		msg += " services " + strings.Join(names, ", ") + ";"
+	}
+	if c.Network != "" {
+		msg += " network " + c.Network + ";"
+	}
+	return strings.TrimSuffix(msg, ";") + ". Nothing of it runs now."
+}
+
 // networkAnswer writes the message of the network and compose
 // operations; ok is false for the others.
 func networkAnswer(p params, r response) (pdk.Result, bool) {
@@ -68,7 +86,7 @@ func networkAnswer(p params, r response) (pdk.Result, bool) {
 		}
 		return pdk.OK(msg, r), true
 	case "compose_down":
-		return pdk.OK("Stopped and removed "+r.Compose.text(), r), true
+		return pdk.OK(r.Compose.removed(), r), true
 	}
 	return pdk.Result{}, false
 }

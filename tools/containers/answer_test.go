@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 // The lists and the end of a new container's answer are worded in one
 // place for every kind; these pin the words the model reads.
@@ -15,6 +18,14 @@ func TestAnswerWording(t *testing.T) {
 		{params{Operation: "list"}, response{Containers: []info{box, {Name: "b2", Image: "i2", State: "exited"}}},
 			"Containers:\n- box (img, running)\n- b2 (i2, exited)"},
 		{params{Operation: "destroy_all"}, response{Containers: []info{box}}, "Destroyed:\n- box (img, running)"},
+		{params{Operation: "list"}, response{Containers: []info{{Name: "k", Image: "i", State: "exited", Persistent: true, EarlierSession: true}}, Notes: []string{"k outlived"}},
+			"Containers:\n- k (i, exited, persistent, from an earlier session)\nNotes:\n- k outlived"},
+		{params{Operation: "stop"}, response{Container: &info{Name: "k", Image: "i", State: "exited"}},
+			"Stopped k (i, exited); its files are kept: operation start runs it again, destroy removes it for good."},
+		{params{Operation: "start"}, response{Container: &box}, "Started box (img, running); its files are as they were. Run commands with operation exec."},
+		{params{Operation: "status"}, response{Container: &box, Jobs: []job{{ID: "j0123456789ab", Command: []string{"make"}, State: "running"},
+			{ID: "j0123456789ac", Command: []string{"true"}, State: "exited"}}},
+			"box (img, running)\nBackground jobs (poll with exec_poll and the job_id):\n- j0123456789ab: make (running)\n- j0123456789ac: true (ended with exit code 0)"},
 		{params{Operation: "list_snapshots"}, response{}, "No snapshots."},
 		{params{Operation: "list_snapshots"}, response{Snapshots: []snapshot{{Name: "s", Container: "box", Created: "today"}}},
 			"Snapshots:\n- s (of container box, today)"},
@@ -33,5 +44,20 @@ func TestAnswerWording(t *testing.T) {
 		if got := answer(c.p, c.r); !got.OK || got.Message != c.want {
 			t.Errorf("%s: %q (ok %v), want %q", c.p.Operation, got.Message, got.OK, c.want)
 		}
+	}
+}
+
+// compose_down's answer carries the states from before the removal:
+// they must not reach the model, which would believe the services run.
+func TestComposeDownSaysRemoved(t *testing.T) {
+	var r response
+	if err := json.Unmarshal([]byte(`{"operation":"compose_down","compose":{"project":"demo","network":"demo-net",`+
+		`"services":[{"service":"web","container":"demo-web","image":"img","state":"running","running":true}]}}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	got := answer(params{Operation: "compose_down", Project: "demo"}, r)
+	want := "Stopped and removed project demo: services web (container demo-web); network demo-net. Nothing of it runs now."
+	if !got.OK || got.Message != want {
+		t.Errorf("compose_down: %q, want %q", got.Message, want)
 	}
 }

@@ -106,3 +106,21 @@ func ended(j *job) string {
 	}
 	return "is " + j.State
 }
+
+// jobLines lists a container's background jobs for status: the ids
+// exec_poll and exec_cancel take.
+func jobLines(jobs []job) string {
+	if len(jobs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nBackground jobs (poll with exec_poll and the job_id):")
+	for _, j := range jobs {
+		state := "running"
+		if j.State != "running" {
+			state = ended(&j)
+		}
+		fmt.Fprintf(&b, "\n- %s: %s (%s)", j.ID, strings.Join(j.Command, " "), state)
+	}
+	return b.String()
+}

@@ -21,7 +21,7 @@ import (
 
 // operations the tool offers (the kernel knows the same list).
 var operations = []string{"preflight", "create", "exec", "exec_interactive_hint", "list", "status",
-	"destroy", "destroy_all", "copy_in", "copy_out", "exec_background", "exec_poll", "exec_cancel",
+	"start", "stop", "destroy", "destroy_all", "copy_in", "copy_out", "exec_background", "exec_poll", "exec_cancel",
 	"snapshot", "restore", "list_snapshots", "delete_snapshot",
 	"create_network", "destroy_network", "list_networks", "compose_up", "compose_down", "compose_status"}
 
@@ -42,8 +42,8 @@ type port struct {
 }
 
 type params struct {
-	Operation      string            `json:"operation" enum:"preflight,create,exec,exec_interactive_hint,list,status,destroy,destroy_all,copy_in,copy_out,exec_background,exec_poll,exec_cancel,snapshot,restore,list_snapshots,delete_snapshot,create_network,destroy_network,list_networks,compose_up,compose_down,compose_status" jsonschema:"what to do"`
-	Container      string            `json:"container,omitempty" jsonschema:"the container (exec, exec_background, exec_poll, exec_cancel, status, destroy, copy_in, copy_out, snapshot, exec_interactive_hint): the name create returned"`
+	Operation      string            `json:"operation" enum:"preflight,create,exec,exec_interactive_hint,list,status,start,stop,destroy,destroy_all,copy_in,copy_out,exec_background,exec_poll,exec_cancel,snapshot,restore,list_snapshots,delete_snapshot,create_network,destroy_network,list_networks,compose_up,compose_down,compose_status" jsonschema:"what to do"`
+	Container      string            `json:"container,omitempty" jsonschema:"the container (exec, exec_background, exec_poll, exec_cancel, status, start, stop, destroy, copy_in, copy_out, snapshot, exec_interactive_hint): the name create returned"`
 	Name           string            `json:"name,omitempty" jsonschema:"create, restore: the container's name (generated from purpose when empty); create_network: the network's name"`
 	Image          string            `json:"image,omitempty" jsonschema:"create: the image (default: the configured one)"`
 	Purpose        string            `json:"purpose,omitempty" jsonschema:"create: a profile, one of python, node, rust, go, general, clean, try-repo (image, setup, env, forwarding defaults; explicit parameters win); try-repo picks one from repo_url"`
@@ -51,7 +51,7 @@ type params struct {
 	Timeout        int               `json:"timeout,omitempty" jsonschema:"exec and setup_commands: seconds before the command is killed (default 300); exec_background: the job's max runtime in seconds (default and maximum the host's, 1 hour unless configured)"`
 	Workdir        string            `json:"workdir,omitempty" jsonschema:"create: the working directory; exec, exec_background: the directory to run in"`
 	Mounts         []mount           `json:"mounts,omitempty" jsonschema:"create: host directories to mount (only under allowed_host_roots; read-only unless allowed)"`
-	MountCwd       *bool             `json:"mount_cwd,omitempty" jsonschema:"create: mount the session workspace at /workspace" default:"true"`
+	MountCwd       *bool             `json:"mount_cwd,omitempty" jsonschema:"create: mount the session workspace at /workspace (default true; false for a persistent container, which outlives the workspace)"`
 	Ports          []port            `json:"ports,omitempty" jsonschema:"create: ports to publish, on 127.0.0.1 only"`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"create: variables to set; they win over passthrough"`
 	EnvPassthrough json.RawMessage   `json:"env_passthrough,omitempty" jsonschema:"create: host variables to pass: auto (those the operator listed in env_patterns; none unless configured), none, all or a list of names (all and a list need the person's approval; wai's own WAI_* and its MCP token never pass)" default:"auto"`
@@ -61,8 +61,8 @@ type params struct {
 	SetupCommands  []string          `json:"setup_commands,omitempty" jsonschema:"create: commands to run once it is up"`
 	MemoryLimit    string            `json:"memory_limit,omitempty" jsonschema:"create: memory limit, like 2g (at most the configured one)" default:"4g"`
 	Network        string            `json:"network,omitempty" jsonschema:"create: none (the default: no network at all), a network create_network made (its containers reach each other by name, nothing outside), or bridge (reaches outside: needs the operator's allow_network_egress and the person's approval); destroy_network: the network" default:"none"`
-	Persistent     bool              `json:"persistent,omitempty" jsonschema:"create, create_network, compose_up: keep it after the session ends (wai ps lists it, wai rm removes it)"`
-	Force          bool              `json:"force,omitempty" jsonschema:"destroy: kill at once instead of stopping"`
+	Persistent     bool              `json:"persistent,omitempty" jsonschema:"create, create_network, compose_up: keep it after the session ends (wai ps lists it, wai rm removes it; a later session's list shows it); a persistent container gets no /workspace mount: copy_in and copy_out move files"`
+	Force          bool              `json:"force,omitempty" jsonschema:"destroy, stop: kill at once instead of stopping gracefully"`
 	Confirm        bool              `json:"confirm,omitempty" jsonschema:"destroy_all: you mean it"`
 	HealthCheck    bool              `json:"health_check,omitempty" jsonschema:"status: probe the container with an exec"`
 	HostPath       string            `json:"host_path,omitempty" jsonschema:"copy_in, copy_out: a path in the session workspace, or absolute under allowed_host_roots"`
@@ -93,11 +93,12 @@ func init() {
 	pdk.Declare("containers", "1.0.0", pdk.CapContainers)
 	pdk.Tool("containers", "Manage isolated containers beside your session: preflight, then create one (from an image, with the workspace mounted at /workspace, "+
 		"no network unless asked for, no host credentials unless configured or approved, optionally your git config), exec commands in it (or exec_background a long one and exec_poll it until it ends), "+
-		"copy files in and out, list, status, destroy. "+
+		"copy files in and out, list, status, stop and start (files kept), destroy (files gone). "+
 		"Save a container as a named snapshot (its files; API keys are left out) and restore it later as a new container with create's parameters. "+
 		"create_network makes a network whose containers reach each other by name (internal unless allowed); a route out (network bridge, egress) needs the person's approval; compose_up runs a compose file's services on one. "+
 		"Use it to try a repository in a clean environment, run a service next to its code, or hand a person a shell (exec_interactive_hint). "+
-		"Containers are hardened (no capabilities, no privilege escalation, memory and process limits) and go away with the session unless persistent.",
+		"Containers are hardened (no capabilities, no privilege escalation, memory and process limits) and go away with the session unless persistent "+
+		"(a persistent one has no /workspace mount, and list shows it in later sessions).",
 		run, pdk.Returns[response](), pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Containers"))
 }
 

@@ -190,7 +190,7 @@ const (
 // ContainerActions are the containers operations' actions
 // ("containers.<operation>").
 var ContainerActions = []string{"containers.preflight", "containers.create", "containers.exec", "containers.exec_interactive_hint",
-	"containers.list", "containers.status", "containers.destroy", "containers.destroy_all", "containers.copy_in", "containers.copy_out",
+	"containers.list", "containers.status", "containers.start", "containers.stop", "containers.destroy", "containers.destroy_all", "containers.copy_in", "containers.copy_out",
 	"containers.exec_background", "containers.exec_poll", "containers.exec_cancel",
 	"containers.snapshot", "containers.restore", "containers.list_snapshots", "containers.delete_snapshot",
 	"containers.create_network", "containers.destroy_network", "containers.list_networks",
