@@ -10,7 +10,9 @@ import (
 // Agent-made networks in wai ps and wai rm, as managed containers are
 // (admin_containers.go): each is an entry named NetworkEntryPrefix + its
 // name, KEEP saying whether it is persistent, STATE "internal" or
-// "egress"; wai rm of that name removes it when no container uses it.
+// "egress", HELD BY the holder of the session that made it; wai rm of
+// that name removes it when no container uses it and that session is not
+// held.
 
 // NetworkEntryPrefix starts the wai ps name of a managed network.
 const NetworkEntryPrefix = "network/"
@@ -22,7 +24,7 @@ func listManagedNetworks(ctx context.Context, name string, b backend.Backend, sc
 		return nil, nil
 	}
 	infos, err := l.ListManagedNetworks(ctx)
-	return managedEntries(infos, scope, func(n backend.NetworkInfo) (string, string, SessionEntry) {
+	return managedEntries(infos, scope, holderOf(b), func(n backend.NetworkInfo) (string, string, SessionEntry) {
 		state := "egress"
 		if n.Internal {
 			state = "internal"
@@ -33,15 +35,30 @@ func listManagedNetworks(ctx context.Context, name string, b backend.Backend, sc
 }
 
 // removeManagedNetwork removes the managed network of scope.User named by
-// a wai ps entry name.
+// a wai ps entry name, unless its session is held (refuseHeld).
 func (k *Kernel) removeManagedNetwork(ctx context.Context, scope AdminScope, entry string) (SessionEntry, error) {
 	name := strings.TrimPrefix(entry, NetworkEntryPrefix)
-	return k.removeManaged(ctx, scope, entry, "managed network", func(bname string, b backend.Backend) (SessionEntry, bool, error) {
+	const what = "managed network"
+	return k.removeManaged(ctx, scope, entry, what, func(bname string, b backend.Backend) (SessionEntry, bool, error) {
 		n, ok := b.(backend.ContainerNetworks)
 		if !ok {
 			return SessionEntry{}, false, nil
 		}
-		info, err := n.DestroyNetwork(ctx, backend.ContainerRef{Owner: backend.ContainerOwner{User: scope.User}, Name: name})
-		return SessionEntry{User: scope.User, Name: entry, SessionInfo: backend.SessionInfo{Backend: bname, Keep: info.Persistent}}, true, err
+		owner := backend.ContainerOwner{User: scope.User}
+		ls, err := n.ListNetworks(ctx, owner)
+		if err != nil {
+			return SessionEntry{}, true, err
+		}
+		var info backend.NetworkInfo
+		for _, l := range ls {
+			if l.Name == name {
+				info = l
+			}
+		}
+		// One not listed is left to DestroyNetwork to call not found.
+		if err = refuseHeld(b, entry, what, info.Session); err == nil {
+			info, err = n.DestroyNetwork(ctx, backend.ContainerRef{Owner: owner, Name: name})
+		}
+		return managedEntry(scope, entry, info.Session, backend.SessionInfo{Backend: bname, Keep: info.Persistent}), true, err
 	})
 }

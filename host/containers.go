@@ -234,6 +234,15 @@ func (s *Session) Containers(ctx context.Context, req ContainerRequest) (Contain
 	if err := s.checkContainers(ctx, c, owner, creq, CheckRequest{Action: op, Container: &check}); err != nil {
 		return resp, err
 	}
+	if makesFor[req.Operation] {
+		// What the session makes is held while the session is (wai ps,
+		// rm, gc), and the backend records that holder when the workspace
+		// opens: without a shell command or a workspace mount first, it
+		// would be unheld, and wai gc would take it from the live agent.
+		if _, _, err := s.workspace(ctx); err != nil {
+			return resp, err
+		}
+	}
 	start := time.Now()
 	resp, err = s.containerOp(ctx, c, owner, req)
 	resp.Operation = req.Operation
@@ -245,6 +254,10 @@ func (s *Session) Containers(ctx context.Context, req ContainerRequest) (Contain
 	s.k.log.LogAttrs(ctx, slog.LevelInfo, "containers."+req.Operation, attrs...)
 	return resp, err
 }
+
+// makesFor are the operations that make something of the session's own
+// (a container, a network, a snapshot).
+var makesFor = map[string]bool{"create": true, "restore": true, "compose_up": true, "create_network": true, "snapshot": true}
 
 func validOperation(op string) bool {
 	for _, o := range ContainerOperations {

@@ -53,7 +53,11 @@ user) are considered; --all-users considers everyone's.
 							}
 						}
 					}
-					if removed == 0 {
+					switch {
+					case removed > 0:
+					case why || kept == 0:
+						fmt.Fprintf(std.out, "nothing to remove (%d left alone)\n", kept)
+					default:
 						fmt.Fprintf(std.out, "nothing to remove (%d left alone; --why says why)\n", kept)
 					}
 					return reportErrs(ctx, std.err, "gc", errs)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/host/backend"
 )
 
 func init() {
@@ -27,6 +28,13 @@ session name, user, age, time since last use, size on disk, whether it is
 kept, the container's state (Podman), and the wai process holding it ("-"
 when none does: a kept session waiting for reuse, or something a crash
 left behind, which wai gc removes).
+
+Beside the sessions it lists what agents made in them (Podman): managed
+containers (container/NAME), networks (network/NAME) and snapshots
+(snapshot/NAME). Each is held by the process holding the session that
+made it; "-" there means that session is over: wai gc removes such a
+container or network unless it is persistent (KEEP true; wai gc --all
+or wai rm removes that), and never a snapshot (wai rm does).
 
 Users are kept apart: wai ps shows the sessions of --user NAME (without
 it, the sessions opened without a user). --all-users shows everyone's:
@@ -152,6 +160,23 @@ func printSessions(w io.Writer, ls []host.SessionEntry, now time.Time) {
 			size(s.Size), s.Keep, dash(s.State), dash(oneLine(s.Holder)))
 	}
 	tw.Flush()
+}
+
+// removedEntry says what wai rm removed, by the name it was given: a
+// session and its workspace, or what a session made, as wai gc words it.
+func removedEntry(e host.SessionEntry, name string) string {
+	kind, own, made := strings.Cut(name, "/")
+	if !made {
+		return fmt.Sprintf("%s session %s (%s)", e.Backend, oneLine(name), dash(e.Workspace))
+	}
+	if kind != "snapshot" {
+		kind = "managed " + kind
+	}
+	of := ""
+	if e.Session != "" {
+		of = ofSession(backend.SessionKey(e.User, e.Session))
+	}
+	return fmt.Sprintf("%s %s %s%s", e.Backend, kind, oneLine(own), of)
 }
 
 func dash(s string) string {

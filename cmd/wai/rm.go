@@ -24,7 +24,9 @@ A session a running wai process holds (an MCP client still connected, a
 command still running) is never removed, --force or not: its files are in
 use, and removing them under a live agent is the silent loss wai exists
 to prevent. wai rm names the holding process; end the session there
-(close the client, or stop that process) and run wai rm again.
+(close the client, or stop that process) and run wai rm again. The same
+holds for what a session made that wai ps lists beside it (container/,
+network/ and snapshot/ names): it goes once its session is no longer held.
 
 --force only makes a name no backend knows not an error, as rm -f does.`,
 		flags: func(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
@@ -43,7 +45,7 @@ to prevent. wai rm names the holding process; end the session there
 						e, err := k.RemoveSession(ctx, af.scope(), name)
 						switch {
 						case err == nil:
-							fmt.Fprintf(std.out, "removed %s session %s (%s)\n", e.Backend, oneLine(name), dash(e.Workspace))
+							fmt.Fprintf(std.out, "removed %s\n", removedEntry(e, name))
 						case force && errors.Is(err, backend.ErrNotFound) && !errors.Is(err, backend.ErrUnavailable):
 						case ctx.Err() != nil:
 							return fail(ctx, std.err, err)

@@ -40,6 +40,17 @@ type GarbageCollector interface {
 	CollectGarbage(ctx context.Context, opts GCOptions) (GCReport, error)
 }
 
+// SessionHolderReporter is implemented by backends that record which
+// process holds a session. wai ps and wai rm ask it about what a session
+// made beside its workspace (managed containers, networks, snapshots):
+// that is in use while its session is, and is shown and kept as held.
+type SessionHolderReporter interface {
+	// SessionHolder describes the live process holding the named session
+	// (the name WorkspaceSpec.Session gave), as SessionInfo.Holder does;
+	// "" when none does (ended, crashed, or never known here).
+	SessionHolder(session string) string
+}
+
 // IdleReleaser is implemented by workspaces that hold resources worth
 // giving back while the session is idle (a running container). Releasing
 // keeps the session's files and identity; the next use recreates what was

@@ -33,11 +33,22 @@ func (b *Backend) gcNetworks(ctx context.Context, opts backend.GCOptions, rep *b
 }
 
 // sessionLive reports whether a live process holds the session.
-func (b *Backend) sessionLive(session string) bool {
+func (b *Backend) sessionLive(session string) bool { return b.SessionHolder(session) != "" }
+
+// SessionHolder describes the live process holding the session, from its
+// state file; "" when none does. A state file that cannot be read names
+// no holder, as RemoveSession and gc's managed sweep read it.
+func (b *Backend) SessionHolder(session string) string {
 	p, err := b.cfg.pathsOf(session)
 	if err != nil {
-		return false
+		return ""
 	}
 	st, _, err := readState(p.state)
-	return err == nil && st.Owner.Alive()
+	if err != nil || !st.Owner.Alive() {
+		return ""
+	}
+	return st.Owner.String()
 }
+
+// Interface guards
+var _ backend.SessionHolderReporter = (*Backend)(nil)

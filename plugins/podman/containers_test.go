@@ -338,10 +338,16 @@ func TestContainerGCByLabel(t *testing.T) {
 	if len(rep.Removed) != 0 {
 		t.Fatalf("gc removed containers of a live session: %+v", rep.Removed)
 	}
+	if h, want := b.SessionHolder(owner.Session), backend.CurrentHolder().String(); h != want {
+		t.Errorf("the holder of a live session: %q, want %q (wai ps and wai rm go by it)", h, want)
+	}
 	// The session ends without its kernel cleaning up (a crash): its
 	// containers are orphans found by label.
 	if err := ws.Close(bg); err != nil {
 		t.Fatal(err)
+	}
+	if h := b.SessionHolder(owner.Session); h != "" {
+		t.Errorf("the holder of a closed session: %q, want none", h)
 	}
 	rep = backend.GCReport{}
 	b.gcContainers(bg, backend.GCOptions{Match: mine}, &rep)
