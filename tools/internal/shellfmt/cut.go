@@ -133,3 +133,11 @@ func Chars(s string, max int) string {
 	}
 	return string(r[:head]) + mark(len(r)-head-tail) + string(r[len(r)-tail:])
 }
+
+// Dropped says that a background job's stream lost n bytes between the
+// head and tail it keeps, in the words of the cut marker: the count, and
+// how to keep everything next time.
+func Dropped(n int64) string {
+	return fmt.Sprintf("[truncated %d bytes before this: the job keeps only the head and tail of its output; "+
+		"to keep it all, redirect it to a file (command > out.txt 2>&1) and read the file]", n)
+}
