@@ -139,6 +139,10 @@ type ContainerExecResult struct {
 	TimedOut   bool     `json:"timed_out"`
 	Truncated  bool     `json:"truncated"`
 	DurationMS int64    `json:"duration_ms"`
+	// TimeoutMS is the timeout the command ran with; TimeoutNote says why
+	// it is shorter than asked (the call's deadline), or is empty.
+	TimeoutMS   int64  `json:"timeout_ms,omitempty"`
+	TimeoutNote string `json:"timeout_note,omitempty"`
 }
 
 func toContainerExec(r backend.ExecResult) ContainerExecResult {
@@ -382,8 +386,10 @@ func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner b
 	switch req.Operation {
 	case "exec":
 		var res backend.ExecResult
-		res, err = s.containerExec(ctx, c, ref, req.Command, req.Workdir, req.Timeout)
+		var fit execFit
+		res, fit, err = s.containerExecFit(ctx, c, ref, req.Command, req.Workdir, req.Timeout)
 		wire := toContainerExec(res)
+		wire.TimeoutMS, wire.TimeoutNote = fit.run.Milliseconds(), fit.note
 		resp.Exec = &wire
 	case "exec_interactive_hint":
 		var h backend.InteractiveHint
@@ -422,21 +428,6 @@ func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner b
 		resp.Job, err = s.containerJob(ctx, c, ref, req)
 	}
 	return resp, err
-}
-
-// containerExec runs command with the kernel's checks: the command's
-// length limit, and a timeout in whole seconds (default 300).
-func (s *Session) containerExec(ctx context.Context, c backend.Containers, ref backend.ContainerRef, command, workdir string, timeout int) (backend.ExecResult, error) {
-	if strings.TrimSpace(command) == "" {
-		return backend.ExecResult{}, backend.Errorf(backend.ErrInvalid, "containers.exec", ref.Name, "give command: the shell command to run")
-	}
-	if timeout < 0 {
-		return backend.ExecResult{}, backend.Errorf(backend.ErrInvalid, "containers.exec", ref.Name, "timeout is in seconds and must not be negative")
-	}
-	if timeout == 0 {
-		timeout = 300
-	}
-	return c.ExecContainer(ctx, ref, backend.ExecRequest{Shell: command, Cwd: workdir, Timeout: time.Duration(timeout) * time.Second})
 }
 
 // destroyContainers ends the session's non-persistent containers; Close

@@ -97,8 +97,9 @@ func (s *Session) containerJob(ctx context.Context, c backend.Containers, ref ba
 }
 
 // checkJobSlot counts jr's running jobs against limits.max_jobs: at the
-// limit it is ErrUnavailable saying how many where (the container, the
-// session) runs, and what frees a slot. The caller holds its start lock,
+// limit it is ErrInvalid (a request that breaks a limit, not a backend
+// that cannot serve) saying how many where (the container, the session)
+// runs, and what frees a slot. The caller holds its start lock,
 // so the count and the start agree.
 func (s *Session) checkJobSlot(ctx context.Context, jr backend.JobRunner, op, name, where, free string) error {
 	jobs, err := jr.ListJobs(ctx)
@@ -112,7 +113,7 @@ func (s *Session) checkJobSlot(ctx context.Context, jr backend.JobRunner, op, na
 		}
 	}
 	if running >= s.k.cfg.MaxJobs {
-		return backend.Errorf(backend.ErrUnavailable, op, name,
+		return backend.Errorf(backend.ErrInvalid, op, name,
 			"%s already runs %d background jobs, the limit (limits.max_jobs): %s", where, running, free)
 	}
 	return nil

@@ -77,8 +77,11 @@ func backgroundExecCases(t *testing.T, k *Kernel, fc *jobContainers) {
 	if j.MaxRuntimeMS != time.Minute.Milliseconds() {
 		t.Errorf("a 2h runtime was not clamped to limits.job_max_runtime: %d ms", j.MaxRuntimeMS)
 	}
-	if r, _ := call(`{"operation":"exec_background","container":"box","command":"sleep 9"}`); r.OK || !strings.Contains(r.Message, "limits.max_jobs") {
-		t.Errorf("a second running job with max_jobs 1: %+v", r)
+	// A limit is "invalid" (fix the request), not "unavailable": the
+	// backend is not down.
+	if r, _ := call(`{"operation":"exec_background","container":"box","command":"sleep 9"}`); r.OK || !strings.Contains(r.Message, "limits.max_jobs") ||
+		!strings.Contains(string(r.Value), `"kind":"invalid"`) {
+		t.Errorf("a second running job with max_jobs 1: %+v, want kind invalid naming limits.max_jobs", r)
 	}
 	poll := `{"operation":"exec_poll","container":"box","job_id":"` + j.ID + `"}`
 	if r, p := call(poll); !r.OK || p.State != "running" || !strings.Contains(r.Message, "still running") || !strings.Contains(r.Message, "Poll again later") {

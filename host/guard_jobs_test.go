@@ -53,7 +53,7 @@ func TestJobsPassTheKernelsGuard(t *testing.T) {
 	if _, err := jobs.StartJob(ctx, backend.JobRequest{Argv: []string{"sleep", "2"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := jobs.StartJob(ctx, backend.JobRequest{Argv: []string{"sleep", "3"}}); !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "max_jobs") {
-		t.Errorf("a job past max_jobs: %v, want ErrUnavailable naming limits.max_jobs", err)
+	if _, err := jobs.StartJob(ctx, backend.JobRequest{Argv: []string{"sleep", "3"}}); !errors.Is(err, backend.ErrInvalid) || errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "max_jobs") {
+		t.Errorf("a job past max_jobs: %v, want ErrInvalid (a limit, not an outage) naming limits.max_jobs", err)
 	}
 }

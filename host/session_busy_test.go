@@ -25,7 +25,7 @@ func TestSessionBusyKeepsItsMessage(t *testing.T) {
 		// What the Wasm runtime answers when the session's slots stay taken.
 		"wait": func(ctx context.Context, _ wasm.Env, _ json.RawMessage) (wasm.ToolResult, error) {
 			<-ctx.Done()
-			return wasm.ToolResult{}, &backend.Error{Kind: backend.ErrUnavailable, Op: "call", Path: "wait",
+			return wasm.ToolResult{}, &backend.Error{Kind: backend.ErrInvalid, Op: "call", Path: "wait",
 				Msg: "session s already runs 8 tool calls, the most limits.session_concurrent_calls allows",
 				Err: fmt.Errorf("%w: %w", wasm.ErrSessionBusy, ctx.Err())}
 		},
@@ -34,7 +34,7 @@ func TestSessionBusyKeepsItsMessage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	_, err := k.Call(ctx, "s", "wait", nil)
-	if !errors.Is(err, wasm.ErrSessionBusy) || !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "limits.session_concurrent_calls") {
+	if !errors.Is(err, wasm.ErrSessionBusy) || !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "limits.session_concurrent_calls") {
 		t.Errorf("err = %v, want the session-busy error naming limits.session_concurrent_calls", err)
 	}
 }

@@ -182,6 +182,12 @@ func hint(err error) string {
 		return "fix the configuration as the message says (wai.example.toml documents every key, limit and default); `wai preflight` checks the whole setup"
 	case op == "mcp.token":
 		return "a token file must be yours and private (mode 0600, in a directory only you can write): fix it as the message says, or remove it and wai serve --http creates a new one"
+	case kind == backend.ErrUnavailable && errors.Is(err, context.DeadlineExceeded):
+		// A call that ran out of time is kinded unavailable, but the
+		// backend is fine: pointing at preflight sends the person to look
+		// for an outage.
+		return "the call ran out of time, not the backend: raise the tool's deadline (tool_timeouts in the config), " +
+			"or run long work as a background job (job_start, or exec_background in a managed container)"
 	case kind == backend.ErrPermission && strings.Contains(err.Error(), "grants ="):
 		return "a plugin uses only the capabilities its [[plugins]] entry grants: add the one named if you trust the plugin with it"
 	}

@@ -343,11 +343,19 @@ func toolError(err error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
 }
 
+// hint tells the model what kind of trouble an error is. A call that ran
+// out of time is kinded unavailable too (docs/ABI.md), but the sandbox
+// serves fine: telling the model it is down, and the operator to check
+// it, sends both looking for an outage instead of at the long command.
 func hint(err error) string {
 	switch backend.KindOf(err) {
 	case backend.ErrPermission:
 		return "a policy refused this; try a different command or approach"
 	case backend.ErrUnavailable:
+		if errors.Is(err, context.DeadlineExceeded) {
+			return "the call ran out of time; the sandbox itself is fine: run long work in the background " +
+				"(job_start, or exec_background for a managed container) and poll it, or split it into shorter steps"
+		}
 		return "the sandbox cannot serve right now; the operator should check the backend (wai preflight)"
 	case backend.ErrNotFound:
 		return "check the path or name"

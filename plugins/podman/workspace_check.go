@@ -172,7 +172,9 @@ func (f *workspaceFS) full(err error) error {
 	}
 	var be *backend.Error
 	if errors.Is(err, syscall.ENOSPC) || errors.As(err, &be) && be.Kind == backend.ErrUnavailable && be.Msg == "no space left on the device (or quota exceeded)" {
-		return backend.Errorf(backend.ErrUnavailable, "fs.write", "",
+		// ErrInvalid: the write breaks the session's workspace_size limit;
+		// the backend serves fine, and removing files fixes it.
+		return backend.Errorf(backend.ErrInvalid, "fs.write", "",
 			"the workspace is full: it is limited to %s (workspace_size in [backends.podman]); remove files to make room", formatBytes(limit))
 	}
 	return err

@@ -55,8 +55,8 @@ func TestWorkspaceSizeLimit(t *testing.T) {
 	for i := 0; i < 1000 && err == nil; i++ {
 		_, err = w.FS().Write(bg, backend.WriteRequest{Path: fmt.Sprintf("more-%d.txt", i), Content: strings.Repeat("x", 40000)})
 	}
-	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "workspace is full") || !strings.Contains(err.Error(), "16 MiB") {
-		t.Errorf("host-side write into a full workspace: %v, want ErrUnavailable saying it is full and limited to 16 MiB", err)
+	if !errors.Is(err, backend.ErrInvalid) || errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "workspace is full") || !strings.Contains(err.Error(), "16 MiB") {
+		t.Errorf("host-side write into a full workspace: %v, want ErrInvalid (a limit, not an outage) saying it is full and limited to 16 MiB", err)
 	}
 	if res := sh(t, w, "rm big more-* && echo ok >small && cat small"); res.Stdout != "ok\n" {
 		t.Errorf("after freeing space: %q %q", res.Stdout, res.Stderr)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wai-dev/wai/pdk"
 	"github.com/wai-dev/wai/tools/internal/shellfmt"
@@ -141,6 +142,10 @@ type execResult struct {
 	ExitCode  int    `json:"exit_code"`
 	TimedOut  bool   `json:"timed_out"`
 	Truncated bool   `json:"truncated"`
+	// TimeoutMS is the timeout the command ran with; TimeoutNote says why
+	// it is shorter than asked (the tool call's deadline).
+	TimeoutMS   int64  `json:"timeout_ms,omitempty"`
+	TimeoutNote string `json:"timeout_note,omitempty"`
 }
 
 func (i info) line() string {
@@ -291,7 +296,14 @@ func listing[T interface{ line() string }](none, head string, items []T) string 
 func execAnswer(r response, notes string) pdk.Result {
 	e := r.Exec
 	out, errs := shellfmt.Bytes(e.Stdout, outputBytes), shellfmt.Bytes(e.Stderr, outputBytes)
-	msg := shellfmt.Block(shellfmt.Headline(e.ExitCode, e.TimedOut, 0), nil, out, errs) + notes
+	// The timeout note leads, as shell_execute's does: a model whose
+	// command was cut sooner than it asked must see why, and what to use.
+	var fields []shellfmt.Field
+	if e.TimeoutNote != "" {
+		fields = append(fields, shellfmt.Field{Name: "Timeout", Value: e.TimeoutNote})
+	}
+	limit := time.Duration(e.TimeoutMS) * time.Millisecond
+	msg := shellfmt.Block(shellfmt.Headline(e.ExitCode, e.TimedOut, limit), fields, out, errs) + notes
 	if e.ExitCode != 0 || e.TimedOut {
 		return pdk.FailWith(msg, r)
 	}

@@ -66,7 +66,7 @@ func jobAnswer(p params, r response) pdk.Result {
 		}
 		fmt.Fprintf(&b, "\n%s (bytes %d-%d of %d", s.name, s.out.Offset, s.out.Next, s.out.Total)
 		if s.out.Skipped > 0 {
-			fmt.Fprintf(&b, ", %d bytes before dropped", s.out.Skipped)
+			b.WriteString(", " + shellfmt.Dropped(s.out.Skipped))
 		}
 		b.WriteString("):\n" + shellfmt.Bytes(s.out.Text, outputBytes))
 		if s.out.Text != "" && !strings.HasSuffix(s.out.Text, "\n") {

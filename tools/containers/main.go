@@ -48,7 +48,7 @@ type params struct {
 	Image          string            `json:"image,omitempty" jsonschema:"create: the image (default: the configured one)"`
 	Purpose        string            `json:"purpose,omitempty" jsonschema:"create: a profile, one of python, node, rust, go, general, clean, try-repo (image, setup, env, forwarding defaults; explicit parameters win); try-repo picks one from repo_url"`
 	Command        string            `json:"command,omitempty" jsonschema:"exec, exec_background: the shell command to run with /bin/sh -c"`
-	Timeout        int               `json:"timeout,omitempty" jsonschema:"exec and setup_commands: seconds before the command is killed (default 300); exec_background: the job's max runtime in seconds (default and maximum the host's, 1 hour unless configured)"`
+	Timeout        int               `json:"timeout,omitempty" jsonschema:"exec and setup_commands: seconds before the command is killed (default 300; shortened to fit the tool call's deadline, and the answer says so: use exec_background for longer work); exec_background: the job's max runtime in seconds (default and maximum the host's, 1 hour unless configured)"`
 	Workdir        string            `json:"workdir,omitempty" jsonschema:"create: the working directory; exec, exec_background: the directory to run in"`
 	Mounts         []mount           `json:"mounts,omitempty" jsonschema:"create: host directories to mount (only under allowed_host_roots; read-only unless allowed)"`
 	MountCwd       *bool             `json:"mount_cwd,omitempty" jsonschema:"create: mount the session workspace at /workspace (default true; false for a persistent container, which outlives the workspace)"`

@@ -83,8 +83,8 @@ func realCases(t *testing.T, e *tooltest.Env) {
 	}
 	// The session runs at most 2 (cfg.MaxJobs): a second fits, a third not.
 	two := call(t, e, "job_start", `{"command":["sleep","600"]}`)
-	if _, err := e.CallIn(t, "jobs", "job_start", `{"command":["sleep","600"]}`); !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "limits.max_jobs") {
-		t.Errorf("a third job: %v, want refused by limits.max_jobs", err)
+	if _, err := e.CallIn(t, "jobs", "job_start", `{"command":["sleep","600"]}`); !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "limits.max_jobs") {
+		t.Errorf("a third job: %v, want refused as ErrInvalid by limits.max_jobs", err)
 	}
 	res, err := e.CallIn(t, "jobs", "job_list", `{}`)
 	if err != nil || !strings.Contains(res.Message, j.ID) || !strings.Contains(res.Message, two.ID) {

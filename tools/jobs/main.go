@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/pdk"
+	"github.com/wai-dev/wai/tools/internal/shellfmt"
 )
 
 type startParams struct {
@@ -99,7 +100,7 @@ func describe(st pdk.JobStatus) string {
 		b.WriteString(s.name + " (bytes " + strconv.FormatInt(s.out.Offset, 10) + "-" + strconv.FormatInt(s.out.Next, 10) +
 			" of " + strconv.FormatInt(s.out.Total, 10))
 		if s.out.Skipped > 0 {
-			b.WriteString(", " + strconv.FormatInt(s.out.Skipped, 10) + " bytes before dropped")
+			b.WriteString(", " + shellfmt.Dropped(s.out.Skipped))
 		}
 		if s.out.More {
 			b.WriteString(", more after: ask again from " + strconv.FormatInt(s.out.Next, 10))

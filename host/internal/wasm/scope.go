@@ -88,7 +88,9 @@ func (s *Scope) enter(ctx context.Context, plugin, op string) (leave func(), err
 		select {
 		case s.calls <- struct{}{}:
 		case <-ctx.Done():
-			return nil, &Error{Plugin: plugin, Op: op, Kind: backend.ErrUnavailable, Cause: busyError{ctx.Err()},
+			// ErrInvalid: the session broke a limit (too many calls at
+			// once); the backend is fine, so "unavailable" would mislead.
+			return nil, &Error{Plugin: plugin, Op: op, Kind: backend.ErrInvalid, Cause: busyError{ctx.Err()},
 				Msg: fmt.Sprintf("session %s already runs %d tool calls, the most limits.session_concurrent_calls allows; this call waited for one of them to finish until its deadline",
 					s.name, cap(s.calls))}
 		}

@@ -156,9 +156,9 @@ func TestLongCallsDoNotStarveOtherSessions(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	_, err := p.CallTool(ctx, &fakeEnv{}, ToolCall{Tool: "remember", Scope: greedy, Params: json.RawMessage(`{"value":"v"}`)})
 	cancel()
-	if !errors.Is(err, ErrSessionBusy) || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, backend.ErrUnavailable) ||
-		!strings.Contains(err.Error(), "limits.session_concurrent_calls") {
-		t.Errorf("call past the session's cap: %v, want ErrUnavailable/ErrSessionBusy naming limits.session_concurrent_calls", err)
+	if !errors.Is(err, ErrSessionBusy) || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, backend.ErrInvalid) ||
+		errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "limits.session_concurrent_calls") {
+		t.Errorf("call past the session's cap: %v, want ErrInvalid (a limit, not an outage)/ErrSessionBusy naming limits.session_concurrent_calls", err)
 	}
 
 	h.releaseAll()

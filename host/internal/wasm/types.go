@@ -36,7 +36,7 @@ type Options struct {
 	PoolSize int
 	// SessionConcurrentCalls caps the tool calls one Scope runs at once
 	// (default 8); one more waits for a slot until its deadline, then
-	// fails with ErrUnavailable and ErrSessionBusy.
+	// fails with ErrInvalid (a limit broken) and ErrSessionBusy.
 	SessionConcurrentCalls int
 	// MemoryBudgetBytes caps the guest memory of all instances together
 	// (default DefaultMemoryBudgetBytes). An instance that does not fit

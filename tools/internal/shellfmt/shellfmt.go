@@ -10,14 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/wai-dev/wai/pdk"
 )
-
-// Marker replaces what Bytes and Chars drop. It contains "[truncated", the
-// marker the host's own output buffers use, so one search finds both.
-const Marker = "\n[truncated]\n"
 
 // Empty stands in for a stream that printed nothing: a bare header with
 // nothing under it reads like a rendering bug.
@@ -26,54 +21,6 @@ const Empty = "<empty>"
 // CaptureDisabled is what both streams read when the caller asked not to
 // capture output (docs/ARCHITECTURE.md).
 const CaptureDisabled = "capture disabled"
-
-// Bytes bounds s to max bytes, keeping its head and tail around Marker (the
-// end of an output is where errors usually are). Cuts fall on UTF-8
-// boundaries, so the result may be a few bytes shorter than max.
-func Bytes(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	room := max - len(Marker)
-	if room < 2 {
-		return strings.TrimSpace(Marker)
-	}
-	head, tail := room/2, room-room/2
-	h := validPrefix(s[:head])
-	t := s[len(s)-tail:]
-	for len(t) > 0 && !utf8.RuneStart(t[0]) {
-		t = t[1:]
-	}
-	return h + Marker + t
-}
-
-// validPrefix drops a trailing partial UTF-8 sequence.
-func validPrefix(s string) string {
-	for i := 0; i < utf8.UTFMax && len(s) > 0; i++ {
-		r, size := utf8.DecodeLastRuneInString(s)
-		if r != utf8.RuneError || size != 1 {
-			return s
-		}
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
-// Chars bounds s to max characters (runes), head and tail kept around
-// Marker, for limits stated in characters (evaluate_python's 4,096).
-func Chars(s string, max int) string {
-	n := utf8.RuneCountInString(s)
-	if n <= max {
-		return s
-	}
-	room := max - len(Marker)
-	if room < 2 {
-		return strings.TrimSpace(Marker)
-	}
-	r := []rune(s)
-	head, tail := room/2, room-room/2
-	return string(r[:head]) + Marker + string(r[len(r)-tail:])
-}
 
 // Headline says a command's outcome in one line, Block's first: it
 // succeeded, failed with its exit code, or timed out (with the exit code

@@ -4,36 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 )
-
-func TestBytesKeepsHeadAndTailWithinMax(t *testing.T) {
-	if got := Bytes("short", 10); got != "short" {
-		t.Fatalf("under the limit must be untouched, got %q", got)
-	}
-	s := strings.Repeat("a", 100) + strings.Repeat("z", 100)
-	got := Bytes(s, 64)
-	if len(got) > 64 || !strings.HasPrefix(got, "aaaa") || !strings.HasSuffix(got, "zzzz") || !strings.Contains(got, "[truncated]") {
-		t.Fatalf("Bytes(200 bytes, 64) = %q (%d bytes)", got, len(got))
-	}
-	// Multi-byte runes straddling the cuts are dropped whole, never split.
-	u := strings.Repeat("é", 100)
-	got = Bytes(u, 41)
-	if len(got) > 41 || !utf8.ValidString(got) || !strings.Contains(got, "[truncated]") {
-		t.Fatalf("Bytes of runes = %q (%d bytes, valid %v)", got, len(got), utf8.ValidString(got))
-	}
-}
-
-func TestCharsCountsRunes(t *testing.T) {
-	u := strings.Repeat("é", 50)
-	if got := Chars(u, 50); got != u {
-		t.Fatalf("50 runes fit in 50 characters")
-	}
-	got := Chars(strings.Repeat("é", 51), 50)
-	if n := utf8.RuneCountInString(got); n != 50 || !strings.Contains(got, "[truncated]") {
-		t.Fatalf("Chars(51 runes, 50) = %q (%d runes)", got, n)
-	}
-}
 
 func TestBlockPlaceholdersAndFields(t *testing.T) {
 	got := Block("Done.", []Field{{"Exit code", "0"}}, "hi\n", "")

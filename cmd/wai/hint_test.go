@@ -1,0 +1,28 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+// A tool call past its deadline is kinded unavailable, but its hint must
+// not send the person to look for a backend outage (the trial's 330 s
+// containers exec); a real outage still points at preflight, and a limit
+// (invalid) at the rule it breaks.
+func TestHintTellsDeadlineFromOutage(t *testing.T) {
+	deadline := &backend.Error{Kind: backend.ErrUnavailable, Op: "call", Path: "containers",
+		Msg: "did not finish within its deadline of 5m30s", Err: context.DeadlineExceeded}
+	if h := hint(deadline); !strings.Contains(h, "tool_timeouts") || strings.Contains(h, "preflight") {
+		t.Errorf("deadline: %q, want tool_timeouts and no preflight", h)
+	}
+	if h := hint(backend.Errorf(backend.ErrUnavailable, "exec", "", "the Podman service does not answer")); !strings.Contains(h, "preflight") {
+		t.Errorf("outage: %q, want preflight", h)
+	}
+	limit := backend.Errorf(backend.ErrInvalid, "jobs.start", "", "the session already runs 4 background jobs, the limit (limits.max_jobs)")
+	if h := hint(limit); !strings.Contains(h, "breaks a rule") {
+		t.Errorf("limit: %q, want the rule broken", h)
+	}
+}
