@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -50,10 +51,8 @@ func (k *Kernel) removeManagedNetwork(ctx context.Context, scope AdminScope, ent
 			return SessionEntry{}, true, err
 		}
 		var info backend.NetworkInfo
-		for _, l := range ls {
-			if l.Name == name {
-				info = l
-			}
+		if i := slices.IndexFunc(ls, func(l backend.NetworkInfo) bool { return l.Name == name }); i >= 0 {
+			info = ls[i]
 		}
 		// One not listed is left to DestroyNetwork to call not found.
 		if err = refuseHeld(b, entry, what, info.Session); err == nil {

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -46,10 +47,8 @@ func (k *Kernel) removeManagedSnapshot(ctx context.Context, scope AdminScope, en
 			return SessionEntry{}, true, err
 		}
 		var info backend.SnapshotInfo
-		for _, l := range ls {
-			if l.Name == name {
-				info = l
-			}
+		if i := slices.IndexFunc(ls, func(l backend.SnapshotInfo) bool { return l.Name == name }); i >= 0 {
+			info = ls[i]
 		}
 		// One not listed is left to DeleteSnapshot to call not found.
 		if err = refuseHeld(b, entry, what, info.Session); err == nil {
