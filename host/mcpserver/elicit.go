@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,9 +37,10 @@ func elicitorFor(ss *mcp.ServerSession) *elicitor {
 
 // choose asks message with one required answer among choices (the first
 // is the default); declining or cancelling the form is answered as "".
-// An accept without content takes the default, as the form showed it: a
-// client that sends none accepted what it displayed, and calling that a
-// decline would refuse what the person approved.
+// An accept without one of the choices (no content, or an answer the
+// form did not offer) is an error, not a yes: the schema requires an
+// answer, and approving what nobody chose would fail open. The error
+// says what came back, so the model is not told the person declined.
 func (e *elicitor) choose(ctx context.Context, message, title string, choices []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, askTimeout)
 	defer cancel()
@@ -59,9 +61,9 @@ func (e *elicitor) choose(ctx context.Context, message, title string, choices []
 	if res.Action != "accept" {
 		return "", nil
 	}
-	a, ok := res.Content["answer"].(string)
-	if !ok || a == "" {
-		return choices[0], nil
+	a, _ := res.Content["answer"].(string)
+	if !slices.Contains(choices, a) {
+		return "", fmt.Errorf("the client accepted the form without one of its answers (got %q), which wai does not take as a yes", a)
 	}
 	return a, nil
 }
