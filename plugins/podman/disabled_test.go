@@ -15,15 +15,19 @@ import (
 func TestDisabledSaysHowToBuild(t *testing.T) {
 	t.Parallel()
 	_, err := backend.Open(bg, "podman", backend.Options{})
-	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "make build") {
-		t.Errorf("Open: %v, want ErrUnavailable saying to build with make build", err)
+	if !errors.Is(err, backend.ErrUnavailable) || !errors.Is(err, backend.ErrNotBuiltIn) || !strings.Contains(err.Error(), "make build") {
+		t.Errorf("Open: %v, want ErrUnavailable from ErrNotBuiltIn saying to build with make build", err)
 	}
 	cfg, _ := ParseConfig(nil, t.TempDir())
-	if _, err := List(bg, cfg); !errors.Is(err, backend.ErrUnavailable) {
-		t.Errorf("List: %v", err)
-	}
-	if _, err := GC(bg, cfg, true); !errors.Is(err, backend.ErrUnavailable) {
-		t.Errorf("GC: %v", err)
+	_, listErr := List(bg, cfg)
+	_, gcErr := GC(bg, cfg, true)
+	_, imageErr := PurposeImage(bg, cfg, "python")
+	_, imagesErr := PurposeImages(bg, cfg)
+	_, buildErr := BuildPurposeImage(bg, cfg, "python", BuildOptions{})
+	for what, err := range map[string]error{"List": listErr, "GC": gcErr, "PurposeImage": imageErr, "PurposeImages": imagesErr, "BuildPurposeImage": buildErr} {
+		if !errors.Is(err, backend.ErrUnavailable) || !errors.Is(err, backend.ErrNotBuiltIn) {
+			t.Errorf("%s: %v, want ErrUnavailable from ErrNotBuiltIn", what, err)
+		}
 	}
 	if c := Preflight(bg, cfg); len(c) != 1 || c[0].Status != CheckFail || c[0].Fix == "" {
 		t.Errorf("Preflight: %+v", c)

@@ -2,23 +2,19 @@
 
 package podman
 
-import (
-	"context"
-
-	"github.com/wai-dev/wai/host/backend"
-)
+import "context"
 
 // PurposeImage would look up a purpose image; this build cannot talk to Podman.
 func PurposeImage(ctx context.Context, cfg Config, purpose string) (ImageRef, error) {
-	return ImageRef{}, backend.Errorf(backend.ErrUnavailable, "image", purpose, buildHint)
+	return ImageRef{}, notBuilt("image", purpose)
 }
 
 // PurposeImages would list the purpose images; this build cannot talk to Podman.
 func PurposeImages(ctx context.Context, cfg Config) ([]ImageRef, error) {
-	return nil, backend.Errorf(backend.ErrUnavailable, "image ls", "", buildHint)
+	return nil, notBuilt("image ls", "")
 }
 
 // BuildPurposeImage would build a purpose image; this build cannot talk to Podman.
 func BuildPurposeImage(ctx context.Context, cfg Config, purpose string, opts BuildOptions) (ImageRef, error) {
-	return ImageRef{}, backend.Errorf(backend.ErrUnavailable, "image build", purpose, buildHint)
+	return ImageRef{}, notBuilt("image build", purpose)
 }
