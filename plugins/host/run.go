@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -28,10 +27,6 @@ type command struct {
 	discard bool
 	output  backend.OutputFunc // live output, nil for none
 }
-
-// copyBufs recycles the buffers that move output from the pipes into the
-// bounded buffers: a command's output costs no allocation per read.
-var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // run starts cmd in its own process group and waits for it, killing the
 // group at the timeout, on cancellation, and as soon as the command itself
@@ -211,97 +206,6 @@ func waitExited(pid int) {
 			uintptr(unsafe.Pointer(&info[0])), wExited|wNoWait, 0, 0)
 		if errno != syscall.EINTR {
 			return // exited, or ECHILD: nothing left to wait for
-		}
-	}
-}
-
-// output captures a command's stdout and stderr through pipes this
-// process owns, so that it, not exec, decides how long to wait for them.
-type output struct {
-	stdout, stderr *backend.OutputBuffer
-	r, w           [2]*os.File
-	wg             sync.WaitGroup
-	live           backend.OutputFunc // nil: no live output
-	liveMu         sync.Mutex         // one live call at a time, as OutputFunc promises
-}
-
-func (o *output) start(c *exec.Cmd, max int, live backend.OutputFunc) error {
-	o.stdout, o.stderr = backend.NewOutputBuffer(max), backend.NewOutputBuffer(max)
-	o.live = live
-	for i := range 2 {
-		r, w, err := os.Pipe()
-		if err != nil {
-			o.abort()
-			return err
-		}
-		o.r[i], o.w[i] = r, w
-	}
-	c.Stdout, c.Stderr = o.w[0], o.w[1]
-	return nil
-}
-
-// started closes this process's write ends, which the child now holds, and
-// starts copying.
-func (o *output) started() {
-	if o.stdout == nil {
-		return
-	}
-	for i, buf := range []*backend.OutputBuffer{o.stdout, o.stderr} {
-		o.w[i].Close()
-		o.wg.Add(1)
-		stream := backend.Stdout
-		if i == 1 {
-			stream = backend.Stderr
-		}
-		go func(r *os.File) {
-			defer o.wg.Done()
-			b := copyBufs.Get().(*[]byte)
-			defer copyBufs.Put(b)
-			for {
-				n, err := r.Read(*b)
-				buf.Write((*b)[:n])
-				if n > 0 && o.live != nil {
-					// drain waits for this goroutine, so no call comes
-					// after the command's result is returned.
-					o.liveMu.Lock()
-					o.live(stream, (*b)[:n])
-					o.liveMu.Unlock()
-				}
-				if err != nil {
-					return
-				}
-			}
-		}(o.r[i])
-	}
-}
-
-// drain waits up to d for both streams to reach end of file, then closes
-// the pipes. It reports false when a writer outside the command's process
-// group kept them open past d.
-func (o *output) drain(d time.Duration) bool {
-	if o.stdout == nil {
-		return true
-	}
-	done := make(chan struct{})
-	go func() { o.wg.Wait(); close(done) }()
-	ok := true
-	select {
-	case <-done:
-	case <-time.After(d):
-		ok = false
-	}
-	for _, r := range o.r {
-		r.Close() // unblocks a pending Read
-	}
-	<-done
-	return ok
-}
-
-// abort closes every pipe of an output that never started.
-func (o *output) abort() {
-	for _, f := range append(o.r[:], o.w[:]...) {
-		if f != nil {
-			f.Close()
 		}
 	}
 }
