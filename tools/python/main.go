@@ -89,10 +89,16 @@ func run(_ *pdk.Call, p params) (pdk.Result, error) {
 // finish fills r from the run and applies its writes when it succeeded.
 func finish(r *result, res pdk.ExecResult, in driverInput) pdk.Result {
 	r.Stderr = shellfmt.Chars(res.Stderr, maxStreamChars)
-	if res.TimedOut { // the host killed python3: its output is all there is
-		return timedOut(r, res.Stdout, res.Stderr)
-	}
 	printed, rec, err := parseRecord(res.Stdout, in.Marker, in)
+	if res.TimedOut {
+		// The host killed python3. Under load that can come just after
+		// the driver reported: keep the globals it reported, and never
+		// show the model the record or a cut piece of it.
+		if err == nil {
+			r.Globals = rec.Globals
+		}
+		return timedOut(r, printed, res.Stderr)
+	}
 	r.Stdout = shellfmt.Chars(printed, maxStreamChars)
 	if err != nil {
 		if r.ExitCode == 0 {

@@ -155,6 +155,38 @@ func TestReadsAndWrites(t *testing.T) {
 				noFiles(t, e, s, "loop.txt", "after.txt")
 			})
 		}
+		// Under load the host's kill can land just after the driver
+		// reported, or while it printed: the fake stages both, which a
+		// real run cannot be made to hit on purpose.
+		for _, c := range []struct {
+			name    string
+			tamper  func(stdout, marker string) string
+			globals bool
+		}{
+			{"a kill after the driver reported keeps its globals and hides its record", nil, true},
+			{"a kill while the driver reported shows no piece of its record",
+				func(stdout, marker string) string { return stdout[:strings.Index(stdout, marker)+len(marker)+6] }, false},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				if e.Mock == nil {
+					t.Skip("staged with the mock's fake python")
+				}
+				s := e.session()
+				code := "write_text('late.txt', 'x')\nn = 7\nprint('before', flush=True)\nwhile True: pass"
+				e.fake(code, canned{printed: "before\n", timedOut: true, tamper: c.tamper,
+					rec: &record{Status: 124, TimedOut: true, Globals: map[string]json.RawMessage{"n": json.RawMessage("7")}}})
+				res, r := e.mustCall(t, s, map[string]any{"code": code, "mode": "statements",
+					"writes": []any{map[string]any{"path": "after.txt", "content": "a"}}})
+				if res.OK || !r.TimedOut || r.ExitCode != 124 || r.Stdout != "before\n" || len(r.Writes) != 0 ||
+					strings.Contains(res.Message, "wai-eval") || strings.Contains(res.Message, "\x1e") {
+					t.Fatalf("%q %+v", res.Message, r)
+				}
+				if got := string(r.Globals["n"]); c.globals && got != "7" || !c.globals && len(r.Globals) != 0 {
+					t.Fatalf("globals %+v (want them only from a whole record)", r.Globals)
+				}
+				noFiles(t, e, s, "late.txt", "after.txt")
+			})
+		}
 		t.Run("overwriting an unread file is refused by read-before-write", func(t *testing.T) {
 			s := e.session()
 			if e.Backend.Real { // made by a command, so the session has not read it
