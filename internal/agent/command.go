@@ -55,8 +55,9 @@ func (c *command) cancel(graceMS int64) {
 
 // drainWait bounds how long output is still read after a command ended:
 // what it left running (kept with KeepBackground, or not yet dead) may
-// hold the pipes open for good.
-const drainWait = 200 * time.Millisecond
+// hold the pipes open for good. A variable so a test can make the bound
+// pass before the output is read.
+var drainWait = 200 * time.Millisecond
 
 // run starts the command and waits for its end, its timeout or a cancel,
 // killing its tree in the last two cases and what it left behind in the

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/internal/agentproto"
+	"github.com/wai-dev/wai/internal/pipedrain"
 )
 
 // process is a started command: the process and the agent's ends of its
@@ -95,18 +96,29 @@ func (c *command) stdinFile() (*os.File, error) {
 func (p *process) pump(c *command, f *os.File, t agentproto.Type) {
 	defer p.readers.Done()
 	buf := make([]byte, agentproto.MaxChunk)
+	gone := false // the host is gone; Serve kills the command
+	send := func(p []byte) {
+		if len(p) == 0 || c.e.Discard || gone {
+			return
+		}
+		c.announce()
+		gone = c.s.out.Write(t, c.id, p) != nil
+	}
 	for {
 		n, err := f.Read(buf)
-		if n > 0 && !c.e.Discard {
-			c.announce()
-			if werr := c.s.out.Write(t, c.id, buf[:n]); werr != nil {
-				// The host is gone; Serve kills the command.
-				_, _ = io.Copy(io.Discard, f)
-				return
-			}
+		send(buf[:n])
+		if gone {
+			_, _ = io.Copy(io.Discard, f)
+			return
+		}
+		if pipedrain.Stopped(err) {
+			// drain gave up waiting: what the pipe holds was written
+			// before, and is sent, not dropped.
+			pipedrain.Rest(f, buf, send)
+			return
 		}
 		if err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) && !errors.Is(err, os.ErrDeadlineExceeded) {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
 				c.s.logf("reading the output of command %d: %v", c.id, err)
 			}
 			return
@@ -123,7 +135,7 @@ func (p *process) drain(d time.Duration) {
 	case <-done:
 	case <-time.After(d):
 		for _, f := range p.outs {
-			_ = f.SetReadDeadline(time.Now())
+			pipedrain.Stop(f)
 		}
 		<-done
 	}

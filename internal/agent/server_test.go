@@ -212,3 +212,20 @@ func TestProtocolErrors(t *testing.T) {
 	}
 	h.done <- nil
 }
+
+// Output still in the pipes when the drain's bound passes is sent, not
+// dropped: on a loaded machine the reading goroutine may not have run
+// yet. A zero bound makes that likelier (the tree kill before the drain
+// usually gives the readers time; pipedrain's own test pins the rest).
+func TestOutputKeptPastTheDrainBound(t *testing.T) {
+	saved := drainWait
+	drainWait = 0
+	t.Cleanup(func() { drainWait = saved })
+	h, _ := startServer(t, []int{agentproto.Version})
+	for i := range 20 {
+		out, errOut, exit, _ := h.run(uint32(i+1), agentproto.Exec{Argv: []string{"/bin/sh", "-c", "echo out; echo err >&2"}})
+		if out != "out\n" || errOut != "err\n" || exit.Code != 0 {
+			t.Fatalf("run %d: stdout %q stderr %q exit %+v: output in the pipes was lost", i, out, errOut, exit)
+		}
+	}
+}

@@ -101,7 +101,7 @@ const (
 
 // sharedHelpers are the small internal packages every part of wai may
 // import (each says why in its doc comment).
-var sharedHelpers = []string{"internal/atomicfile", "internal/syncbuf", "internal/jobring"}
+var sharedHelpers = []string{"internal/atomicfile", "internal/syncbuf", "internal/jobring", "internal/pipedrain"}
 
 var rules = []rule{
 	{
@@ -147,7 +147,7 @@ var rules = []rule{
 		},
 	},
 	{
-		text: "the one-of-each helpers (internal/atomicfile, internal/syncbuf, internal/jobring) import only the standard library: " +
+		text: "the one-of-each helpers (internal/atomicfile, internal/syncbuf, internal/jobring, internal/pipedrain) import only the standard library: " +
 			"the kernel, the backends and their tests all import them, so they may depend on none of them",
 		applies: func(rel string) bool {
 			return slices.ContainsFunc(sharedHelpers, func(h string) bool { return under(rel, h) })

@@ -3,15 +3,14 @@
 package host
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/pipedrain"
 )
 
 // copyBufs recycles the buffers that move output from the pipes into the
@@ -73,8 +72,8 @@ func (o *output) copy(r *os.File, buf *backend.OutputBuffer, stream backend.Stre
 	for {
 		n, err := r.Read(b)
 		o.take(buf, stream, b[:n])
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			if !o.takeBuffered(r, buf, stream, b) {
+		if pipedrain.Stopped(err) {
+			if !pipedrain.Rest(r, b, func(p []byte) { o.take(buf, stream, p) }) {
 				o.held.Store(true)
 			}
 			return
@@ -99,32 +98,6 @@ func (o *output) take(buf *backend.OutputBuffer, stream backend.Stream, p []byte
 	}
 }
 
-// takeBuffered reads what r holds without waiting for more. It reports
-// whether it reached end of file, which means no writer is left.
-func (o *output) takeBuffered(r *os.File, buf *backend.OutputBuffer, stream backend.Stream, b []byte) bool {
-	_ = r.SetReadDeadline(time.Time{})
-	rc, err := r.SyscallConn()
-	if err != nil {
-		return false
-	}
-	eof := false
-	_ = rc.Read(func(fd uintptr) bool {
-		for {
-			n, err := syscall.Read(int(fd), b)
-			if err == syscall.EINTR {
-				continue
-			}
-			if n > 0 {
-				o.take(buf, stream, b[:n])
-				continue
-			}
-			eof = n == 0 && err == nil
-			return true // never wait: the drain's bound has passed
-		}
-	})
-	return eof
-}
-
 // drain waits up to d for both streams to reach end of file, then takes
 // what is left in the pipes and closes them. It reports false when a
 // writer outside the command's process group kept a pipe open past d.
@@ -138,7 +111,7 @@ func (o *output) drain(d time.Duration) bool {
 	case <-done:
 	case <-time.After(d):
 		for _, r := range o.r {
-			_ = r.SetReadDeadline(time.Now()) // ends a pending Read
+			pipedrain.Stop(r)
 		}
 		<-done
 	}
