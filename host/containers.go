@@ -44,6 +44,9 @@ func (s *Session) Containers(ctx context.Context, req ContainerRequest) (Contain
 			return resp, err
 		}
 	}
+	if err := s.checkReach(ctx, c, owner, req); err != nil {
+		return resp, err
+	}
 	check, err := s.containerCheck(ctx, c, owner, creq)
 	if err != nil {
 		return resp, err

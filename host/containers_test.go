@@ -68,7 +68,13 @@ func (f *fakeContainers) ListContainers(_ context.Context, o backend.ContainerOw
 }
 
 func (f *fakeContainers) ContainerStatus(_ context.Context, ref backend.ContainerRef, _ bool) (backend.ContainerInfo, error) {
-	return f.live[ref.Name], nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.live[ref.Name]
+	if !ok || c.User != ref.Owner.User {
+		return c, backend.Errorf(backend.ErrNotFound, "status", ref.Name, "no such container")
+	}
+	return c, nil
 }
 
 func (f *fakeContainers) DestroyContainer(_ context.Context, ref backend.ContainerRef, _ bool) (backend.ContainerInfo, error) {

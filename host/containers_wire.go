@@ -55,8 +55,10 @@ type ContainerRequest struct {
 	// Snapshot names a snapshot: the one to take (snapshot; "" makes a
 	// name), to create from (restore), or to delete (delete_snapshot).
 	Snapshot string `json:"snapshot,omitempty"`
-	// AllSessions: list every container of the session's user, not only
-	// the session's own (wai containers ls). Not part of the tool's input.
+	// AllSessions is the operator's scope (wai containers): list every
+	// container of the session's user, and act on any of them, not only
+	// on the session's own and the user's persistent ones. Not part of the
+	// tool's input.
 	AllSessions bool `json:"-"`
 	// JobID is the job of exec_poll and exec_cancel; the offsets are
 	// exec_poll's, the previous answer's next ones.

@@ -106,6 +106,7 @@ func containersMain(ctx context.Context, args []string, std stdio) int {
 	// the terminal's status line.
 	st := newStatus(stderr, false, std.getenv)
 	for _, req := range reqs {
+		req.AllSessions = true // the operator reaches every container of the user
 		resp, err := s.Containers(st.begin(ctx, "wai containers "+sub), req)
 		st.end()
 		if err != nil {
