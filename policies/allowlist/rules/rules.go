@@ -14,8 +14,31 @@
 // a listed shell run without -c, or `.`/source: their commands would come
 // from a file or their input.
 //
-// A listed program is trusted with everything it can do: python3 runs any
-// code, git can run hooks and pagers. List what the agent needs, not more.
+// A request that changes what names run (PATH, LD_PRELOAD, BASH_ENV, an
+// EDITOR or PAGER, set in its environment or by its commands) is denied,
+// and so is git with options that run programs: -c and --config-env
+// (an alias "!cmd", core.fsmonitor, core.pager), --exec-path=, clone
+// --upload-pack or --template, rebase --exec, submodule foreach, bisect
+// run, and the like (policies/internal/shellparse, git.go).
+//
+// A listed program is trusted with everything it can do, and the list
+// cannot see what it does: the allowlist judges command lines, not the
+// code or configuration a program reads. So
+//   - an interpreter runs any code: python3, node, perl, awk (system()),
+//     sed (GNU's e command), make (a Makefile's recipes), sh reading a
+//     file; evaluate_python sends its code to python3 on stdin, which no
+//     policy sees, so listing python3 allows anything;
+//   - git runs what the repository's own configuration says: an alias
+//     "!cmd", hooks, core.fsmonitor or core.pager written into .git/config
+//     by the file tools, by echo >> or by git config itself run on the
+//     next plain `git status`; listing git lets the workspace's
+//     repository configuration run programs;
+//   - find -exec and xargs are followed, but the commands they run must be
+//     listed too; a copy of a program is judged by its new name, and a
+//     path outside the system bin directories (./c) is refused.
+//
+// List what the agent needs, not more; policies/testdata/corpus.json has
+// a "gap" row for each of these.
 package rules
 
 import (
@@ -102,13 +125,6 @@ var binDirs = map[string]bool{
 	"/sbin": true, "/usr/sbin": true, "/usr/local/sbin": true,
 }
 
-// SensitiveVars decide what a command name or a shell runs: a command
-// that sets one is denied.
-var SensitiveVars = map[string]bool{
-	"PATH": true, "BASH_ENV": true, "ENV": true, "SHELLOPTS": true, "BASHOPTS": true,
-	"PS4": true, "PROMPT_COMMAND": true, "LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true,
-}
-
 // Check returns whether the request may run and, when not, why. A
 // request a person could approve (Judge's Ask) is not allowed.
 func (a *Allowlist) Check(req Request) (allow bool, reason string) {
@@ -124,10 +140,10 @@ func (a *Allowlist) Judge(req Request) Verdict {
 	default:
 		return Verdict{Allow: true} // the allowlist is about commands
 	}
-	for _, k := range req.EnvKeys {
-		if SensitiveVars[k] {
-			return deny("the request sets %s, which decides what a command runs", k)
-		}
+	// Before the script's interpreter is known: python3 reads no
+	// shell, yet PATH in its environment still picks which python3.
+	if why := shellparse.EnvRunVar(req.EnvKeys); why != "" {
+		return deny("%s", why)
 	}
 	if req.Action == "shell.script" {
 		return a.checkScript(req)
@@ -188,10 +204,8 @@ func (a *Allowlist) judge(an *shellparse.Analysis) Verdict {
 	if len(an.Problems) > 0 {
 		return deny("the allowlist cannot judge this command: %s", an.Problems[0].Reason)
 	}
-	for _, v := range an.SetVars {
-		if SensitiveVars[v] {
-			return deny("the command sets %s, which decides what a command runs", v)
-		}
+	if why := an.Retargeted(); why != "" {
+		return deny("%s", why)
 	}
 	var unlisted []string
 	for _, r := range an.Runs {
@@ -224,6 +238,8 @@ func opaqueAdvice(name string) string {
 	switch name {
 	case ".", "source", "chroot":
 		return "give the commands themselves (or as sh -c '…')"
+	case "git":
+		return "run git without that option, and any command it was to run as a command of its own"
 	}
 	return "give them as " + name + " -c '…'"
 }

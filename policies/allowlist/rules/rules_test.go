@@ -104,3 +104,32 @@ func TestJudgeAsksOnlyForUnlistedNames(t *testing.T) {
 		t.Errorf("ask = false still asked: %+v", v)
 	}
 }
+
+// Listing git allows git, not the programs its options run; and no listed
+// name is allowed once the request changes what names run. newuser3 ran
+// id through commands = ["git", "ls"] each of these ways.
+func TestGitAndRetargetedDenied(t *testing.T) {
+	a, _ := New(Config{Commands: []string{"git", "ls", "env"}})
+	for _, c := range []struct {
+		shell string
+		env   []string
+		deny  string // "" allows
+	}{
+		{`git -c alias.x='!id' x`, nil, "run git without that option"},
+		{`git -c core.fsmonitor='id >&2' status`, nil, "git -c sets configuration"},
+		{`git --config-env=core.pager=P log`, nil, "--config-env"},
+		{`git clone --upload-pack=id /r x`, nil, "--upload-pack"},
+		{`git rebase --exec id HEAD~1`, nil, "--exec"},
+		{`PATH=/workspace/bin:$PATH ls`, nil, "the command sets PATH"},
+		{`env PATH=/x ls`, nil, "the command sets PATH"},
+		{`ls`, []string{"PATH"}, "the request sets PATH"},
+		{`git log`, []string{"GIT_PAGER"}, "GIT_PAGER"},
+		{`env GIT_CONFIG_PARAMETERS="'alias.x=!id'" git x`, nil, "GIT_CONFIG_PARAMETERS"},
+		{`git status && git log -p -- a`, nil, ""},
+	} {
+		v := a.Judge(Request{Action: "shell.exec", Command: []string{"/bin/sh", "-c", c.shell}, Shell: c.shell, EnvKeys: c.env})
+		if v.Allow != (c.deny == "") || v.Ask || !strings.Contains(v.Reason, c.deny) {
+			t.Errorf("%s env %v: %+v, want deny saying %q (\"\" allows)", c.shell, c.env, v, c.deny)
+		}
+	}
+}

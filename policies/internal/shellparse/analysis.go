@@ -158,8 +158,12 @@ type Analysis struct {
 	Runs     []Run
 	Problems []Problem
 	// SetVars are the names of shell or environment variables the
-	// commands may set (assignments, env NAME=…, export, read, for).
+	// commands may set (assignments, env NAME=…, export, read, for),
+	// and for a shell string those in Env.
 	SetVars []string
+	// Env names the variables the request itself sets (its environment),
+	// which Retargeted tells apart from those the commands set.
+	Env []string
 }
 
 // MaxDepth bounds nested scripts (sh -c 'sh -c …') and wrappers.
@@ -169,7 +173,7 @@ const MaxDepth = 16
 // variables the request itself sets: they start in SetVars, so what
 // depends on them (~ depends on HOME) is not taken as known.
 func AnalyzeShell(src string, d Dialect, env ...string) *Analysis {
-	z := &analyzer{a: &Analysis{Commands: make([]Command, 0, 4), Runs: make([]Run, 0, 4)}}
+	z := &analyzer{a: &Analysis{Commands: make([]Command, 0, 4), Runs: make([]Run, 0, 4), Env: env}}
 	for _, name := range env {
 		z.setVar(name)
 	}

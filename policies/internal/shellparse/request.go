@@ -8,13 +8,16 @@ import "strings"
 // shell (["/bin/sh","-c",shell] from every tool that takes a shell string)
 // and shell is read in the dialect command[0] names, POSIX sh when it
 // names none this package reads. env names the variables the request sets
-// (see AnalyzeShell); an argv has no expansions for them to change.
+// (see AnalyzeShell and Retargeted); an argv has no expansions for them
+// to change, but PATH still decides what its name runs.
 //
 // The allowlist, the blocklist and the public shellcmd package all start
 // here, so they cannot disagree about what a request runs.
 func AnalyzeRequest(command []string, shell string, env ...string) *Analysis {
 	if shell == "" {
-		return AnalyzeArgv(command)
+		an := AnalyzeArgv(command)
+		an.Env = env
+		return an
 	}
 	d := POSIX
 	if len(command) > 0 {

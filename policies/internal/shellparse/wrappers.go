@@ -304,6 +304,9 @@ func (z *analyzer) follow(ri int, name string, args []Word, d Dialect, depth int
 			}
 		}
 		return nil, ""
+	case name == "git":
+		z.a.Runs[ri].Opaque = gitOpaque(args)
+		return nil, ""
 	case name == "alias":
 		if len(args) > 1 {
 			z.problem(Unsupported, "alias definitions change what later command names run: call the command itself")
