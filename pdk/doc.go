@@ -55,12 +55,13 @@
 // Shell: a policy that looks only at Command[0] sees the shell and lets
 // whatever the string runs through. Package
 // github.com/wai-dev/wai/policies/shellcmd reads the string as the shell
-// would, and says when it cannot tell:
+// would, and says when it cannot tell (a name in a variable, a script file,
+// a PATH the request or the command changes: pass EnvKeys too):
 //
 //	func init() {
 //		pdk.Declare("no-curl", "1.0.0")
 //		pdk.Policy(func(r pdk.CheckRequest) pdk.Decision {
-//			runs, why := shellcmd.Of(r.Command, r.Shell).Runs("curl")
+//			runs, why := shellcmd.Of(r.Command, r.Shell, r.EnvKeys...).Runs("curl")
 //			switch {
 //			case runs:
 //				return pdk.Deny("curl is not allowed here")
@@ -70,6 +71,19 @@
 //			return pdk.Allow()
 //		}, pdk.ActionShellExec)
 //	}
+//
+// This is a seatbelt, not a wall: it judges the base name, so `cp
+// /usr/bin/curl c; ./c` runs curl past it, and so does python3 -c, which
+// can fetch a URL itself. A policy sees command lines, never what they
+// run out of sight: the code an interpreter reads (python3, node, awk,
+// sed's e, make's recipes; evaluate_python sends its code on stdin, so
+// allowing python3 allows any code), the programs a configuration file
+// names (allowing git lets the repository's .git/config aliases, hooks
+// and core.fsmonitor run programs), and a copied or renamed program. To
+// restrict an agent, allow a list of names that holds no interpreter or
+// shell and refuse paths outside the system bin directories, as the
+// bundled allowlist (policies/allowlist) does; refuse whatever shellcmd
+// reports in Unjudgeable.
 //
 // The linker keeps only the host-function imports a plugin uses, so a
 // plugin that never touches the filesystem needs no filesystem grant.

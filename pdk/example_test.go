@@ -57,7 +57,8 @@ func ExampleTool() {
 // rest. A shell string arrives as ["/bin/sh","-c",STRING] with STRING in
 // r.Shell, so Command[0] is the shell: this example refuses what it cannot
 // read; a real policy reads the string with package
-// github.com/wai-dev/wai/policies/shellcmd (see the package doc).
+// github.com/wai-dev/wai/policies/shellcmd (see the package doc). Judging
+// base names is a seatbelt: a copy of curl under another name passes.
 func noCurl(r pdk.CheckRequest) pdk.Decision {
 	if r.Shell != "" {
 		return pdk.Deny("this policy judges argv commands only: give the command as an argv")
