@@ -161,6 +161,9 @@ type Analysis struct {
 	// commands may set (assignments, env NAME=…, export, read, for),
 	// and for a shell string those in Env.
 	SetVars []string
+	// HiddenSets say why the commands may set a variable whose name the
+	// analysis cannot tell (export "$n=…", declare -n r=$x).
+	HiddenSets []string
 	// Env names the variables the request itself sets (its environment),
 	// which Retargeted tells apart from those the commands set.
 	Env []string

@@ -82,5 +82,126 @@ func (an *Analysis) Retargeted() string {
 			return fmt.Sprintf("the command sets %s, which %s", v, how)
 		}
 	}
+	if len(an.HiddenSets) > 0 {
+		return an.HiddenSets[0]
+	}
 	return ""
+}
+
+// varBuiltins are the builtins whose operands are variables they set,
+// with the short options that take a value (skipped: read -p PROMPT).
+// getopts and printf name one variable each (getopts OPTSTRING NAME,
+// printf -v NAME).
+var varBuiltins = map[string]string{
+	"export": "", "readonly": "", "local": "", "declare": "", "typeset": "", "nameref": "",
+	"unset": "", "read": "dinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc",
+}
+
+func setsVars(name string) bool {
+	_, ok := varBuiltins[name]
+	return ok || name == "getopts" || name == "printf"
+}
+
+// builtinSets records the variables a builtin sets. POSIX sh reads
+// export PATH="$x" as a command whose word is not literal, so the name
+// is read from the word's text up to "="; an operand whose name is known
+// only when it runs (export "$n=…", read $n) could be PATH, and so could
+// the variable a nameref (declare -n r=PATH) refers to.
+func (z *analyzer) builtinSets(name string, args []Word) {
+	operands, nameref := z.varOperands(name, args[1:])
+	for _, a := range operands {
+		n, val, hasVal := strings.Cut(a.Value, "=")
+		// arr[i]=x and bash's PATH+=x set arr and PATH.
+		if i := strings.IndexByte(n, '['); i > 0 {
+			n = n[:i]
+		}
+		n = strings.TrimSuffix(n, "+")
+		switch {
+		case !IsName(n):
+			z.hiddenSet("%s %s sets a variable whose name is known only when it runs: it could be PATH", name, a.Value)
+		case !nameref:
+			z.setVar(n)
+		case hasVal && a.Literal && IsName(val):
+			z.setVar(n)
+			z.setVar(val)
+		default:
+			z.hiddenSet("%s -n %s makes %s refer to a variable named when it runs: it could be PATH", name, a.Value, n)
+		}
+	}
+}
+
+// varOperands returns the operands of a builtin that name variables, and
+// whether they are namerefs (declare -n, local -n, typeset -n, nameref).
+func (z *analyzer) varOperands(name string, args []Word) (operands []Word, nameref bool) {
+	nameref = name == "nameref"
+	switch name {
+	case "getopts":
+		return args[min(1, len(args)):min(2, len(args))], false
+	case "printf":
+		for i, a := range args {
+			switch {
+			case a.Literal && a.Value == "-v" && i+1 < len(args):
+				return args[i+1 : i+2], false
+			case a.Literal && strings.HasPrefix(a.Value, "-v") && len(a.Value) > 2:
+				return []Word{{Value: a.Value[2:], Literal: true}}, false
+			case !a.Literal && mayBeOption(a):
+				z.hiddenSet("printf gets the word %s, known only when it runs: it could be -v PATH", a.Value)
+			}
+			if !a.Literal || !strings.HasPrefix(a.Value, "-") || a.Value == "--" {
+				return nil, false
+			}
+		}
+		return nil, false
+	}
+	valued := varBuiltins[name]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		v := a.Value
+		if !a.Literal || len(v) < 2 || v[0] != '-' && v[0] != '+' || v == "--" {
+			operands = append(operands, a)
+			continue
+		}
+		if v[0] == '-' && strings.ContainsRune(v[1:], 'n') && name != "read" && name != "unset" && name != "export" {
+			nameref = true // declare -n; read -n and unset -n mean other things
+		}
+		if c := v[len(v)-1]; strings.IndexByte(valued, c) >= 0 && v[0] == '-' {
+			i++ // the option's value, the next word
+		}
+	}
+	return operands, nameref
+}
+
+// hiddenSet records that the commands may set a variable this analysis
+// cannot name.
+func (z *analyzer) hiddenSet(format string, args ...any) {
+	reason := fmt.Sprintf(format, args...)
+	for _, h := range z.a.HiddenSets {
+		if h == reason {
+			return
+		}
+	}
+	z.a.HiddenSets = append(z.a.HiddenSets, reason)
+}
+
+// enableOpaque says what bash's enable runs out of sight: enable -f FILE
+// NAME loads a builtin from a shared object, running its code, and the
+// builtin then answers to NAME (ls, say) instead of the program.
+func enableOpaque(args []Word) string {
+	for _, a := range args[1:] {
+		if !a.Literal && mayBeOption(a) {
+			return fmt.Sprintf("enable gets the word %s, known only when it runs: it could be -f, which loads code", a.Value)
+		}
+		if a.Literal && strings.HasPrefix(a.Value, "-") && strings.Contains(a.Value, "f") {
+			return "enable -f loads a builtin from a shared object, which runs its code and replaces a command name"
+		}
+	}
+	return ""
+}
+
+// envAssignment reports whether env or sudo reads w as NAME=value: any
+// word with "=" after its first byte that is not an option. The name
+// need not be a shell name: env 'BASH_FUNC_ls%%=() { id; }' bash
+// exports a function that replaces ls.
+func envAssignment(w string) bool {
+	return strings.IndexByte(w, '=') > 0 && w[0] != '-'
 }

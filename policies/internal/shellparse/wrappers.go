@@ -68,12 +68,6 @@ var wrappers = map[string]grammar{
 		longOptArg: []string{"--differences"}},
 }
 
-// setsVars are builtins whose name arguments are variables they set.
-var setsVars = map[string]bool{
-	"export": true, "readonly": true, "local": true, "declare": true, "typeset": true,
-	"read": true, "getopts": true, "printf": true, "mapfile": true, "readarray": true, "unset": true,
-}
-
 // IsWrapper reports whether a command name runs another command given in
 // its arguments.
 func IsWrapper(name string) bool {
@@ -128,7 +122,7 @@ options:
 			break options
 		case g.assigns && w == "-":
 			i++
-		case g.assigns && IsAssignment(w):
+		case g.assigns && envAssignment(w):
 			z.setVar(w[:strings.IndexByte(w, '=')])
 			i++
 		case g.legacyNumeric && i == 1 && isLegacyNumeric(w):
@@ -297,15 +291,14 @@ func (z *analyzer) follow(ri int, name string, args []Word, d Dialect, depth int
 	case name == "." || name == "source":
 		z.a.Runs[ri].Opaque = name + " runs the commands of a file"
 		return nil, ""
-	case setsVars[name]:
-		for _, a := range args[1:] {
-			if n, _, _ := strings.Cut(a.Value, "="); a.Literal && IsName(n) {
-				z.setVar(n)
-			}
-		}
+	case setsVars(name):
+		z.builtinSets(name, args)
 		return nil, ""
 	case name == "git":
 		z.a.Runs[ri].Opaque = gitOpaque(args)
+		return nil, ""
+	case name == "enable":
+		z.a.Runs[ri].Opaque = enableOpaque(args)
 		return nil, ""
 	case name == "alias":
 		if len(args) > 1 {
