@@ -219,7 +219,12 @@ func (a *Allowlist) judge(an *shellparse.Analysis) Verdict {
 			}
 			unlisted = append(unlisted, reason)
 		}
-		if r.Opaque != "" {
+		switch {
+		case r.Opaque != "" && r.Name() == "git":
+			// What git's configuration or options run is text, not a
+			// command the allowlist judges.
+			return deny("%s; the allowlist cannot see what that runs: write git's options literally, without -c, --config-env or options that name a program (--upload-pack, --exec, …), and run such a command on its own", r.Opaque)
+		case r.Opaque != "":
 			// Its commands come from a file or its input, which the
 			// allowlist cannot read: allowing it would allow anything.
 			return deny("%s, which the allowlist cannot see: %s", r.Opaque, opaqueAdvice(r.Name()))
@@ -238,8 +243,6 @@ func opaqueAdvice(name string) string {
 	switch name {
 	case ".", "source", "chroot":
 		return "give the commands themselves (or as sh -c '…')"
-	case "git":
-		return "run git without that option, and any command it was to run as a command of its own"
 	}
 	return "give them as " + name + " -c '…'"
 }

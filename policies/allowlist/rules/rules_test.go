@@ -115,7 +115,7 @@ func TestGitAndRetargetedDenied(t *testing.T) {
 		env   []string
 		deny  string // "" allows
 	}{
-		{`git -c alias.x='!id' x`, nil, "run git without that option"},
+		{`git -c alias.x='!id' x`, nil, "write git's options literally, without -c"},
 		{`git -c core.fsmonitor='id >&2' status`, nil, "git -c sets configuration"},
 		{`git --config-env=core.pager=P log`, nil, "--config-env"},
 		{`git clone --upload-pack=id /r x`, nil, "--upload-pack"},

@@ -41,7 +41,7 @@ var runVars = map[string]string{
 // (aliases "!cmd", core.fsmonitor, core.pager).
 var runVarPrefixes = map[string]string{
 	"BASH_FUNC_": "defines a shell function that replaces a command",
-	"GIT_CONFIG": "gives git configuration, which can run any program",
+	"GIT_CONFIG": "gives git configuration that can run any program",
 }
 
 // RunVar reports whether setting the variable can change what a command
