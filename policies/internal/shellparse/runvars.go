@@ -107,8 +107,8 @@ func setsVars(name string) bool {
 // is read from the word's text up to "="; an operand whose name is known
 // only when it runs (export "$n=…", read $n) could be PATH, and so could
 // the variable a nameref (declare -n r=PATH) refers to.
-func (z *analyzer) builtinSets(name string, args []Word) {
-	operands, nameref := z.varOperands(name, args[1:])
+func (z *analyzer) builtinSets(name string, args []Word, d Dialect) {
+	operands, nameref := z.varOperands(name, args[1:], d)
 	for _, a := range operands {
 		n, val, hasVal := strings.Cut(a.Value, "=")
 		// arr[i]=x and bash's PATH+=x set arr and PATH.
@@ -132,7 +132,8 @@ func (z *analyzer) builtinSets(name string, args []Word) {
 
 // varOperands returns the operands of a builtin that name variables, and
 // whether they are namerefs (declare -n, local -n, typeset -n, nameref).
-func (z *analyzer) varOperands(name string, args []Word) (operands []Word, nameref bool) {
+// Only bash's printf has -v, so only there can printf "$fmt" set one.
+func (z *analyzer) varOperands(name string, args []Word, d Dialect) (operands []Word, nameref bool) {
 	nameref = name == "nameref"
 	switch name {
 	case "getopts":
@@ -144,7 +145,7 @@ func (z *analyzer) varOperands(name string, args []Word) (operands []Word, namer
 				return args[i+1 : i+2], false
 			case a.Literal && strings.HasPrefix(a.Value, "-v") && len(a.Value) > 2:
 				return []Word{{Value: a.Value[2:], Literal: true}}, false
-			case !a.Literal && mayBeOption(a):
+			case !a.Literal && mayBeOption(a) && d == Bash:
 				z.hiddenSet("printf gets the word %s, known only when it runs: it could be -v PATH", a.Value)
 			}
 			if !a.Literal || !strings.HasPrefix(a.Value, "-") || a.Value == "--" {

@@ -31,7 +31,8 @@ func TestRetargeted(t *testing.T) {
 		{nil, `n=PATH; read $n; ls`, nil, "could be PATH"},
 		{nil, `printf -v PATH /x; ls`, nil, "the command sets PATH"},
 		{nil, `printf -vPATH /x; ls`, nil, "the command sets PATH"},
-		{nil, `printf $o PATH /x; ls`, nil, "could be -v PATH"},
+		{[]string{"bash", "-c"}, `printf $o PATH /x; ls`, nil, "could be -v PATH"},
+		{nil, `printf "$fmt" x`, nil, ""}, // dash's printf has no -v
 		{[]string{"bash", "-c"}, `declare -n r=PATH; r=/x; ls`, nil, "the command sets PATH"},
 		{[]string{"bash", "-c"}, `local -n r=$1; r=/x; ls`, nil, "refer to a variable named when it runs"},
 		{[]string{"bash", "-c"}, `export PATH+=:/x; ls`, nil, "the command sets PATH"},

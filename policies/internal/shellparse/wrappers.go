@@ -292,7 +292,7 @@ func (z *analyzer) follow(ri int, name string, args []Word, d Dialect, depth int
 		z.a.Runs[ri].Opaque = name + " runs the commands of a file"
 		return nil, ""
 	case setsVars(name):
-		z.builtinSets(name, args)
+		z.builtinSets(name, args, d)
 		return nil, ""
 	case name == "git":
 		z.a.Runs[ri].Opaque = gitOpaque(args)
