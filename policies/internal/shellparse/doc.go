@@ -22,4 +22,11 @@
 // wrapper options that are only known when the command runs, alias
 // definitions, and shells whose syntax it does not read. A policy decides
 // which problems it refuses; the allowlist refuses them all.
+//
+// Two more things a policy that judges names must refuse, and the
+// blocklist (a seatbelt) does not: a Run marked Opaque runs code no
+// command line shows (a shell reading a file, git -c or clone
+// --upload-pack (git.go), bash's enable -f), and Retargeted says when the
+// request or its commands change what names run (PATH, LD_PRELOAD,
+// BASH_FUNC_*, EDITOR, GIT_CONFIG_*, … in runvars.go).
 package shellparse
