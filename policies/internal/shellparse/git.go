@@ -68,7 +68,11 @@ func gitOpaque(args []Word) string {
 		case name == "--exec-path" && attached:
 			return "git --exec-path= runs git's own commands from the directory it names"
 		case gitValued[name] && !attached:
-			i++
+			// The value is the next word, unless it splits: -C $d
+			// with d="x -c alias.y=!cmd" gives git -c.
+			if i++; i < len(args) && args[i].Split {
+				return fmt.Sprintf("git %s gets the word %s, which may become several words when it runs: one could be -c, whose configuration can run any program", w, args[i].Value)
+			}
 		case !strings.HasPrefix(w, "-"):
 			return gitSubcommand(w, args[i+1:])
 		}

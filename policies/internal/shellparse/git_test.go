@@ -42,7 +42,9 @@ func TestGitOptionsThatRunPrograms(t *testing.T) {
 		`sudo git -c alias.x='!id' x`:                "-c sets",
 		`find . -name .git -exec git -c a.b=c x \;`:  "-c sets",
 		`echo x | xargs git -c alias.x=!id`:          "-c sets",
+		`git -C $d status`:                           "may become several words",
 		`git status`:                                 "",
+		`git -C "$d" status`:                         "",
 		`git -C sub --no-pager log -p`:               "",
 		`git --git-dir -c status`:                    "", // -c is the value of --git-dir
 		`git --exec-path`:                            "", // prints the path
