@@ -23,7 +23,8 @@
 // aliases, hooks and core.fsmonitor), and a program copied or renamed
 // (cp /usr/bin/curl c; ./c is named "c"). A rule that denies names is a
 // seatbelt; a list of allowed names that leaves out interpreters and
-// shells, as the bundled allowlist's docs explain, is the restriction.
+// shells and refuses programs run by a path outside the system bin
+// directories (./c), as the bundled allowlist does, is the restriction.
 package shellcmd
 
 import (
