@@ -6,7 +6,9 @@ package backendtest
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -68,6 +70,40 @@ func Sessions(t testing.TB, l backend.SessionLister) map[string]backend.SessionI
 	out := map[string]backend.SessionInfo{}
 	for _, s := range ls {
 		out[s.Session] = s
+	}
+	return out
+}
+
+// Progress records the progress reports made under its Context, for tests
+// of what a slow step tells the user (MCP progress, the CLI's status line).
+type Progress struct {
+	mu  sync.Mutex
+	got []backend.Progress
+}
+
+// Context is parent with p as its progress reporter.
+func (p *Progress) Context(parent context.Context) context.Context {
+	return backend.WithProgress(parent, func(r backend.Progress) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.got = append(p.got, r)
+	})
+}
+
+// Reports is every report so far, in order.
+func (p *Progress) Reports() []backend.Progress {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.got)
+}
+
+// Stages is the stage of every report so far that starts one (not Done).
+func (p *Progress) Stages() []string {
+	var out []string
+	for _, r := range p.Reports() {
+		if !r.Done {
+			out = append(out, r.Stage)
+		}
 	}
 	return out
 }

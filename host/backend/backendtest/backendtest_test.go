@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,5 +115,20 @@ func TestSessions(t *testing.T) {
 	Sessions(r, lister{err: errors.New("no service")})
 	if !strings.Contains(r.failed, "no service") {
 		t.Errorf("a failed list: failure %q, want the error", r.failed)
+	}
+}
+
+func TestProgress(t *testing.T) {
+	var p Progress
+	ctx := p.Context(context.Background())
+	backend.ReportProgress(ctx, backend.Progress{Stage: "pulling"})
+	backend.ReportProgress(ctx, backend.Progress{Stage: "pulling", Done: true})
+	backend.ReportProgress(ctx, backend.Progress{Stage: "starting"})
+	want := []backend.Progress{{Stage: "pulling"}, {Stage: "pulling", Done: true}, {Stage: "starting"}}
+	if got := p.Reports(); !slices.Equal(got, want) {
+		t.Errorf("Reports = %+v, want %+v", got, want)
+	}
+	if got := p.Stages(); !slices.Equal(got, []string{"pulling", "starting"}) {
+		t.Errorf("Stages = %q, want the two started", got)
 	}
 }
