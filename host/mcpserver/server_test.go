@@ -218,12 +218,7 @@ func TestHTTPSessionsIsolatedAndTokenRequired(t *testing.T) {
 	t.Cleanup(ts.Close)
 
 	// Without the token: 401.
-	resp, err := http.Post(ts.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized {
+	if resp := mcptest.Post(t, ts.URL, "", "", mcptest.InitializeBody); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("no token: status %d, want 401", resp.StatusCode)
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -33,6 +34,42 @@ func (b Bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header.Set("Authorization", "Bearer "+b.Token)
 	}
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// InitializeBody is a client's first JSON-RPC request, for raw requests
+// that must reach the server's handling of a new session.
+const InitializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+// Request is one raw JSON-RPC POST to url with the given Authorization
+// header ("" for none) and session id ("" before initialize), for tests of
+// what the server does below the client: refusals, headers, cancellation.
+func Request(url, authorization, session, body string) *http.Request {
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		panic(err) // only a malformed url, which is the test's own
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	return req
+}
+
+// Post sends Request and returns the response, its body closed with the
+// test.
+func Post(t testing.TB, url, authorization, session, body string) *http.Response {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(Request(url, authorization, session, body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
 }
 
 // Connect opens a client session on the streamable HTTP endpoint url
