@@ -142,11 +142,7 @@ func corpusPolicies(t *testing.T, f corpusFile) map[string]Policy {
 		}
 		cfg.Policies = append(cfg.Policies, PolicyConfig{Path: path, Config: conf})
 	}
-	k, err := New(ctx, cfg, WithBackend(newFake("fake", true)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(context.Background()) })
+	k := kernelOn(t, cfg, newFake("fake", true))
 	for i, name := range names {
 		p := k.chain.policies[i]
 		if p.Name() != name {
