@@ -99,14 +99,7 @@ func subtestContext(t *testing.T) context.Context {
 // the README's demo does.
 func exercise(t *testing.T, ctx context.Context, cs *mcp.ClientSession) {
 	t.Helper()
-	lt, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	have := map[string]*mcp.Tool{}
-	for _, tool := range lt.Tools {
-		have[tool.Name] = tool
-	}
+	have := mcptest.Tools(t, ctx, cs)
 	// Each bundled tool arrives with a description, a schema and honest
 	// hints: a client that auto-approves read-only tools must never
 	// auto-approve a command or a write.

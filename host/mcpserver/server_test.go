@@ -91,14 +91,7 @@ func text(res *mcp.CallToolResult) string {
 
 func TestStdioListAndCall(t *testing.T) {
 	cs := stdioClient(t, newServer(t), nil)
-	lt, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	byName := map[string]*mcp.Tool{}
-	for _, tool := range lt.Tools {
-		byName[tool.Name] = tool
-	}
+	byName := mcptest.Tools(t, context.Background(), cs)
 	hello := byName["hello"]
 	if hello == nil || byName["run"] == nil || byName["noop"] == nil {
 		t.Fatalf("tools: %v", byName)
@@ -140,7 +133,7 @@ func TestStdioListAndCall(t *testing.T) {
 
 	// Params a known tool's schema refuses are a tool result the model
 	// reads (SEP-1303), with the field, why, and what the tool takes.
-	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": 5}})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": 5}})
 	if err != nil || !res.IsError || !strings.Contains(text(res), `field /name: want string, got integer 5`) || !strings.Contains(text(res), "hello takes {") {
 		t.Errorf("params failing the schema: want an isError result naming the field, why, and what the tool takes; got %v %+v", err, res)
 	}

@@ -100,6 +100,25 @@ func ConnectCommand(t testing.TB, ctx context.Context, client string, cmd *exec.
 	return cs
 }
 
+// Tools lists cs's tools by name.
+func Tools(t testing.TB, ctx context.Context, cs *mcp.ClientSession) map[string]*mcp.Tool {
+	t.Helper()
+	byName := map[string]*mcp.Tool{}
+	for _, tool := range listTools(t, ctx, cs) {
+		byName[tool.Name] = tool
+	}
+	return byName
+}
+
+func listTools(t testing.TB, ctx context.Context, cs *mcp.ClientSession) []*mcp.Tool {
+	t.Helper()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lt.Tools
+}
+
 // OutputSchemas lists cs's tools and resolves the outputSchema each must
 // declare, an object schema, to validate the structured results of calls
 // against. A tool without one fails the test (and is not in the map);
@@ -107,12 +126,9 @@ func ConnectCommand(t testing.TB, ctx context.Context, client string, cmd *exec.
 // tests hold the tools to the same rule this way.
 func OutputSchemas(t testing.TB, ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, map[string]*jsonschema.Resolved) {
 	t.Helper()
-	lt, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := listTools(t, ctx, cs)
 	schemas := map[string]*jsonschema.Resolved{}
-	for _, tool := range lt.Tools {
+	for _, tool := range tools {
 		if tool.OutputSchema == nil {
 			t.Errorf("tool %s declares no outputSchema: give its pdk.Tool call pdk.Returns[ResultType]()", tool.Name)
 			continue
@@ -132,5 +148,5 @@ func OutputSchemas(t testing.TB, ctx context.Context, cs *mcp.ClientSession) ([]
 			t.Fatalf("%s: outputSchema %s does not resolve: %v", tool.Name, b, err)
 		}
 	}
-	return lt.Tools, schemas
+	return tools, schemas
 }
