@@ -29,12 +29,7 @@ func writePlugin(b *testing.B, pkg string) string {
 
 func benchKernel(b *testing.B, cfg Config, opts ...Option) *Kernel {
 	cfg.StateDir = SharedStateDir
-	k, err := New(context.Background(), cfg, append([]Option{WithBackend(newFake("fake", true))}, opts...)...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = k.Close(context.Background()) })
-	return k
+	return kernelOn(b, cfg, newFake("fake", true), opts...)
 }
 
 // BenchmarkPolicyChainExec is the default policy chain (the blocklist) on

@@ -6,7 +6,6 @@ import (
 	"path"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -249,11 +248,7 @@ func composeNetworks(n yaml.Node) error {
 
 // composeOrder sorts services so each comes after what it depends on.
 func composeOrder(by map[string]composeService) ([]composeService, error) {
-	names := make([]string, 0, len(by))
-	for n := range by {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(by))
 	var out []composeService
 	state := map[string]int{} // 1 visiting, 2 done
 	var visit func(n, from string) error

@@ -3,10 +3,9 @@ package host
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
 
 // A model that reconnects gets a new session: list must show the
@@ -83,21 +82,12 @@ func TestContainersCreateReportsSteps(t *testing.T) {
 	t.Parallel()
 	k, _ := containersKernel(t, nil)
 	s := session(t, k, "c1")
-	var mu sync.Mutex
-	var stages []string
-	ctx := backend.WithProgress(context.Background(), func(p backend.Progress) {
-		mu.Lock()
-		defer mu.Unlock()
-		if !p.Done {
-			stages = append(stages, p.Stage)
-		}
-	})
+	var progress backendtest.Progress
+	ctx := progress.Context(context.Background())
 	if _, err := s.Containers(ctx, ContainerRequest{Operation: "create", Name: "box", SetupCommands: []string{"make venv"}}); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	got := strings.Join(stages, "\n")
+	got := strings.Join(progress.Stages(), "\n")
 	for _, want := range []string{"preflight", "creating and starting container box", "setup command 1/1 in box: make venv"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("progress stages:\n%s\nwant one with %q", got, want)

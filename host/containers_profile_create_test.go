@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
 
 // imagesDriver is a driver whose images the profile tests choose: node
@@ -73,15 +75,8 @@ func TestCreateWithProfileKernel(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	k, fc := profilesKernel(t)
 	s := session(t, k, "p1")
-	var mu sync.Mutex
-	var stages []string
-	ctx := backend.WithProgress(context.Background(), func(p backend.Progress) {
-		mu.Lock()
-		defer mu.Unlock()
-		if !p.Done {
-			stages = append(stages, p.Stage)
-		}
-	})
+	var progress backendtest.Progress
+	ctx := progress.Context(context.Background())
 	req, _ := DecodeContainerRequest([]byte(`{"operation":"create","name":"n1","purpose":"node","mount_cwd":false}`))
 	resp, err := s.Containers(ctx, req)
 	if err != nil {
@@ -105,12 +100,10 @@ func TestCreateWithProfileKernel(t *testing.T) {
 	if len(fc.created) != 1 {
 		t.Errorf("a container was created without its image: %+v", fc.created)
 	}
-	mu.Lock()
 	// The build's own steps reach the reporter, beside the create's.
-	if !strings.Contains("\n"+strings.Join(stages, "\n")+"\n", "\nimage bootstrap: downloading\n") {
+	if stages := progress.Stages(); !slices.Contains(stages, "image bootstrap: downloading") {
 		t.Errorf("progress stages %q: want the image build's", stages)
 	}
-	mu.Unlock()
 
 	req, _ = DecodeContainerRequest([]byte(`{"operation":"create","name":"n3","purpose":"python","image":"my/img","mount_cwd":false,"forward_git":false}`))
 	resp, err = s.Containers(ctx, req)

@@ -2,7 +2,8 @@ package host
 
 import (
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -54,11 +55,8 @@ var containerProfiles = map[string]ContainerProfile{
 
 // ProfileNames lists the purposes a create accepts, try-repo included.
 func ProfileNames() []string {
-	out := []string{PurposeTryRepo}
-	for n := range containerProfiles {
-		out = append(out, n)
-	}
-	sort.Strings(out)
+	out := append(slices.Collect(maps.Keys(containerProfiles)), PurposeTryRepo)
+	slices.Sort(out)
 	return out
 }
 

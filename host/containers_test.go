@@ -153,17 +153,6 @@ func safetyKernel(t *testing.T, cfg Config, policyConfig map[string]any, b backe
 	return kernelOn(t, cfg, b, opts...)
 }
 
-// kernelOn makes a kernel of cfg on b, closed when the test ends.
-func kernelOn(t *testing.T, cfg Config, b backend.Backend, opts ...Option) *Kernel {
-	t.Helper()
-	k, err := New(context.Background(), cfg, append(opts, WithBackend(b))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(context.Background()) })
-	return k
-}
-
 func TestContainersKernelPath(t *testing.T) {
 	home := t.TempDir()
 	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Ada\n"), 0o644)

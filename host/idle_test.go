@@ -102,11 +102,7 @@ func TestIdleSessionsAreReleasedNotClosed(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.SessionIdleTimeout = 20 * time.Millisecond
 	rb := newReleasingBackend()
-	k, err := New(context.Background(), cfg, WithBackend(rb))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(context.Background()) })
+	k := kernelOn(t, cfg, rb)
 	ctx := context.Background()
 	idle, long := session(t, k, "idle"), session(t, k, "long")
 	errc := make(chan error, 1)

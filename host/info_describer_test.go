@@ -78,11 +78,7 @@ func TestEveryWayOfChoosingDescribesTheEnvironment(t *testing.T) {
 func chosenInfo(t *testing.T, cfg Config, opts ...Option) (*Kernel, BackendInfo) {
 	t.Helper()
 	ctx := context.Background()
-	k, err := New(ctx, cfg, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(context.Background()) })
+	k := openKernel(t, cfg, opts...)
 	info, err := k.Info(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -32,12 +32,24 @@ func testConfig(t *testing.T) Config {
 func newKernel(t *testing.T, cfg Config, opts ...Option) (*Kernel, *fakeBackend) {
 	t.Helper()
 	fb := newFake("fake", true)
-	k, err := New(context.Background(), cfg, append([]Option{WithBackend(fb)}, opts...)...)
+	return kernelOn(t, cfg, fb, opts...), fb
+}
+
+// kernelOn makes a kernel of cfg on b, closed when the test ends.
+func kernelOn(t testing.TB, cfg Config, b backend.Backend, opts ...Option) *Kernel {
+	t.Helper()
+	return openKernel(t, cfg, append([]Option{WithBackend(b)}, opts...)...)
+}
+
+// openKernel makes a kernel of cfg, closed when the test ends.
+func openKernel(t testing.TB, cfg Config, opts ...Option) *Kernel {
+	t.Helper()
+	k, err := New(context.Background(), cfg, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = k.Close(context.Background()) })
-	return k, fb
+	return k
 }
 
 func session(t *testing.T, k *Kernel, name string) *Session {

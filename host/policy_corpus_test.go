@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,11 +116,7 @@ func corpusPolicies(t *testing.T, f corpusFile) map[string]Policy {
 	t.Helper()
 	ctx := context.Background()
 	out := map[string]Policy{}
-	names := make([]string, 0, len(f.Policies))
-	for n := range f.Policies {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(f.Policies))
 	cfg := testConfig(t)
 	cfg.StateDir = SharedStateDir
 	cfg.DefaultPolicies = []string{}
@@ -142,11 +139,7 @@ func corpusPolicies(t *testing.T, f corpusFile) map[string]Policy {
 		}
 		cfg.Policies = append(cfg.Policies, PolicyConfig{Path: path, Config: conf})
 	}
-	k, err := New(ctx, cfg, WithBackend(newFake("fake", true)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close(context.Background()) })
+	k := kernelOn(t, cfg, newFake("fake", true))
 	for i, name := range names {
 		p := k.chain.policies[i]
 		if p.Name() != name {
@@ -160,11 +153,7 @@ func corpusPolicies(t *testing.T, f corpusFile) map[string]Policy {
 func TestPolicyCorpus(t *testing.T) {
 	f := loadCorpus(t)
 	policies := corpusPolicies(t, f)
-	impls := make([]string, 0, len(policies))
-	for n := range policies {
-		impls = append(impls, n)
-	}
-	sort.Strings(impls)
+	impls := slices.Sorted(maps.Keys(policies))
 	for _, c := range f.Cases {
 		t.Run(c.Name, func(t *testing.T) {
 			req := c.request()

@@ -95,11 +95,9 @@ func TestLongCallsOfOneSessionDoNotBlockAnother(t *testing.T) {
 	hb := &holdBackend{fakeBackend: newFake("fake", true), started: make(chan string, 64), release: make(chan struct{})}
 	var once sync.Once
 	releaseAll := func() { once.Do(func() { close(hb.release) }) }
-	k, err := New(context.Background(), cfg, WithBackend(hb))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { releaseAll(); _ = k.Close(context.Background()) })
+	k := kernelOn(t, cfg, hb)
+	// Cleanups run last first: the held calls are let go before the close.
+	t.Cleanup(releaseAll)
 
 	n := cfg.SessionConcurrentCalls
 	held := make(chan error, n)

@@ -337,12 +337,7 @@ func schemaError(err error) string {
 var wholeRat = regexp.MustCompile(`\b(-?\d+)/1\b`)
 
 func (k *Kernel) toolNames() []string {
-	names := make([]string, 0, len(k.tools))
-	for n := range k.tools {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(k.tools))
 }
 
 func (k *Kernel) toolEvent(ctx context.Context, session, tool string, res ToolResult, err error) {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
-	hostconfig "github.com/wai-dev/wai/host/config"
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
@@ -93,20 +92,7 @@ func TestRmKeepsWhatALiveSessionMade(t *testing.T) {
 // process holds until the test closes it (or ends).
 func heldSession(t *testing.T, config string) *host.Session {
 	t.Helper()
-	cfg, err := hostconfig.Load(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.BundledTools = []string{}
-	k, err := host.New(t.Context(), cfg.Kernel())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = k.Close(ctx)
-	})
+	k := podmanKernel(t, config, nil)
 	s, err := k.Session(t.Context(), "live", host.SessionOptions{})
 	if err != nil {
 		t.Fatal(err)

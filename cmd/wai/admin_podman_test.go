@@ -20,6 +20,32 @@ import (
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
+// podmanKernel opens a kernel on config, adjusted by tune when not nil,
+// for tests that hold or idle a session through the Go API beside the
+// CLI. It has no bundled tools (the tests call the kernel) and closes with
+// the test, with a minute of its own: the test's context is over by then.
+func podmanKernel(t *testing.T, config string, tune func(*hostconfig.File), opts ...host.Option) *host.Kernel {
+	t.Helper()
+	cfg, err := hostconfig.Load(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.BundledTools = []string{}
+	if tune != nil {
+		tune(&cfg)
+	}
+	k, err := host.New(t.Context(), cfg.Kernel(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = k.Close(ctx)
+	})
+	return k
+}
+
 // podmanAdminConfig writes a config whose backend is podman, with a name
 // prefix of its own so parallel runs do not collide.
 func podmanAdminConfig(t *testing.T) (config, state, prefix string) {
@@ -159,23 +185,9 @@ func (h *idleEvents) Handle(_ context.Context, r slog.Record) error {
 func TestIdleSessionKeepsItsFilesOnPodman(t *testing.T) {
 	t.Parallel()
 	config, _, _ := podmanAdminConfig(t)
-	cfg, err := hostconfig.Load(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.BundledTools = []string{}
-	cfg.SessionIdleTimeout = 500 * time.Millisecond
 	ev := &idleEvents{released: map[string]bool{}, notify: make(chan struct{}, 1)}
 	ctx := t.Context()
-	k, err := host.New(ctx, cfg.Kernel(), host.WithLogger(slog.New(ev)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = k.Close(cctx)
-	})
+	k := podmanKernel(t, config, func(c *hostconfig.File) { c.SessionIdleTimeout = 500 * time.Millisecond }, host.WithLogger(slog.New(ev)))
 	s, err := k.Session(ctx, "", host.SessionOptions{}) // a throwaway session, as MCP opens
 	if err != nil {
 		t.Fatal(err)

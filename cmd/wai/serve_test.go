@@ -61,12 +61,7 @@ func TestServe(t *testing.T) {
 				t.Errorf("wai serve after an interrupt: status %d; stderr:\n%s", code, s.errText())
 			}
 		}()
-		resp, err := http.Post(s.url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
+		if resp := mcptest.Post(t, s.url, "", "", mcptest.InitializeBody); resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("a request without the token: status %d, want 401", resp.StatusCode)
 		}
 
@@ -104,14 +99,7 @@ func subtestContext(t *testing.T) context.Context {
 // the README's demo does.
 func exercise(t *testing.T, ctx context.Context, cs *mcp.ClientSession) {
 	t.Helper()
-	lt, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	have := map[string]*mcp.Tool{}
-	for _, tool := range lt.Tools {
-		have[tool.Name] = tool
-	}
+	have := mcptest.Tools(t, ctx, cs)
 	// Each bundled tool arrives with a description, a schema and honest
 	// hints: a client that auto-approves read-only tools must never
 	// auto-approve a command or a write.
@@ -210,18 +198,7 @@ func TestServeHTTPCreatesToken(t *testing.T) {
 	}
 	status := func(authorization string) int {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if authorization != "" {
-			req.Header.Set("Authorization", authorization)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		return mcptest.Post(t, s.url, authorization, "", mcptest.InitializeBody).StatusCode
 	}
 	if got := status(""); got != http.StatusUnauthorized {
 		t.Errorf("loopback request without the token: status %d, want 401", got)

@@ -1,8 +1,9 @@
 package backend
 
 import (
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -91,11 +92,7 @@ func PassthroughEnv(host map[string]string, p EnvPassthrough, patterns []string,
 		}
 		out[k] = v
 	}
-	names := make([]string, 0, len(out))
-	for k := range out {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(out))
 	return out, names, nil
 }
 

@@ -1,10 +1,11 @@
 package config
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/wai-dev/wai/internal/filetree"
 )
 
 // LoadIn looks for the file, and resolves every default the environment
@@ -50,10 +51,5 @@ func TestLoadInUsesItsEnv(t *testing.T) {
 
 func writeConfig(t *testing.T, path, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetree.File(t, path, content)
 }

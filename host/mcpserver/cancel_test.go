@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wai-dev/wai/host/mcpserver/mcptest"
 )
 
 // A call the client cancels gets no response (MCP cancellation): the SDK
@@ -59,23 +61,17 @@ func TestCancelledCallGetsNoResponseOverHTTP(t *testing.T) {
 	ts := httptest.NewServer(newServer(t).HTTPHandler(testToken))
 	t.Cleanup(ts.Close)
 	auth := "Bearer " + testToken.Secret
-	init := post(t, ts.URL, auth, "", initializeBody)
+	init := mcptest.Post(t, ts.URL, auth, "", mcptest.InitializeBody)
 	sid := init.Header.Get("Mcp-Session-Id")
 	if sid == "" {
 		t.Fatalf("initialize: status %d, no session id", init.StatusCode)
 	}
 	_, _ = io.ReadAll(init.Body)
-	post(t, ts.URL, auth, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	mcptest.Post(t, ts.URL, auth, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 
 	body := make(chan string, 1)
 	go func() {
-		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run","arguments":{"shell":"sleep 28.7"}}}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", auth)
-		req.Header.Set("Mcp-Session-Id", sid)
-		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := http.DefaultClient.Do(mcptest.Request(ts.URL, auth, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run","arguments":{"shell":"sleep 28.7"}}}`))
 		if err != nil {
 			body <- "error: " + err.Error()
 			return
@@ -85,7 +81,7 @@ func TestCancelledCallGetsNoResponseOverHTTP(t *testing.T) {
 		body <- string(b)
 	}()
 	waitForCommand(t, "sleep 28.7")
-	post(t, ts.URL, auth, sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"test"}}`)
+	mcptest.Post(t, ts.URL, auth, sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"test"}}`)
 	select {
 	case b := <-body:
 		if strings.Contains(b, `"id":2`) {
@@ -94,7 +90,7 @@ func TestCancelledCallGetsNoResponseOverHTTP(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the cancelled call's stream did not end (the command was not stopped?)")
 	}
-	resp := post(t, ts.URL, auth, sid, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	resp := mcptest.Post(t, ts.URL, auth, sid, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
 	if b, _ := io.ReadAll(resp.Body); !strings.Contains(string(b), `"id":3`) {
 		t.Errorf("after the cancel, a ping: %q", b)
 	}

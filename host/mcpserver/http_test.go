@@ -18,33 +18,6 @@ import (
 	"github.com/wai-dev/wai/internal/plugbuild"
 )
 
-const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
-
-// post sends one raw JSON-RPC request with the given Authorization header
-// ("" for none) and session id.
-func post(t *testing.T, url, authorization, session, body string) *http.Response {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if authorization != "" {
-		req.Header.Set("Authorization", authorization)
-	}
-	if session != "" {
-		req.Header.Set("Mcp-Session-Id", session)
-		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
-}
-
 // HTTP is never served without a token, loopback included; the scheme is
 // matched in any case, and a token too short to resist guessing is never
 // accepted even when the embedding program passes one.
@@ -66,7 +39,7 @@ func TestHTTPAlwaysAuthenticated(t *testing.T) {
 		{"bearer " + testToken.Secret, http.StatusOK},
 		{"BEARER " + testToken.Secret, http.StatusOK},
 	} {
-		resp := post(t, ts.URL, tc.authorization, "", initializeBody)
+		resp := mcptest.Post(t, ts.URL, tc.authorization, "", mcptest.InitializeBody)
 		if resp.StatusCode != tc.want {
 			t.Errorf("Authorization %q: status %d, want %d", tc.authorization, resp.StatusCode, tc.want)
 		}
@@ -83,7 +56,7 @@ func TestHTTPAlwaysAuthenticated(t *testing.T) {
 	// No token at all: nothing is served.
 	none := httptest.NewServer(s.HTTPHandler())
 	t.Cleanup(none.Close)
-	if resp := post(t, none.URL, "Bearer "+testToken.Secret, "", initializeBody); resp.StatusCode != http.StatusUnauthorized {
+	if resp := mcptest.Post(t, none.URL, "Bearer "+testToken.Secret, "", mcptest.InitializeBody); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("a handler with no tokens: status %d, want 401", resp.StatusCode)
 	}
 }
@@ -121,7 +94,7 @@ func TestHTTPTokensMapToUsers(t *testing.T) {
 	}
 
 	// Bob holding alice's session id gets nothing from it.
-	resp := post(t, ts.URL, "Bearer "+bob.Secret, a.ID(),
+	resp := mcptest.Post(t, ts.URL, "Bearer "+bob.Secret, a.ID(),
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run","arguments":{"command":["cat","mine.txt"]}}}`)
 	if resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusNotFound {
 		t.Errorf("bob using alice's session id: status %d, want 403 or 404", resp.StatusCode)

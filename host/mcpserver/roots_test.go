@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wai-dev/wai/host/mcpserver"
+	"github.com/wai-dev/wai/internal/filetree"
 )
 
 // With mcp.client_roots set, a client's root under it is copied into the
@@ -19,15 +20,7 @@ import (
 func TestClientRootsCopiedIn(t *testing.T) {
 	allowed, elsewhere := t.TempDir(), t.TempDir()
 	proj := filepath.Join(allowed, "proj")
-	for name, content := range map[string]string{"a.txt": "from the host\n", "sub/b.txt": "deep\n"} {
-		p := filepath.Join(proj, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	filetree.Write(t, proj, map[string]string{"a.txt": "from the host\n", "sub/b.txt": "deep\n"})
 	if err := os.Symlink("/etc/hostname", filepath.Join(proj, "link")); err != nil {
 		t.Fatal(err)
 	}

@@ -91,14 +91,7 @@ func text(res *mcp.CallToolResult) string {
 
 func TestStdioListAndCall(t *testing.T) {
 	cs := stdioClient(t, newServer(t), nil)
-	lt, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	byName := map[string]*mcp.Tool{}
-	for _, tool := range lt.Tools {
-		byName[tool.Name] = tool
-	}
+	byName := mcptest.Tools(t, context.Background(), cs)
 	hello := byName["hello"]
 	if hello == nil || byName["run"] == nil || byName["noop"] == nil {
 		t.Fatalf("tools: %v", byName)
@@ -140,7 +133,7 @@ func TestStdioListAndCall(t *testing.T) {
 
 	// Params a known tool's schema refuses are a tool result the model
 	// reads (SEP-1303), with the field, why, and what the tool takes.
-	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": 5}})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": 5}})
 	if err != nil || !res.IsError || !strings.Contains(text(res), `field /name: want string, got integer 5`) || !strings.Contains(text(res), "hello takes {") {
 		t.Errorf("params failing the schema: want an isError result naming the field, why, and what the tool takes; got %v %+v", err, res)
 	}
@@ -218,12 +211,7 @@ func TestHTTPSessionsIsolatedAndTokenRequired(t *testing.T) {
 	t.Cleanup(ts.Close)
 
 	// Without the token: 401.
-	resp, err := http.Post(ts.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized {
+	if resp := mcptest.Post(t, ts.URL, "", "", mcptest.InitializeBody); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("no token: status %d, want 401", resp.StatusCode)
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)

@@ -1,10 +1,11 @@
 package depcheck
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/wai-dev/wai/internal/filetree"
 )
 
 // The CLI links backends with blank imports only: it reaches them through
@@ -21,18 +22,12 @@ func TestCLIImportsBackendsOnlyBlank(t *testing.T) {
 
 func TestCallsBackendsSeesNamedImports(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, src string) {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("wai/main.go", "package main\nimport (\n_ \""+mod+"/plugins/host\"\n\""+mod+"/host\"\n)\n")
-	write("wai/pre.go", "//go:build linux\n\npackage main\nimport \""+mod+"/plugins/podman\"\n")
-	write("wai/alias.go", "package main\nimport pm \""+mod+"/plugins/podman/sub\"\n")
-	write("wai/x_test.go", "package main\nimport \""+mod+"/plugins/mock\"\n")
+	filetree.Write(t, dir, map[string]string{
+		"wai/main.go":   "package main\nimport (\n_ \"" + mod + "/plugins/host\"\n\"" + mod + "/host\"\n)\n",
+		"wai/pre.go":    "//go:build linux\n\npackage main\nimport \"" + mod + "/plugins/podman\"\n",
+		"wai/alias.go":  "package main\nimport pm \"" + mod + "/plugins/podman/sub\"\n",
+		"wai/x_test.go": "package main\nimport \"" + mod + "/plugins/mock\"\n",
+	})
 	got, err := CallsBackends(dir, mod)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wai-dev/wai/internal/filetree"
 )
 
 const mod = "github.com/wai-dev/wai"
@@ -312,15 +314,7 @@ func TestSyntheticModule(t *testing.T) {
 		"plugins/host/host.go":      "package host\n\nimport _ \"" + mod + "/host/backend\"\n",
 		"tools/shell/main.go":       "//go:build wasip1\n\npackage main\n\nimport _ \"" + mod + "/host/backend\"\n\nfunc main() {}\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	filetree.Write(t, dir, files)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 

@@ -3,10 +3,10 @@
 package gittest
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/wai-dev/wai/internal/filetree"
 )
 
 // Repo makes a git repository at dir holding files (path → content) in
@@ -14,14 +14,7 @@ import (
 // (scripts/setup-podman.sh installs it).
 func Repo(t testing.TB, dir string, files map[string]string) string {
 	t.Helper()
-	for name, body := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	filetree.Write(t, dir, files)
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"},
 		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"}} {
 		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {

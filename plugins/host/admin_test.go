@@ -31,19 +31,6 @@ func adminBackends(t *testing.T, cfg string) (*Backend, *Backend, string) {
 	return open(), open(), state
 }
 
-func listed(t *testing.T, b *Backend) map[string]backend.SessionInfo {
-	t.Helper()
-	ls, err := b.ListSessions(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]backend.SessionInfo{}
-	for _, s := range ls {
-		out[s.Session] = s
-	}
-	return out
-}
-
 // deadHolder describes a process that has exited: what a crashed wai
 // leaves in a record.
 func deadHolder(t *testing.T) *backend.Holder {
@@ -96,7 +83,7 @@ func TestHostSessionsListed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls := listed(t, b2)
+	ls := backendtest.Sessions(t, b2)
 	k, ok := ls["kept"]
 	if !ok || !k.Keep || k.Holder != backend.CurrentHolder().String() || k.Size < 10000 || k.Workspace != kept.(*Workspace).Root() || k.Created.IsZero() {
 		t.Fatalf("held kept session as another process lists it: %+v (all: %v)", k, ls)
@@ -109,7 +96,7 @@ func TestHostSessionsListed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ls = listed(t, b2)
+	ls = backendtest.Sessions(t, b2)
 	if k := ls["kept"]; k.Holder != "" || !k.Keep {
 		t.Errorf("kept session after its holder let go: %+v", k)
 	}
@@ -142,7 +129,7 @@ func TestHostRemoveSession(t *testing.T) {
 	if _, err := os.Stat(dead); !os.IsNotExist(err) {
 		t.Errorf("rm left the workspace: %v", err)
 	}
-	if _, ok := listed(t, b2)["crashed"]; ok {
+	if _, ok := backendtest.Sessions(t, b2)["crashed"]; ok {
 		t.Errorf("rm left the record")
 	}
 	_, err = b2.RemoveSession(bg, "nosuch")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
 
 var bg = context.Background()
@@ -55,11 +56,7 @@ func openWSLimits(t testing.TB, cfg string, l backend.Limits) *Workspace {
 
 func execute(t testing.TB, w *Workspace, req backend.ExecRequest) backend.ExecResult {
 	t.Helper()
-	res, err := w.Shell().Execute(bg, req)
-	if err != nil {
-		t.Fatalf("Execute(%q): %v", req.Command(), err)
-	}
-	return res
+	return backendtest.Execute(t, w.Shell(), req)
 }
 
 // marker returns a sleep duration unique to the calling test, so its

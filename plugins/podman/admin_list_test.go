@@ -18,10 +18,7 @@ import (
 func TestListTakesSessionsOnly(t *testing.T) {
 	t.Parallel()
 	b := newTestBackend(t, backend.Limits{}, nil)
-	cctx, err := b.svc.ctx(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cctx := onServiceCtx(t, b.svc)
 	s := specgen.NewSpecGenerator(b.image(), false)
 	s.Name = "wai-test-fill-" + newID()[:10]
 	s.Command = []string{"true"}

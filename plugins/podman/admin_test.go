@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
 
 // deadOwner describes a process that has exited: what a crashed wai
@@ -145,10 +146,7 @@ func TestGCAndList(t *testing.T) {
 func TestPreflight(t *testing.T) {
 	t.Parallel()
 	needPodman(t)
-	cfg, err := ParseConfig(testConfig(t, nil), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := parsedTestConfig(t, nil)
 	checks := Preflight(bg, cfg)
 	var last Check
 	for _, c := range checks {
@@ -194,14 +192,7 @@ func TestSessionAdmin(t *testing.T) {
 	if err := b.remove(bg, kept.ContainerName()); err != nil { // as idle_timeout does
 		t.Fatal(err)
 	}
-	ls, err := b.ListSessions(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]backend.SessionInfo{}
-	for _, s := range ls {
-		seen[s.Session] = s
-	}
+	seen := backendtest.Sessions(t, b)
 	if s := seen[held.session]; s.Holder == "" || s.Container != held.ContainerName() || s.State != "running" || s.Size < 20000 || s.Workspace != held.Dir() {
 		t.Errorf("held session listed as %+v", s)
 	}
@@ -209,7 +200,7 @@ func TestSessionAdmin(t *testing.T) {
 		t.Errorf("kept session without a container listed as %+v (found %v)", s, ok)
 	}
 
-	_, err = b.RemoveSession(bg, held.session)
+	_, err := b.RemoveSession(bg, held.session)
 	if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "in use by") {
 		t.Errorf("rm of a held session: %v, want ErrPermission naming the holder", err)
 	}

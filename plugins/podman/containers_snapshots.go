@@ -7,7 +7,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -153,11 +155,7 @@ func snapshotChanges(info backend.SnapshotInfo, envKeys string, baseEnv map[stri
 		labelHome: home, labelSession: info.Session, labelSource: info.Container, labelSourceImage: info.SourceImage,
 		labelCreated: info.Created.Format(time.RFC3339), labelEnvKeys: "", labelPersistent: "",
 		labelStrippedEnvKey: strings.Join(stripped, ",")}
-	keys := make([]string, 0, len(labels))
-	for k := range labels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(labels))
 	for _, k := range keys {
 		changes = append(changes, fmt.Sprintf("LABEL %s=%q", k, labels[k]))
 	}

@@ -55,7 +55,7 @@ func TestContainerSnapshots(t *testing.T) {
 	if info.Name != snap || info.Container != orig.Name || !strings.HasPrefix(info.Image, snapshotRepoPrefix) || strings.Join(info.StrippedEnv, ",") != "FOO_API_KEY,PATH" {
 		t.Errorf("snapshot info %+v", info)
 	}
-	cctx, _ := b.svc.ctx(bg)
+	cctx := onServiceCtx(t, b.svc)
 	img, err := images.GetImage(cctx, info.Image, nil)
 	if err != nil {
 		t.Fatal(err)

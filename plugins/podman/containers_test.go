@@ -65,7 +65,7 @@ func TestContainerLifecycle(t *testing.T) {
 		t.Errorf("generated name %q: want wai-python-XXXXXX", info.Name)
 	}
 	ref := backend.ContainerRef{Owner: owner, Name: info.Name}
-	cctx, _ := b.svc.ctx(bg)
+	cctx := onServiceCtx(t, b.svc)
 	data, err := containers.Inspect(cctx, info.Name, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +170,7 @@ func TestContainerRefusals(t *testing.T) {
 	if res := cexec(t, b, ref, "touch /src/f 2>&1; echo $?"); !strings.Contains(res.Stdout, "Read-only") {
 		t.Errorf("mount not read-only: %+v", res)
 	}
-	cctx, _ := b.svc.ctx(bg)
+	cctx := onServiceCtx(t, b.svc)
 	data, err := containers.Inspect(cctx, info.Name, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -270,7 +270,7 @@ func TestContainerExecTimeoutAndStopped(t *testing.T) {
 		t.Errorf("a background process did not survive its command: %q", out.Stdout)
 	}
 	cexec(t, b, ref, "echo kept > ~/k.txt")
-	cctx, _ := b.svc.ctx(bg)
+	cctx := onServiceCtx(t, b.svc)
 	if err := containers.Stop(cctx, info.Name, new(containers.StopOptions).WithTimeout(0)); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
 
 // testImage is the image the tests run: the one scripts/setup-podman.sh
@@ -82,6 +83,17 @@ func testConfig(t testing.TB, extra map[string]any) json.RawMessage {
 	return b
 }
 
+// parsedTestConfig is testConfig as the backend reads it, for tests that
+// call the service or a check without a backend.
+func parsedTestConfig(t testing.TB, extra map[string]any) Config {
+	t.Helper()
+	cfg, err := ParseConfig(testConfig(t, extra), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
 // newTestBackend opens a backend with its state in a temporary directory.
 func newTestBackend(t testing.TB, l backend.Limits, extra map[string]any) *Backend {
 	t.Helper()
@@ -145,11 +157,18 @@ func onService(t testing.TB, b *Backend, w *Workspace) (context.Context, string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cctx, err := b.svc.ctx(bg)
+	return onServiceCtx(t, b.svc), st.id
+}
+
+// onServiceCtx is the bindings' context on svc, for tests that ask the
+// service directly what the backend did (or plant what it must find).
+func onServiceCtx(t testing.TB, svc *service) context.Context {
+	t.Helper()
+	cctx, err := svc.ctx(bg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cctx, st.id
+	return cctx
 }
 
 // recordedSession opens a fresh session on a backend configured with
@@ -177,13 +196,19 @@ func openTest(t testing.TB, b *Backend, keep bool) *Workspace {
 	return ws.(*Workspace)
 }
 
+// waitUntil polls cond until it holds, failing after a minute.
+func waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited a minute for: %s", what)
+		}
+	}
+}
+
 func run(t testing.TB, w *Workspace, req backend.ExecRequest) backend.ExecResult {
 	t.Helper()
-	res, err := w.Shell().Execute(bg, req)
-	if err != nil {
-		t.Fatalf("Execute(%q): %v", req.Command(), err)
-	}
-	return res
+	return backendtest.Execute(t, w.Shell(), req)
 }
 
 func sh(t testing.TB, w *Workspace, script string) backend.ExecResult {

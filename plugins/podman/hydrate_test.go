@@ -11,6 +11,7 @@ import (
 
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/host/backend/rootfs"
+	"github.com/wai-dev/wai/internal/filetree"
 )
 
 // confined opens dir as the workspace file system hydration writes through.
@@ -49,19 +50,6 @@ func TestMatchGlob(t *testing.T) {
 	}
 }
 
-func tree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, c := range files {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func listFiles(t *testing.T, root string) []string {
 	t.Helper()
 	var out []string
@@ -84,8 +72,8 @@ func TestHydrate(t *testing.T) {
 	allowed := t.TempDir()
 	outside := t.TempDir()
 	src := filepath.Join(allowed, "proj")
-	tree(t, src, map[string]string{"a.py": "a", "b.txt": "b", "d/e.py": "e", "node_modules/m.py": "m", "big.bin": strings.Repeat("x", 5000)})
-	tree(t, outside, map[string]string{"secret": "s"})
+	filetree.Write(t, src, map[string]string{"a.py": "a", "b.txt": "b", "d/e.py": "e", "node_modules/m.py": "m", "big.bin": strings.Repeat("x", 5000)})
+	filetree.Write(t, outside, map[string]string{"secret": "s"})
 	if err := os.Symlink(filepath.Join(outside, "secret"), filepath.Join(src, "link.py")); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +127,7 @@ func TestHydrateSymlinkStaysInside(t *testing.T) {
 	t.Parallel()
 	allowed := t.TempDir()
 	src := filepath.Join(allowed, "proj")
-	tree(t, src, map[string]string{"d/e.py": "e", "f.py": "f"})
+	filetree.Write(t, src, map[string]string{"d/e.py": "e", "f.py": "f"})
 	outside := t.TempDir()
 	ws := t.TempDir()
 	// code -> /tmp/.../outside: every file of the mount lands below it.

@@ -17,10 +17,7 @@ import (
 // and serial tests run before parallel ones start.
 func TestOnDemandFindsSetupImages(t *testing.T) {
 	needPodman(t)
-	cfg, err := ParseConfig(testConfig(t, nil), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := parsedTestConfig(t, nil)
 	for _, p := range Purposes() {
 		ref, err := driver{}.BuildImage(bg, backend.Options{Config: testConfig(t, nil), StateDir: t.TempDir()}, p,
 			backend.ImageBuild{OnDemand: true})

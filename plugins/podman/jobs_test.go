@@ -188,14 +188,9 @@ func TestHostStopsAnOverdueJob(t *testing.T) {
 	if strings.TrimSpace(res.Stdout) != "1" {
 		t.Fatalf("stopping the supervisor: %q %q", res.Stdout, res.Stderr)
 	}
-	var st backend.JobStatus
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
-		if st, err = w.JobStatus(t.Context(), info.ID, backend.JobOffsets{}); err != nil || !st.Running() {
-			break
-		}
-	}
-	if err != nil || st.State != backend.JobTimedOut || st.ExitCode != backend.TimeoutExitCode {
-		t.Fatalf("the overdue job: %+v, %v; want timed_out, 124", st.JobInfo, err)
+	st := pollJob(t, w, info.ID, backend.JobOffsets{}, func(s backend.JobStatus) bool { return !s.Running() })
+	if st.State != backend.JobTimedOut || st.ExitCode != backend.TimeoutExitCode {
+		t.Fatalf("the overdue job: %+v; want timed_out, 124", st.JobInfo)
 	}
 	if res := sh(t, w, `for f in /proc/[0-9]*/cmdline; do [ "$(tr '\0' ' ' <$f 2>/dev/null)" = "sleep `+m+` " ] && echo; done | wc -l`); strings.TrimSpace(res.Stdout) != "0" {
 		t.Errorf("the overdue job's processes are left: %q", res.Stdout)
@@ -224,13 +219,8 @@ func TestHostDeadlineOutlivesARewrittenRecord(t *testing.T) {
 	if strings.TrimSpace(res.Stdout) != "1" {
 		t.Fatalf("rewriting the record: %q %q", res.Stdout, res.Stderr)
 	}
-	var st backend.JobStatus
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
-		if st, err = w.JobStatus(t.Context(), info.ID, backend.JobOffsets{}); err != nil || !st.Running() {
-			break
-		}
-	}
-	if err != nil || st.State != backend.JobTimedOut {
-		t.Fatalf("the job with a rewritten record: %+v, %v; want timed_out", st.JobInfo, err)
+	st := pollJob(t, w, info.ID, backend.JobOffsets{}, func(s backend.JobStatus) bool { return !s.Running() })
+	if st.State != backend.JobTimedOut {
+		t.Fatalf("the job with a rewritten record: %+v; want timed_out", st.JobInfo)
 	}
 }

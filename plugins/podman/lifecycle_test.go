@@ -18,10 +18,7 @@ import (
 // containerExists asks the service whether name exists.
 func containerExists(t *testing.T, b *Backend, name string) bool {
 	t.Helper()
-	cctx, err := b.svc.ctx(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cctx := onServiceCtx(t, b.svc)
 	ok, err := containers.Exists(cctx, name, nil)
 	if err != nil {
 		t.Fatal(err)

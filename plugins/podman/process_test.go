@@ -231,16 +231,6 @@ func TestCancelWhileStarting(t *testing.T) {
 	}
 }
 
-// waitUntil polls cond until it holds, failing after a minute.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited a minute for: %s", what)
-		}
-	}
-}
-
 func elide(s string) string {
 	if len(s) > 200 {
 		return s[:200] + "…"

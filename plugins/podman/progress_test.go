@@ -3,35 +3,14 @@
 package podman
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/host/backend/backendtest"
 )
-
-// stages records the progress reports a request makes.
-type stages struct {
-	mu  sync.Mutex
-	got []backend.Progress
-}
-
-func (s *stages) ctx() context.Context {
-	return backend.WithProgress(bg, func(p backend.Progress) {
-		s.mu.Lock()
-		s.got = append(s.got, p)
-		s.mu.Unlock()
-	})
-}
-
-func (s *stages) list() []backend.Progress {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.got)
-}
 
 // TestProgressReportsSlowSteps: the first command of a session says it is
 // starting the container (and only the first), a pull that cannot work
@@ -42,19 +21,19 @@ func TestProgressReportsSlowSteps(t *testing.T) {
 	t.Run("start", func(t *testing.T) {
 		t.Parallel()
 		w := openTest(t, newTestBackend(t, backend.Limits{}, nil), false)
-		var s stages
-		if _, err := w.Shell().Execute(s.ctx(), backend.ExecRequest{Argv: []string{"true"}}); err != nil {
+		var s backendtest.Progress
+		if _, err := w.Shell().Execute(s.Context(bg), backend.ExecRequest{Argv: []string{"true"}}); err != nil {
 			t.Fatal(err)
 		}
 		stage := "starting container " + w.ContainerName()
-		if want := []backend.Progress{{Stage: stage}, {Stage: stage, Done: true}}; !slices.Equal(s.list(), want) {
-			t.Errorf("first command reported %+v, want %+v", s.list(), want)
+		if want := []backend.Progress{{Stage: stage}, {Stage: stage, Done: true}}; !slices.Equal(s.Reports(), want) {
+			t.Errorf("first command reported %+v, want %+v", s.Reports(), want)
 		}
-		var again stages
-		if _, err := w.Shell().Execute(again.ctx(), backend.ExecRequest{Argv: []string{"true"}}); err != nil {
+		var again backendtest.Progress
+		if _, err := w.Shell().Execute(again.Context(bg), backend.ExecRequest{Argv: []string{"true"}}); err != nil {
 			t.Fatal(err)
 		}
-		if got := again.list(); len(got) != 0 {
+		if got := again.Reports(); len(got) != 0 {
 			t.Errorf("a command in a running container reported %+v, want nothing", got)
 		}
 	})
@@ -62,13 +41,13 @@ func TestProgressReportsSlowSteps(t *testing.T) {
 		t.Parallel()
 		img := "localhost/wai-no-such-image:progress"
 		w := openTest(t, newTestBackend(t, backend.Limits{}, map[string]any{"image": img}), false)
-		var s stages
-		if _, err := w.Shell().Execute(s.ctx(), backend.ExecRequest{Argv: []string{"true"}}); err == nil {
+		var s backendtest.Progress
+		if _, err := w.Shell().Execute(s.Context(bg), backend.ExecRequest{Argv: []string{"true"}}); err == nil {
 			t.Fatal("a command ran on an image that does not exist")
 		}
 		stage := "pulling image " + img
-		if want := []backend.Progress{{Stage: stage}, {Stage: stage, Done: true}}; !slices.Equal(s.list(), want) {
-			t.Errorf("failed pull reported %+v, want %+v", s.list(), want)
+		if want := []backend.Progress{{Stage: stage}, {Stage: stage, Done: true}}; !slices.Equal(s.Reports(), want) {
+			t.Errorf("failed pull reported %+v, want %+v", s.Reports(), want)
 		}
 	})
 	t.Run("hydrate", func(t *testing.T) {
@@ -81,15 +60,15 @@ func TestProgressReportsSlowSteps(t *testing.T) {
 			"host_mounts":        []map[string]any{{"host_path": root, "mount_path": "src"}},
 			"allowed_host_roots": []string{root},
 		})
-		var s stages
-		ws, err := b.Open(s.ctx(), backend.WorkspaceSpec{Session: session("prog")})
+		var s backendtest.Progress
+		ws, err := b.Open(s.Context(bg), backend.WorkspaceSpec{Session: session("prog")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = ws.Close(bg) })
 		stage := "copying host_mounts into the workspace"
-		if want := []backend.Progress{{Stage: stage}, {Stage: stage, Done: true}}; !slices.Equal(s.list(), want) {
-			t.Errorf("hydrating open reported %+v, want %+v", s.list(), want)
+		if want := []backend.Progress{{Stage: stage}, {Stage: stage, Done: true}}; !slices.Equal(s.Reports(), want) {
+			t.Errorf("hydrating open reported %+v, want %+v", s.Reports(), want)
 		}
 	})
 }

@@ -89,10 +89,10 @@ func TestRemoteConnectionCutRecovers(t *testing.T) {
 		_, err := w.Shell().Execute(bg, backend.ExecRequest{Shell: "touch started; sleep 60", Timeout: 2 * time.Minute})
 		done <- err
 	}()
-	waitFor(t, func() bool {
+	waitUntil(t, "the command to start", func() bool {
 		_, err := w.FS().Stat(bg, "started")
 		return err == nil
-	}, "the command to start")
+	})
 	if n := s.killSessions(t); n == 0 {
 		t.Fatal("no ssh connection to the test sshd to cut")
 	}
@@ -144,17 +144,6 @@ func TestRemoteIdleCutHeals(t *testing.T) {
 		if err != nil || strings.TrimSpace(res.Stdout) != "again" {
 			t.Fatalf("command %d after the cut: %v %+v", i+2, err, res)
 		}
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -296,10 +285,7 @@ func TestRemotePreflight(t *testing.T) {
 	if !inHome(t, s.home()) {
 		return
 	}
-	cfg, err := ParseConfig(testConfig(t, remoteExtra(s, nil)), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := parsedTestConfig(t, remoteExtra(s, nil))
 	checks := Preflight(bg, cfg)
 	for _, c := range checks {
 		t.Logf("%-30s %-4s %s", c.Name, c.Status, c.Detail)
@@ -321,10 +307,7 @@ func TestRemotePreflightBindShared(t *testing.T) {
 	if !inHome(t, s.home()) {
 		return
 	}
-	cfg, err := ParseConfig(testConfig(t, remoteExtra(s, map[string]any{"workspace": "bind"})), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := parsedTestConfig(t, remoteExtra(s, map[string]any{"workspace": "bind"}))
 	checks := Preflight(bg, cfg)
 	last := checks[len(checks)-1]
 	if last.Name != "workspace shared with service" || last.Status != CheckOK {

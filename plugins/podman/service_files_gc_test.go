@@ -32,10 +32,7 @@ func filledBackend(t *testing.T) (*Backend, string) {
 // of it. It is removed when the test ends.
 func leftContainer(t *testing.T, b *Backend, name string, labels map[string]string, vols []*specgen.NamedVolume, mounts []spec.Mount) {
 	t.Helper()
-	cctx, err := b.svc.ctx(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cctx := onServiceCtx(t, b.svc)
 	s := specgen.NewSpecGenerator(b.image(), false)
 	s.Name, s.Command, s.Labels, s.Volumes, s.Mounts = name, []string{"true"}, labels, vols, mounts
 	resp, err := containers.CreateWithSpec(cctx, s, nil)
@@ -130,10 +127,7 @@ func TestGCFilesVolumes(t *testing.T) {
 func TestFilesVolumeRemovedUnderBackend(t *testing.T) {
 	t.Parallel()
 	b, name := filesBackend(t, nil)
-	cctx, err := b.svc.ctx(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cctx := onServiceCtx(t, b.svc)
 	drop := func() {
 		t.Helper()
 		if err := volumes.Remove(cctx, name, nil); err != nil {

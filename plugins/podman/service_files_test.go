@@ -77,10 +77,7 @@ func init() {
 // else would leave it: empty, with the given labels.
 func createFilesVolume(t *testing.T, b *Backend, name string, labels map[string]string) {
 	t.Helper()
-	cctx, err := b.svc.ctx(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cctx := onServiceCtx(t, b.svc)
 	if _, err := volumes.Create(cctx, entitiesTypes.VolumeCreateOptions{Name: name, Labels: labels}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -90,10 +87,7 @@ func createFilesVolume(t *testing.T, b *Backend, name string, labels map[string]
 // and the marker (read on this machine: the tests' service is local).
 func checkFilesVolume(t *testing.T, b *Backend, name string) {
 	t.Helper()
-	cctx, err := b.svc.ctx(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cctx := onServiceCtx(t, b.svc)
 	v, err := volumes.Inspect(cctx, name, nil)
 	if err != nil {
 		t.Fatalf("the files volume %s: %v", name, err)
@@ -194,10 +188,7 @@ func TestFilesVolumeCheckedPerService(t *testing.T) {
 	if !ok {
 		t.Skipf("the test service is not a unix socket: %s", first.cfg.URL)
 	}
-	cctx, err := first.svc.ctx(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cctx := onServiceCtx(t, first.svc)
 	v, err := volumes.Inspect(cctx, name, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -49,10 +49,7 @@ func TestVolumeWorkspaceHydrateFailUndone(t *testing.T) {
 	if _, ok := volumeLabels(t, b, p.volume); ok {
 		t.Errorf("the failed Open left its volume %s", p.volume)
 	}
-	cctx, err := b.svc.ctx(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cctx := onServiceCtx(t, b.svc)
 	if ok, err := containers.Exists(cctx, p.name, nil); err != nil || ok {
 		t.Errorf("the failed Open left its container %s (%v)", p.name, err)
 	}
@@ -91,16 +88,10 @@ func TestHydrateTarChangedSize(t *testing.T) {
 func TestRemoveVolumeLeavesOthers(t *testing.T) {
 	t.Parallel()
 	needPodman(t)
-	cfg, err := ParseConfig(testConfig(t, volumeExtra), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := parsedTestConfig(t, volumeExtra)
 	svc := newService(cfg.URL, cfg.Identity)
 	defer svc.drop()
-	cctx, err := svc.ctx(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cctx := onServiceCtx(t, svc)
 	mine := session("rv")
 	wai := map[string]string{labelManaged: "true", labelKind: kindWorkspace, labelSession: mine}
 	other := map[string]string{labelManaged: "true", labelKind: kindWorkspace, labelSession: session("rv")}

@@ -78,10 +78,7 @@ func noLocalWorkspace(t testing.TB, w *Workspace) {
 
 func volumeLabels(t testing.TB, b *Backend, name string) (map[string]string, bool) {
 	t.Helper()
-	cctx, err := b.svc.ctx(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cctx := onServiceCtx(t, b.svc)
 	v, err := volumes.Inspect(cctx, name, nil)
 	if volumeNotFound(err) {
 		return nil, false
@@ -135,10 +132,7 @@ func TestVolumeWorkspaceLifecycle(t *testing.T) {
 	noLocalWorkspace(t, w)
 	// The agent and the seccomp profile come from the files volume on the
 	// service's side, not from wai's directory.
-	cctx, err := b.svc.ctx(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cctx := onServiceCtx(t, b.svc)
 	data, err := containers.Inspect(cctx, w.name, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -277,10 +271,7 @@ func TestVolumeWorkspaceForeignVolume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cctx, err := b.svc.ctx(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cctx := onServiceCtx(t, b.svc)
 	if _, err := volumes.Create(cctx, volumeCreate(p.volume), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -332,10 +323,7 @@ func TestVolumeWorkspaceCopyIn(t *testing.T) {
 // is no directory here, and the refusal says what works instead.
 func TestVolumeWorkspaceContainerCopyRefused(t *testing.T) {
 	t.Parallel()
-	cfg, err := ParseConfig(testConfig(t, volumeExtra), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := parsedTestConfig(t, volumeExtra)
 	b := &Backend{cfg: cfg}
 	p, _ := cfg.pathsFor(backend.WorkspaceSpec{Session: "s1"})
 	for _, hp := range []string{"out.txt", filepath.Join(p.dir, "out.txt")} {

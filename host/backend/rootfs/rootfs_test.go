@@ -14,6 +14,7 @@ import (
 
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/host/backend/backendtest"
+	"github.com/wai-dev/wai/internal/filetree"
 )
 
 // world is a workspace root next to a directory it must never reach.
@@ -49,13 +50,7 @@ func newWorld(t testing.TB, opts Options) *world {
 // file writes a file on the host side, creating parents.
 func (w *world) file(t testing.TB, rel, content string) {
 	t.Helper()
-	p := filepath.Join(w.root, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetree.File(t, filepath.Join(w.root, rel), content)
 }
 
 func (w *world) symlink(t testing.TB, target, rel string) {

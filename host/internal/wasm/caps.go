@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -46,12 +47,7 @@ var knownCaps = []string{CapShell, CapFSRead, CapFSWrite, CapLifecycle, CapConta
 type capSet map[string]bool
 
 func (c capSet) list() []string {
-	out := make([]string, 0, len(c))
-	for k := range c {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(c))
 }
 
 func parseCaps(plugin, what string, caps []string) (capSet, error) {

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"runtime/debug"
-	"sort"
+	"slices"
 
 	extism "github.com/extism/go-sdk"
 
@@ -199,11 +200,7 @@ func serveLog(ctx context.Context, env Env, p *Plugin, b []byte) (any, error) {
 		attrs = append(attrs, slog.String("session", env.Session()))
 	}
 	if len(r.Attrs) > 0 {
-		keys := make([]string, 0, len(r.Attrs))
-		for k := range r.Attrs {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(r.Attrs))
 		group := make([]any, 0, len(keys))
 		for _, k := range keys {
 			group = append(group, slog.Any(k, r.Attrs[k]))
@@ -228,11 +225,7 @@ func decodeRequest(op string, b []byte, v any) error {
 // every plugin, so a module that imports it links; whether it serves is
 // decided per call by the plugin's grants and the call's Env.
 func (p *Plugin) hostFunctions() []extism.HostFunction {
-	names := make([]string, 0, len(hostCaps))
-	for name := range hostCaps {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(hostCaps))
 	fns := make([]extism.HostFunction, 0, len(names))
 	for _, name := range names {
 		fns = append(fns, extism.NewHostFunctionWithStack(name, func(ctx context.Context, cp *extism.CurrentPlugin, stack []uint64) {

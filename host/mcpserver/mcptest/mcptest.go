@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -33,6 +34,42 @@ func (b Bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header.Set("Authorization", "Bearer "+b.Token)
 	}
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// InitializeBody is a client's first JSON-RPC request, for raw requests
+// that must reach the server's handling of a new session.
+const InitializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+// Request is one raw JSON-RPC POST to url with the given Authorization
+// header ("" for none) and session id ("" before initialize), for tests of
+// what the server does below the client: refusals, headers, cancellation.
+func Request(url, authorization, session, body string) *http.Request {
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		panic(err) // only a malformed url, which is the test's own
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	return req
+}
+
+// Post sends Request and returns the response, its body closed with the
+// test.
+func Post(t testing.TB, url, authorization, session, body string) *http.Response {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(Request(url, authorization, session, body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
 }
 
 // Connect opens a client session on the streamable HTTP endpoint url
@@ -63,6 +100,25 @@ func ConnectCommand(t testing.TB, ctx context.Context, client string, cmd *exec.
 	return cs
 }
 
+// Tools lists cs's tools by name.
+func Tools(t testing.TB, ctx context.Context, cs *mcp.ClientSession) map[string]*mcp.Tool {
+	t.Helper()
+	byName := map[string]*mcp.Tool{}
+	for _, tool := range listTools(t, ctx, cs) {
+		byName[tool.Name] = tool
+	}
+	return byName
+}
+
+func listTools(t testing.TB, ctx context.Context, cs *mcp.ClientSession) []*mcp.Tool {
+	t.Helper()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lt.Tools
+}
+
 // OutputSchemas lists cs's tools and resolves the outputSchema each must
 // declare, an object schema, to validate the structured results of calls
 // against. A tool without one fails the test (and is not in the map);
@@ -70,12 +126,9 @@ func ConnectCommand(t testing.TB, ctx context.Context, client string, cmd *exec.
 // tests hold the tools to the same rule this way.
 func OutputSchemas(t testing.TB, ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, map[string]*jsonschema.Resolved) {
 	t.Helper()
-	lt, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := listTools(t, ctx, cs)
 	schemas := map[string]*jsonschema.Resolved{}
-	for _, tool := range lt.Tools {
+	for _, tool := range tools {
 		if tool.OutputSchema == nil {
 			t.Errorf("tool %s declares no outputSchema: give its pdk.Tool call pdk.Returns[ResultType]()", tool.Name)
 			continue
@@ -95,5 +148,5 @@ func OutputSchemas(t testing.TB, ctx context.Context, cs *mcp.ClientSession) ([]
 			t.Fatalf("%s: outputSchema %s does not resolve: %v", tool.Name, b, err)
 		}
 	}
-	return lt.Tools, schemas
+	return tools, schemas
 }

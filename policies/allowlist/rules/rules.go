@@ -43,8 +43,9 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/wai-dev/wai/policies/internal/plugconf"
@@ -112,12 +113,7 @@ func New(c Config) (*Allowlist, error) {
 
 // Commands lists the allowed commands, sorted.
 func (a *Allowlist) Commands() []string {
-	out := make([]string, 0, len(a.allowed))
-	for n := range a.allowed {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(a.allowed))
 }
 
 var binDirs = map[string]bool{
