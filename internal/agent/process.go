@@ -128,18 +128,4 @@ func (p *process) pump(c *command, f *os.File, t agentproto.Type) {
 
 // drain waits up to d for the output to end, then stops reading: whatever
 // still holds the pipes open is not waited for.
-func (p *process) drain(d time.Duration) {
-	done := make(chan struct{})
-	go func() { p.readers.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(d):
-		for _, f := range p.outs {
-			pipedrain.Stop(f)
-		}
-		<-done
-	}
-	for _, f := range p.outs {
-		f.Close()
-	}
-}
+func (p *process) drain(d time.Duration) { pipedrain.Wait(&p.readers, d, p.outs...) }

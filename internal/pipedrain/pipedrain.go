@@ -12,8 +12,28 @@ package pipedrain
 import (
 	"errors"
 	"os"
+	"sync"
 	"time"
 )
+
+// Wait waits up to d for readers (one goroutine per pipe, each reading
+// until an error) to finish; then it Stops the pipes, waits for the
+// readers to take what is left (Rest), and closes the pipes.
+func Wait(readers *sync.WaitGroup, d time.Duration, pipes ...*os.File) {
+	done := make(chan struct{})
+	go func() { readers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		for _, f := range pipes {
+			Stop(f)
+		}
+		<-done
+	}
+	for _, f := range pipes {
+		f.Close()
+	}
+}
 
 // Stop ends pending and future reads of f with os.ErrDeadlineExceeded;
 // the reader then calls Rest.

@@ -105,19 +105,7 @@ func (o *output) drain(d time.Duration) bool {
 	if o.stdout == nil {
 		return true
 	}
-	done := make(chan struct{})
-	go func() { o.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(d):
-		for _, r := range o.r {
-			pipedrain.Stop(r)
-		}
-		<-done
-	}
-	for _, r := range o.r {
-		r.Close()
-	}
+	pipedrain.Wait(&o.wg, d, o.r[:]...)
 	return !o.held.Load()
 }
 
