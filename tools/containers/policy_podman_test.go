@@ -17,6 +17,7 @@ import (
 // /etc/shadow"` is refused, and so is a create whose setup command is
 // not allowed, before any container is made; ls runs.
 func TestAllowlistHoldsInContainersOnPodman(t *testing.T) {
+	t.Parallel() // its own kernel, session and container; no process-wide state
 	pod := tooltest.Only(t, func(b tooltest.Backend) bool { return b.Name == "podman" })
 	allowLs := func(cfg *host.Config) {
 		cfg.Policies = append(cfg.Policies, host.PolicyConfig{Name: "allowlist",
