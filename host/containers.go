@@ -14,8 +14,9 @@ import (
 
 // Containers runs one containers operation for the session: the request
 // is checked, passed through the policy chain (action
-// containers.<operation>), then to the backend's Containers. Every face
-// (the tool, wai containers, the Go API) goes through here.
+// containers.<operation>, and shell.exec for each command it runs in a
+// container: containers_commands.go), then to the backend's Containers.
+// Every face (the tool, wai containers, the Go API) goes through here.
 func (s *Session) Containers(ctx context.Context, req ContainerRequest) (ContainerResponse, error) {
 	resp := ContainerResponse{Operation: req.Operation}
 	op := ActionContainersPrefix + req.Operation
@@ -28,6 +29,7 @@ func (s *Session) Containers(ctx context.Context, req ContainerRequest) (Contain
 		return resp, err
 	}
 	defer done()
+	ctx = withCallAsks(ctx)
 	c, err := s.containersBackend(ctx)
 	if err != nil {
 		return resp, err
@@ -52,6 +54,10 @@ func (s *Session) Containers(ctx context.Context, req ContainerRequest) (Contain
 		return resp, err
 	}
 	if err := s.checkContainers(ctx, c, owner, creq, CheckRequest{Action: op, Container: &check}); err != nil {
+		return resp, err
+	}
+	// The command itself, as the command policies judge a session's.
+	if err := s.checkInContainer(ctx, ContainerCheck{Operation: req.Operation, Container: req.Container}, execCommands(req)); err != nil {
 		return resp, err
 	}
 	if makesFor[req.Operation] {

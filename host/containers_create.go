@@ -19,9 +19,14 @@ const maxForwardedFile = 256 << 10
 
 // createContainer runs preflight on a session's first create, resolves
 // what comes from the host (environment, forwarded credentials), creates
-// the container and runs its setup commands.
+// the container and runs its setup commands. Every create (a restore, a
+// compose service) comes here: the commands it will run in the container
+// are put to the policies first, so a refused one makes nothing.
 func (s *Session) createContainer(ctx context.Context, c backend.Containers, owner backend.ContainerOwner, req ContainerRequest) (ContainerResponse, error) {
 	var resp ContainerResponse
+	if err := s.checkInContainer(ctx, createWhere(req), createCommands(req, req.Workdir)); err != nil {
+		return resp, err
+	}
 	// Each step is a progress stage: a first create can take half a
 	// minute, and "running for 30s" alone says nothing of why.
 	if !s.containersReady.Load() {

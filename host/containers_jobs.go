@@ -16,7 +16,8 @@ import (
 // command's length, the runtime cap (limits.job_max_runtime) and at most
 // limits.max_jobs running at once in one container. The policy chain has
 // judged the operation (containers.exec_background, …) before this runs,
-// as it judges containers.exec.
+// as it judges containers.exec, and exec_background's command as
+// shell.exec in the container (containers_commands.go).
 
 // ContainerJob is a background job of a managed container on the wire;
 // Stdout and Stderr are set by exec_poll.

@@ -159,6 +159,11 @@ func (s *Session) createTryRepo(ctx context.Context, c backend.Containers, owner
 			shellQuote(dest), repoTarball, shellQuote(dest), repoTarball))
 	}
 	unpackSteps := len(steps)
+	// The setup commands run in the repository; wai's own unpack step is
+	// no command of the agent's.
+	if err := s.checkInContainer(ctx, createWhere(req), createCommands(req, dest)); err != nil {
+		return resp, err
+	}
 	steps = append(steps, req.SetupCommands...)
 	req.SetupCommands = nil
 	resp, err := s.createContainer(ctx, c, owner, req)

@@ -50,7 +50,11 @@ type CheckRequest struct {
 	Tool         string `json:"tool,omitempty"`
 	Session      string `json:"session,omitempty"`
 	// Container describes a containers.* action (never an environment
-	// value).
+	// value). On a shell.exec it says the command runs in a managed
+	// container, not the session's sandbox: Operation is the one running
+	// it (exec, exec_background, create for setup commands and a compose
+	// service's command), Container its name ("" for a create that
+	// generates one), Cwd the container's working directory.
 	Container *ContainerCheck `json:"container,omitempty"`
 }
 
@@ -220,9 +224,23 @@ func subject(req CheckRequest) string {
 	case req.Action == ActionShellScript:
 		return "script"
 	case req.Shell != "":
-		return req.Shell
-	case req.Container != nil:
+		return req.Shell + inContainer(req)
+	case req.Container != nil && req.Action != ActionShellExec:
 		return req.Container.Container
 	}
-	return joinArgv(req.Command)
+	return joinArgv(req.Command) + inContainer(req)
+}
+
+// inContainer says where a shell.exec runs when that is a managed
+// container: the person asked, the audit and the refusal name it, and a
+// session-long approval of a command in the session's shell does not
+// approve it in a container, nor the other way round.
+func inContainer(req CheckRequest) string {
+	if req.Action != ActionShellExec || req.Container == nil {
+		return ""
+	}
+	if req.Container.Container == "" {
+		return " (in the container " + req.Container.Operation + " makes)"
+	}
+	return " (in container " + req.Container.Container + ")"
 }

@@ -202,7 +202,12 @@ type CheckRequest struct {
 	Tool         string `json:"tool,omitempty"` // the tool whose call caused it, if any
 	Session      string `json:"session,omitempty"`
 	// Container describes a containers.* action (never an environment
-	// value); nil for the others.
+	// value). On a shell.exec it says the command runs in that managed
+	// container (Operation exec, exec_background or create; Container its
+	// name, "" for a create that generates one), not in the session's
+	// sandbox; Cwd is then the container's directory. nil for the others.
+	// A command policy that ignores it judges container commands as
+	// session ones.
 	Container *ContainerCheck `json:"container,omitempty"`
 }
 

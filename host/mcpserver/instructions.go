@@ -57,10 +57,13 @@ func instructionsText(info host.BackendInfo, tools []host.Tool) string {
 		sandboxText(&b, info, t)
 	}
 	jobsText(&b, info, t.jobs)
+	where := ""
 	if containers {
 		b.WriteString(containersText)
+		// True since a container's commands pass the command policies too.
+		where = ", in the session or in a container you manage,"
 	}
-	b.WriteString("\nThe workspace lasts for this session. Every command and file change passes wai's limits and policies; a refused call says why.")
+	b.WriteString("\nThe workspace lasts for this session. Every command" + where + " and every file change passes wai's limits and policies; a refused call says why.")
 	return b.String()
 }
 

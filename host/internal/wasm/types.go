@@ -210,7 +210,8 @@ type CheckRequest struct {
 	ResolvedPath string `json:"resolved_path,omitempty"`
 	Tool         string `json:"tool,omitempty"` // the tool whose call caused the request, if any
 	Session      string `json:"session,omitempty"`
-	// Container: containers.* actions, what the operation asks for.
+	// Container: containers.* actions, what the operation asks for; on
+	// shell.exec, the managed container the command runs in.
 	Container json.RawMessage `json:"container,omitempty"`
 }
 
