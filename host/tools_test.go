@@ -167,11 +167,12 @@ func TestCallDeadlines(t *testing.T) {
 	if took > 2*time.Second {
 		t.Fatalf("the call ran %s, past its 100ms deadline", took)
 	}
-	// A shorter caller deadline wins.
+	// A shorter caller deadline wins: the error says which deadline ended
+	// the call (a bound on the time would only measure the machine's load).
 	short, cancel2 := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel2()
 	took, err = timed(short)
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "caller's deadline") || took > 90*time.Millisecond {
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "caller's deadline") || took > 2*time.Second {
 		t.Fatalf("the caller's 20ms deadline did not win: %s, %v", took, err)
 	}
 }
