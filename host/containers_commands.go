@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"sync"
+
+	"github.com/wai-dev/wai/host/backend"
 )
 
 // Commands in managed containers go through the command policies: a
@@ -34,11 +36,35 @@ func (c containerCommand) check(where ContainerCheck) CheckRequest {
 	return CheckRequest{Action: ActionShellExec, Command: argv, Shell: c.shell, Cwd: c.cwd, EnvKeys: c.envKeys, Container: &where}
 }
 
+// fits holds c to the kernel's command length, and refuses a NUL byte
+// (no shell string can carry one).
+func (c containerCommand) fits(where ContainerCheck, max int) error {
+	op := ActionContainersPrefix + where.Operation
+	n, nul := len(c.shell), strings.IndexByte(c.shell, 0) >= 0
+	if c.shell == "" {
+		n = len(strings.Join(c.argv, " "))
+		nul = strings.IndexByte(strings.Join(c.argv, " "), 0) >= 0
+	}
+	if nul {
+		return backend.Errorf(backend.ErrInvalid, op, where.Container, "the command contains a NUL byte")
+	}
+	if n > max {
+		return backend.Errorf(backend.ErrInvalid, op, where.Container,
+			"command is %d bytes, over the limit of %d: copy a script in with copy_in and run that", n, max)
+	}
+	return nil
+}
+
 // checkInContainer puts each command to the policy chain as shell.exec in
 // the container where describes; the first refusal is the error. A
 // policy's ask is put to the person once per call for one question (two
 // identical setup commands ask once).
 func (s *Session) checkInContainer(ctx context.Context, where ContainerCheck, cmds []containerCommand) error {
+	for _, c := range cmds { // limits first, as for a session command: nothing over them reaches a policy
+		if err := c.fits(where, s.k.cfg.Limits.MaxCommandBytes); err != nil {
+			return err
+		}
+	}
 	for _, c := range cmds {
 		if err := s.k.chain.check(ctx, s.checkRequest(ctx, c.check(where)), s.askOncePerCall(ctx)); err != nil {
 			return err

@@ -154,3 +154,22 @@ func TestContainerCommandAsksOncePerCall(t *testing.T) {
 		t.Errorf("asked about %q, want %q", subjects, want)
 	}
 }
+
+// A container command is held to the kernel's command length, as a
+// session command is, before any policy or backend sees it.
+func TestContainersExecCommandLimit(t *testing.T) {
+	k, _ := containersKernel(t, nil)
+	ctx := context.Background()
+	s := session(t, k, "long")
+	if _, err := s.Containers(ctx, ContainerRequest{Operation: "create", Name: "lim"}); err != nil {
+		t.Fatal(err)
+	}
+	long := "echo " + strings.Repeat("x", k.cfg.Limits.MaxCommandBytes)
+	_, err := s.Containers(ctx, ContainerRequest{Operation: "exec", Container: "lim", Command: long})
+	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "over the limit") || !strings.Contains(err.Error(), "copy_in") {
+		t.Fatalf("a command over max_command_bytes: %v, want ErrInvalid saying what to do", err)
+	}
+	if _, err := s.Containers(ctx, ContainerRequest{Operation: "exec", Container: "lim", Command: "echo a\x00b"}); !errors.Is(err, backend.ErrInvalid) {
+		t.Fatalf("a NUL byte: %v", err)
+	}
+}

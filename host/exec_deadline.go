@@ -44,9 +44,9 @@ func fitExecTimeout(ctx context.Context, asked time.Duration, defaulted bool) (t
 		what, int(left.Round(time.Second)/time.Second), int(fit/time.Second))
 }
 
-// containerExec runs command with the kernel's checks: the command's
-// length limit, and a timeout in whole seconds (default 300), shortened
-// to fit the call's deadline.
+// containerExec runs command with a timeout in whole seconds (default
+// 300), shortened to fit the call's deadline. Its length and the policies
+// were checked before (checkInContainer).
 func (s *Session) containerExec(ctx context.Context, c backend.Containers, ref backend.ContainerRef, command, workdir string, timeout int) (backend.ExecResult, error) {
 	res, _, err := s.containerExecFit(ctx, c, ref, command, workdir, timeout)
 	return res, err
