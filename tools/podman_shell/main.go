@@ -11,8 +11,9 @@
 // (32 KiB by default; head and tail kept). The budget is the contract's
 // "configurable byte budget": loaded from a [[plugins]] entry (grants =
 // ["shell", "lifecycle"]) rather than as a bundled tool, the plugin reads
-// a smaller one from config = { max_output_bytes = N }, N ≥ 64. The timeout's default
-// and range are the host's limits narrowed to the contract's (cmdlimits).
+// a smaller one from config = { max_output_bytes = N }, N ≥ 64. The
+// timeout's default and range are the host's limits narrowed to the
+// contract's (cmdlimits).
 package main
 
 import (
