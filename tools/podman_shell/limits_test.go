@@ -22,6 +22,7 @@ var contractNumbers = regexp.MustCompile(`\b(120|30)\b|32 KiB|1-120`)
 // the description states those numbers. The host and the mock cover the
 // tool's side; the kernel checks every backend's commands alike.
 func TestLimitsFollowTheConfig(t *testing.T) {
+	t.Parallel() // kernels and sessions of its own
 	backends := tooltest.Only(t, func(b tooltest.Backend) bool { return b.Name != "podman" })
 	narrow := func(cfg *host.Config) {
 		cfg.Limits.MaxTimeout, cfg.Limits.DefaultTimeout, cfg.Limits.MaxOutputBytes = 20*time.Second, 10*time.Second, 1000

@@ -29,6 +29,7 @@ var contractNumbers = regexp.MustCompile(`\b(120|30)\b|32 KiB|1-120`)
 // numbers and no other. The host and the mock cover the tool's side; the
 // podman backend checks the same limits with the same kernel code.
 func TestLimitsFollowTheConfig(t *testing.T) {
+	t.Parallel() // kernels and sessions of its own
 	backends := tooltest.Only(t, func(b tooltest.Backend) bool { return b.Name != "podman" })
 	tooltest.RunOn(t, backends, []string{"tools/shell"}, narrowLimits, func(t *testing.T, e *tooltest.Env) {
 		for _, tool := range e.Kernel.Tools() {
