@@ -18,6 +18,9 @@ func (e callEnv) Lifecycle() backend.Lifecycle { return e.s.lc }
 func (e callEnv) Session() string              { return e.s.spec.Session }
 func (e callEnv) Jobs() backend.JobRunner      { return e.s.jobs }
 
+// Limits are the ones the guards hold every command of the session to.
+func (e callEnv) Limits() backend.Limits { return e.s.k.cfg.Limits }
+
 // Containers serves wai_containers: the same path as Session.Containers.
 func (e callEnv) Containers(ctx context.Context, req []byte) (any, error) {
 	r, err := DecodeContainerRequest(req)
@@ -86,5 +89,6 @@ func (g *guardedLifecycle) run(ctx context.Context, action string, f func(backen
 var (
 	_ wasm.Env          = callEnv{}
 	_ wasm.JobsEnv      = callEnv{}
+	_ wasm.LimitsEnv    = callEnv{}
 	_ backend.Lifecycle = (*guardedLifecycle)(nil)
 )

@@ -51,10 +51,13 @@ type HostMount struct {
 	WorkspacePath string
 }
 
-// bundledCommandTimeout is the longest timeout the bundled command tools
-// (shell_execute, podman_shell, evaluate_python) accept: they clamp to
-// 1–120 s, the contract's model-facing limit.
-const bundledCommandTimeout = 120 * time.Second
+// The contract's timeout range of the bundled command tools
+// (shell_execute, podman_shell): 1–120 s, narrowed to the host's limits
+// (bundledTimeouts).
+const (
+	bundledMinTimeout     = time.Second
+	bundledCommandTimeout = 120 * time.Second
+)
 
 // infoer is implemented by a backend that can describe itself; a backend
 // handed in with WithBackend that does not is taken to be unsandboxed,
@@ -214,7 +217,8 @@ func (k *Kernel) describe(name string) BackendInfo {
 func (k *Kernel) completeInfo(info BackendInfo) BackendInfo {
 	l := k.cfg.Limits
 	info.DefaultTimeout = l.DefaultTimeout
-	info.MaxCommandTimeout = min(l.MaxTimeout, bundledCommandTimeout, k.cfg.ToolTimeout("shell_execute"))
+	_, _, hi := bundledTimeouts(l)
+	info.MaxCommandTimeout = min(hi, k.cfg.ToolTimeout("shell_execute"))
 	info.JobMaxRuntime, info.MaxJobs = k.cfg.JobMaxRuntime, k.cfg.MaxJobs
 	return info
 }
@@ -267,6 +271,11 @@ func (i BackendInfo) Notice() string {
 }
 
 // commandsNote is the sentence a command tool's description ends with.
+// It names no time limit: the host knows only its outer bounds, and a
+// tool's own is often stricter (evaluate_python's 5 s, a third-party
+// tool's), so "limited to 120 s" after "5-second timeout" would tell the
+// model two things. The tools whose timeout is the host's get theirs
+// from limitsNote.
 func commandsNote(i BackendInfo) string {
 	if !i.Sandboxed {
 		return fmt.Sprintf("On this server commands run directly on the host (the %s backend), NOT in a sandbox: they can read and change whatever wai's user can, and reach the network.", i.Backend)
@@ -284,7 +293,7 @@ func commandsNote(i BackendInfo) string {
 	if !i.NetworkEnabled {
 		b.WriteString("; there is no network")
 	}
-	fmt.Fprintf(&b, "; each command is limited to %s.", seconds(i.MaxCommandTimeout))
+	b.WriteString(".")
 	return b.String()
 }
 
@@ -295,12 +304,4 @@ func writableNote(e *backend.Environment) string {
 		return "only /workspace persists and is writable"
 	}
 	return "/workspace is writable and kept; " + e.ScratchDir + " is writable scratch that goes with the container"
-}
-
-// seconds renders a limit the way the tools' parameters take it: "120 s".
-func seconds(d time.Duration) string {
-	if d%time.Second == 0 {
-		return fmt.Sprintf("%d s", int64(d/time.Second))
-	}
-	return fmt.Sprintf("%.1f s", d.Seconds())
 }

@@ -99,8 +99,12 @@ func TestSandboxedBackendDescribesItsLimits(t *testing.T) {
 	if err != nil || !info.Sandboxed || info.Notice() != "" || info.MaxCommandTimeout != 90*time.Second {
 		t.Fatalf("Info: %+v, %v", info, err)
 	}
+	// Where commands run, and no time limit: the host knows only its
+	// outer bound, and a tool's own may be stricter (evaluate_python's
+	// 5 s) — "limited to 90 s" after it would contradict it.
 	for _, tool := range k.Tools() {
-		if !strings.Contains(tool.Description, "limited to 90 s") || strings.Contains(tool.Description, "NOT") {
+		if !strings.Contains(tool.Description, "Commands run in the fake backend's sandbox") ||
+			strings.Contains(tool.Description, "90 s") || strings.Contains(tool.Description, "NOT") {
 			t.Errorf("%s: %q", tool.Name, tool.Description)
 		}
 	}
@@ -185,5 +189,39 @@ func TestNotBuiltInSaysRebuild(t *testing.T) {
 	hint, way := strings.Index(msg, "built without it: rebuild"), strings.Index(msg, "--backend host")
 	if hint < 0 || way < hint || strings.Contains(msg, "setup") || strings.Contains(msg, "preflight") {
 		t.Errorf("Info: %q, want the build hint first, no machine setup, and the host backend named", msg)
+	}
+}
+
+// The tools whose timeout and output follow the host's limits say them as
+// configured, in whatever order the config narrows them, with the backend
+// chosen or not; no other tool is told them.
+func TestHostTimedToolsStateTheConfiguredLimits(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Limits.MaxTimeout, cfg.Limits.DefaultTimeout, cfg.Limits.MaxOutputBytes = 20*time.Second, 10*time.Second, 1000
+	shell := &goTools{name: "shell", tools: map[string]func(context.Context, wasm.Env, json.RawMessage) (wasm.ToolResult, error){
+		"shell_execute": demoTools("x").tools["noop"],
+		"other":         demoTools("x").tools["noop"],
+	}}
+	k, _ := newKernel(t, cfg, withTools(shell, nil), withTools(demoTools("demo"), nil))
+	const want = "timeout_seconds defaults to 10 s and is clamped to 1–20 s; stdout and stderr are each cut to at most 1000 bytes (head and tail kept)."
+	for _, tool := range k.Tools() {
+		if got := strings.Contains(tool.Description, want); got != (tool.Name == "shell_execute") {
+			t.Errorf("%s (plugin %s): %q", tool.Name, tool.Plugin, tool.Description)
+		}
+	}
+	for _, c := range []struct {
+		limits func(*backend.Limits)
+		want   string
+	}{
+		{func(*backend.Limits) {}, "defaults to 30 s and is clamped to 1–120 s; stdout and stderr are each cut to at most 32 KiB"},
+		{func(l *backend.Limits) { l.DefaultTimeout = 300 * time.Second }, "defaults to 120 s and is clamped to 1–120 s"},
+		{func(l *backend.Limits) { l.MinTimeout, l.DefaultTimeout = 5*time.Second, 5*time.Second }, "defaults to 5 s and is clamped to 5–120 s"},
+		{func(l *backend.Limits) { l.MaxTimeout, l.DefaultTimeout = 500*time.Millisecond, 200*time.Millisecond }, "defaults to 0.5 s and is clamped to 0.5–0.5 s"},
+	} {
+		l := backend.DefaultLimits()
+		c.limits(&l)
+		if got := limitsNote(l); !strings.Contains(got, c.want) {
+			t.Errorf("limits %+v: %q, want %q", l, got, c.want)
+		}
 	}
 }

@@ -181,10 +181,11 @@ func runsCommands(d wasm.Description) bool {
 	return false
 }
 
-// Tools lists every callable tool, sorted by name. Once the kernel's
-// backend is chosen (Info), the description of a tool that runs commands
-// ends with where they run: in a sandbox with its limits, or on the host
-// without one.
+// Tools lists every callable tool, sorted by name. The description of a
+// tool whose timeout and output follow the host's limits states them as
+// configured (limitsNote); once the kernel's backend is chosen (Info),
+// that of a tool that runs commands ends with where they run: in a
+// sandbox, or on the host without one.
 func (k *Kernel) Tools() []Tool {
 	k.mu.Lock()
 	chosen := k.chosen
@@ -192,6 +193,9 @@ func (k *Kernel) Tools() []Tool {
 	out := make([]Tool, 0, len(k.tools))
 	for _, e := range k.tools {
 		t := e.tool
+		if hostTimed(t) {
+			t.Description = strings.TrimSpace(t.Description) + " " + limitsNote(k.cfg.Limits)
+		}
 		if chosen != nil && e.runsCommands {
 			t.Description = strings.TrimSpace(t.Description) + " " + commandsNote(chosen.info)
 		}

@@ -84,13 +84,14 @@ func Run(t *testing.T, h Harness) {
 			if c.procs && !h.Backend.Caps.RealProcesses {
 				t.Skip("needs real processes: the backend declares Caps.RealProcesses=false")
 			}
-			ws := h.Backend.Open(t, backend.DefaultLimits())
+			limits := backend.DefaultLimits()
+			ws := h.Backend.Open(t, limits)
 			t.Cleanup(func() {
 				if err := ws.Close(context.Background()); err != nil {
 					t.Errorf("closing the workspace: %v", err)
 				}
 			})
-			c.run(t, &check{s: s, ws: ws, t: t})
+			c.run(t, &check{s: s, ws: ws, t: t, limits: limits})
 		})
 	}
 }
@@ -100,6 +101,8 @@ type check struct {
 	s  *suite
 	ws backend.Workspace
 	t  *testing.T
+	// limits are the ones ws was opened with.
+	limits backend.Limits
 }
 
 func (c *check) ctx() context.Context { return c.t.Context() }

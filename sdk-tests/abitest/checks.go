@@ -100,6 +100,12 @@ func checkWhichEnvInfo(t *testing.T, c *check) {
 	}
 	c.same("info", c.value("info", map[string]any{}), map[string]any{"backend": i.Backend, "sandboxed": i.Sandboxed,
 		"network_enabled": i.NetworkEnabled, "default_timeout_ms": ms(i.DefaultTimeout)})
+	// The limits a plugin is told are the ones the workspace was opened
+	// with, which its commands are held to.
+	l := c.limits
+	c.same("limits", c.value("limits", map[string]any{}), map[string]any{"default_timeout_ms": ms(l.DefaultTimeout),
+		"min_timeout_ms": ms(l.MinTimeout), "max_timeout_ms": ms(l.MaxTimeout), "max_output_bytes": l.MaxOutputBytes,
+		"max_command_bytes": l.MaxCommandBytes, "max_stdin_bytes": l.MaxStdinBytes})
 }
 
 // seed writes a small tree directly through the backend.

@@ -17,6 +17,7 @@ import (
 // podman_shell takes max_output_bytes from its plugin config, and ignores
 // (with a warning) a value too small to hold the truncation marker.
 func TestOutputBudgetFromPluginConfig(t *testing.T) {
+	t.Parallel() // mock kernels of its own, beside the other tests
 	dir := tooltest.PluginDir(t, "tools/podman_shell")
 	for budget, wantMax := range map[any]int{200: 200, "200": 200, 10: 32 * 1024, "lots": 32 * 1024} {
 		m := mock.New(mock.Options{Default: &backend.ExecResult{Stdout: strings.Repeat("o", 40000)}})

@@ -7,37 +7,31 @@
 // container (host, mock) start and stop say so rather than pretending: a
 // model told "started" would believe it is isolated when it is not.
 //
-// Each stream of an exec is cut to 32 KiB (head and tail kept). The budget
-// is the contract's "configurable byte budget": loaded from a [[plugins]] entry
-// (grants = ["shell", "lifecycle"]) rather than as a bundled tool, the
-// plugin reads it from config = { max_output_bytes = N }, N ≥ 64; the
-// host's limits.max_output_bytes still caps what the backend returns.
+// Each stream of an exec is cut to the host's limits.max_output_bytes
+// (32 KiB by default; head and tail kept). The budget is the contract's
+// "configurable byte budget": loaded from a [[plugins]] entry (grants =
+// ["shell", "lifecycle"]) rather than as a bundled tool, the plugin reads
+// a smaller one from config = { max_output_bytes = N }, N ≥ 64. The
+// timeout's default and range are the host's limits narrowed to the
+// contract's (cmdlimits).
 package main
 
 import (
 	"errors"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/wai-dev/wai/pdk"
+	"github.com/wai-dev/wai/tools/internal/cmdlimits"
 	"github.com/wai-dev/wai/tools/internal/shellfmt"
 )
 
-const (
-	defaultTimeout = 30
-	minTimeout     = 1
-	maxTimeout     = 120
-	// defaultOutputBytes is the per-stream budget unless the plugin config
-	// sets max_output_bytes (the contract: "a configurable byte budget").
-	defaultOutputBytes = 32 * 1024
-	maxShellChars      = 4096
-)
+const maxShellChars = 4096
 
 type params struct {
 	Action         string `json:"action" enum:"start,exec,stop" jsonschema:"start the container, exec a command in it (starting it if needed), or stop and remove it (files in the workspace stay)"`
 	Command        string `json:"command,omitempty" jsonschema:"the shell command to run (with /bin/sh -c); required for exec"`
-	TimeoutSeconds *int   `json:"timeout_seconds,omitempty" jsonschema:"seconds before an exec is killed; clamped to 1-120" default:"30"`
+	TimeoutSeconds *int   `json:"timeout_seconds,omitempty" jsonschema:"seconds before an exec is killed; the default and the range it is clamped to are in the tool's description"`
 }
 
 // result is the contract's PodmanShellResult: the streams and exit code are
@@ -48,6 +42,9 @@ type result struct {
 	Stdout        *string `json:"stdout"`
 	Stderr        *string `json:"stderr"`
 	ExitCode      *int    `json:"exit_code"`
+	// TimeoutSeconds is the timeout an exec ran with (the one asked for,
+	// clamped, or the default); null for start and stop.
+	TimeoutSeconds *float64 `json:"timeout_seconds"`
 }
 
 // The annotations are static while the backend is not: commands reach the
@@ -125,37 +122,43 @@ func execute(p params) (pdk.Result, error) {
 	if len(p.Command) > maxShellChars {
 		return pdk.Result{}, pdk.Errorf(pdk.KindInvalid, "command is %d characters, over the limit of 4,096: write a script to a file and run it instead", len(p.Command))
 	}
-	timeout, note := clampTimeout(p.TimeoutSeconds)
-	res, err := pdk.Shell.Exec(pdk.ExecRequest{Shell: p.Command, Timeout: time.Duration(timeout) * time.Second})
+	lim, err := cmdlimits.Load()
 	if err != nil {
 		return pdk.Result{}, err
 	}
-	budget := outputBytes()
+	var asked *float64
+	if p.TimeoutSeconds != nil {
+		s := float64(*p.TimeoutSeconds)
+		asked = &s
+	}
+	timeout, note, err := lim.Timeout(asked)
+	if err != nil {
+		return pdk.Result{}, err
+	}
+	res, err := pdk.Shell.Exec(pdk.ExecRequest{Shell: p.Command, Timeout: timeout})
+	if err != nil {
+		return pdk.Result{}, err
+	}
+	budget := lim.OutputBytes
+	if n, ok := outputBytes(); ok {
+		budget = min(n, budget)
+	}
 	stdout, stderr := shellfmt.Bytes(res.Stdout, budget), shellfmt.Bytes(res.Stderr, budget)
 	code := res.ExitCode
 	if res.TimedOut {
 		code = pdk.TimeoutExitCode
 	}
-	r := result{Action: "exec", ContainerName: containerName(), Stdout: &stdout, Stderr: &stderr, ExitCode: &code}
+	secs := timeout.Seconds()
+	r := result{Action: "exec", ContainerName: containerName(), Stdout: &stdout, Stderr: &stderr, ExitCode: &code, TimeoutSeconds: &secs}
 	fields := []shellfmt.Field{{Name: "Container", Value: orNone(r.ContainerName, res.Backend)}}
 	if note != "" {
 		fields = append(fields, shellfmt.Field{Name: "Timeout", Value: note})
 	}
-	msg := shellfmt.Block(shellfmt.Headline(code, res.TimedOut, time.Duration(timeout)*time.Second), fields, stdout, stderr)
+	msg := shellfmt.Block(shellfmt.Headline(code, res.TimedOut, timeout), fields, stdout, stderr)
 	if code != 0 {
 		return pdk.FailWith(msg, r), nil
 	}
 	return pdk.OK(msg, r), nil
-}
-
-// clampTimeout applies the default and the 1–120 s range, and says in
-// note when it clamped: a model that asked for 200 s and was killed at
-// 120 s must be able to tell why, and what to use instead.
-func clampTimeout(v *int) (int, string) {
-	if v == nil {
-		return defaultTimeout, ""
-	}
-	return min(max(*v, minTimeout), maxTimeout), shellfmt.ClampNote(float64(*v), minTimeout, maxTimeout)
 }
 
 // containerName is the session's container, or "" on a backend without one.
@@ -174,14 +177,16 @@ func orNone(name, backendName string) string {
 	return "none (the " + backendName + " backend runs commands directly)"
 }
 
-func outputBytes() int {
+// outputBytes is the budget the plugin config sets, if it sets one; the
+// host's limit bounds it either way.
+func outputBytes() (int, bool) {
 	if v, ok := pdk.Config("max_output_bytes"); ok {
 		if n, err := strconv.Atoi(v); err == nil && n >= 64 {
-			return n
+			return n, true
 		}
-		_ = pdk.Log(pdk.LevelWarn, "max_output_bytes is not a number of at least 64; using the default", "value", v)
+		_ = pdk.Log(pdk.LevelWarn, "max_output_bytes is not a number of at least 64; using the host's limit", "value", v)
 	}
-	return defaultOutputBytes
+	return 0, false
 }
 
 func main() {}

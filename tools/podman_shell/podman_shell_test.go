@@ -16,6 +16,8 @@ type shellValue struct {
 	Stdout        *string `json:"stdout"`
 	Stderr        *string `json:"stderr"`
 	ExitCode      *int    `json:"exit_code"`
+	// TimeoutSeconds: the timeout an exec ran with.
+	TimeoutSeconds *float64 `json:"timeout_seconds"`
 }
 
 func TestPodmanShell(t *testing.T) {

@@ -6,15 +6,16 @@
 package main
 
 import (
-	"math"
 	"strconv"
-	"time"
 
 	"github.com/wai-dev/wai/pdk"
+	"github.com/wai-dev/wai/tools/internal/cmdlimits"
 	"github.com/wai-dev/wai/tools/internal/shellfmt"
 )
 
-// Limits of the shell_execute contract (docs/ARCHITECTURE.md).
+// Limits of the shell_execute contract (docs/ARCHITECTURE.md). The
+// timeout's range and the output budget are the host's too
+// (cmdlimits): the configuration changes them.
 const (
 	maxCommandChars = 4096
 	maxEnvVars      = 64
@@ -23,10 +24,6 @@ const (
 	maxCwdDepth     = 16
 	maxSegmentChars = 80
 	maxStdinChars   = 48000
-	maxStreamBytes  = 32 * 1024
-	defaultTimeout  = 30.0
-	minTimeout      = 1.0
-	maxTimeout      = 120.0
 )
 
 type params struct {
@@ -34,7 +31,7 @@ type params struct {
 	Cwd            string            `json:"cwd,omitempty" jsonschema:"working directory relative to the workspace root (default the root); at most 16 segments of at most 80 characters, no . or .."`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"extra environment variables (at most 64; names upper-cased, ASCII, at most 80 characters; values ASCII, at most 512 characters)"`
 	Stdin          *string           `json:"stdin,omitempty" jsonschema:"text passed on standard input, at most 48,000 characters (and, as UTF-8, within the host's stdin limit: 64 KiB by default)"`
-	TimeoutSeconds *float64          `json:"timeout_seconds,omitempty" jsonschema:"seconds before the command is killed; clamped to 1-120" default:"30"`
+	TimeoutSeconds *float64          `json:"timeout_seconds,omitempty" jsonschema:"seconds before the command is killed; the default and the range it is clamped to are in the tool's description"`
 	CaptureOutput  *bool             `json:"capture_output,omitempty" jsonschema:"false discards stdout and stderr" default:"true"`
 }
 
@@ -47,6 +44,9 @@ type result struct {
 	Stderr     string   `json:"stderr"`
 	DurationMS int64    `json:"duration_ms"`
 	TimedOut   bool     `json:"timed_out"`
+	// TimeoutSeconds is the timeout the command ran with: the one asked
+	// for, clamped, or the default.
+	TimeoutSeconds float64 `json:"timeout_seconds"`
 	// TimeoutNote says the timeout asked for was clamped, and to what.
 	TimeoutNote string `json:"timeout_note,omitempty"`
 }
@@ -57,12 +57,16 @@ type result struct {
 // promise; and a command can change or delete workspace files.
 func init() {
 	pdk.Declare("shell", "1.0.0", pdk.CapShell)
-	pdk.Tool("shell_execute", "Run a short command inside the workspace. The command is an argv list run directly, without a shell; the result gives the exit code, stdout, stderr (each capped at 32 KiB), the duration and whether it timed out (exit code 124).",
+	pdk.Tool("shell_execute", "Run a short command inside the workspace. The command is an argv list run directly, without a shell; the result gives the exit code, stdout, stderr (each capped, head and tail kept), the duration and whether it timed out (exit code 124).",
 		run, pdk.Returns[result](), pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Run a command"))
 }
 
 func run(_ *pdk.Call, p params) (pdk.Result, error) {
-	req, note, err := validate(p)
+	lim, err := cmdlimits.Load()
+	if err != nil {
+		return pdk.Result{}, err
+	}
+	req, note, err := validate(p, lim)
 	if err != nil {
 		return pdk.Result{}, err
 	}
@@ -70,15 +74,17 @@ func run(_ *pdk.Call, p params) (pdk.Result, error) {
 	if err != nil {
 		return pdk.Result{}, err
 	}
+	budget := lim.OutputBytes
 	r := result{
-		Command:     p.Command,
-		Cwd:         displayCwd(req.Cwd),
-		ExitCode:    res.ExitCode,
-		Stdout:      shellfmt.Bytes(res.Stdout, maxStreamBytes),
-		Stderr:      shellfmt.Bytes(res.Stderr, maxStreamBytes),
-		DurationMS:  shellfmt.Millis(res.Duration),
-		TimedOut:    res.TimedOut,
-		TimeoutNote: note,
+		Command:        p.Command,
+		Cwd:            displayCwd(req.Cwd),
+		ExitCode:       res.ExitCode,
+		Stdout:         shellfmt.Bytes(res.Stdout, budget),
+		Stderr:         shellfmt.Bytes(res.Stderr, budget),
+		DurationMS:     shellfmt.Millis(res.Duration),
+		TimedOut:       res.TimedOut,
+		TimeoutSeconds: req.Timeout.Seconds(),
+		TimeoutNote:    note,
 	}
 	if r.TimedOut {
 		// Whatever the backend reports, the contract is 124.
@@ -113,24 +119,6 @@ func displayCwd(cwd string) string {
 		return "."
 	}
 	return cwd
-}
-
-// clampTimeout applies the contract's default and range; NaN is refused rather
-// than clamped, since it says nothing about what the caller wanted. A value
-// outside the range is clamped, not refused (the contract's rule), and note
-// says so: a model that asked for 200 s and got a kill at 120 s must be able
-// to tell why, and what to use instead.
-func clampTimeout(v *float64) (time.Duration, string, error) {
-	s := defaultTimeout
-	if v != nil {
-		s = *v
-	}
-	if math.IsNaN(s) {
-		return 0, "", pdk.Errorf(pdk.KindInvalid, "timeout_seconds is NaN: give a number of seconds between 1 and 120")
-	}
-	note := shellfmt.ClampNote(s, minTimeout, maxTimeout)
-	s = min(max(s, minTimeout), maxTimeout)
-	return time.Duration(s * float64(time.Second)), note, nil
 }
 
 func main() {}

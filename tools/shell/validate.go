@@ -4,11 +4,12 @@ import (
 	"strings"
 
 	"github.com/wai-dev/wai/pdk"
+	"github.com/wai-dev/wai/tools/internal/cmdlimits"
 )
 
 // validate turns params into a request, or says which rule they break. The
 // messages are stable: models learn them.
-func validate(p params) (pdk.ExecRequest, string, error) {
+func validate(p params, lim cmdlimits.Limits) (pdk.ExecRequest, string, error) {
 	var req pdk.ExecRequest
 	if err := checkCommand(p.Command); err != nil {
 		return req, "", err
@@ -21,7 +22,7 @@ func validate(p params) (pdk.ExecRequest, string, error) {
 	if err != nil {
 		return req, "", err
 	}
-	timeout, note, err := clampTimeout(p.TimeoutSeconds)
+	timeout, note, err := lim.Timeout(p.TimeoutSeconds)
 	if err != nil {
 		return req, "", err
 	}

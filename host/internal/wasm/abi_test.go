@@ -20,6 +20,9 @@ type wsEnv struct{ ws backend.Workspace }
 func (e wsEnv) Shell() backend.Shell   { return e.ws.Shell() }
 func (e wsEnv) FS() backend.Filesystem { return e.ws.FS() }
 func (e wsEnv) Session() string        { return "abitest" }
+
+// Limits are those the suite opens every workspace with: the defaults.
+func (e wsEnv) Limits() backend.Limits { return backend.DefaultLimits() }
 func (e wsEnv) Lifecycle() backend.Lifecycle {
 	if lc, ok := e.ws.(backend.Lifecycle); ok {
 		return lc

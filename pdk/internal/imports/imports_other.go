@@ -31,6 +31,9 @@ func ShellEnv(req []byte) []byte { return call("wai_shell_env", req) }
 // ShellInfo calls wai_shell_info.
 func ShellInfo(req []byte) []byte { return call("wai_shell_info", req) }
 
+// ShellLimits calls wai_shell_limits.
+func ShellLimits(req []byte) []byte { return call("wai_shell_limits", req) }
+
 // FSStat calls wai_fs_stat.
 func FSStat(req []byte) []byte { return call("wai_fs_stat", req) }
 

@@ -68,6 +68,12 @@ func waiShellInfo(uint64) uint64
 // ShellInfo calls wai_shell_info.
 func ShellInfo(req []byte) []byte { return roundTrip(waiShellInfo, req) }
 
+//go:wasmimport extism:host/user wai_shell_limits
+func waiShellLimits(uint64) uint64
+
+// ShellLimits calls wai_shell_limits.
+func ShellLimits(req []byte) []byte { return roundTrip(waiShellLimits, req) }
+
 //go:wasmimport extism:host/user wai_fs_stat
 func waiFSStat(uint64) uint64
 

@@ -163,6 +163,12 @@ func init() {
 		return answer(map[string]any{"backend": r.Backend, "sandboxed": r.Sandboxed, "network_enabled": r.NetworkEnabled,
 			"default_timeout_ms": ms(r.DefaultTimeout)}, err)
 	})
+	pdk.Tool("limits", "wai_shell_limits", func(c *pdk.Call, _ none) (pdk.Result, error) {
+		r, err := pdk.Shell.Limits()
+		return answer(map[string]any{"default_timeout_ms": ms(r.DefaultTimeout), "min_timeout_ms": ms(r.MinTimeout),
+			"max_timeout_ms": ms(r.MaxTimeout), "max_output_bytes": r.MaxOutputBytes, "max_command_bytes": r.MaxCommandBytes,
+			"max_stdin_bytes": r.MaxStdinBytes}, err)
+	})
 	pdk.Tool("stat", "wai_fs_stat", func(c *pdk.Call, p pathParams) (pdk.Result, error) {
 		r, err := pdk.FS.Stat(p.Path)
 		return answer(fileInfo(r), err)

@@ -29,7 +29,7 @@ const CaptureDisabled = "capture disabled"
 func Headline(exitCode int, timedOut bool, limit time.Duration) string {
 	switch {
 	case timedOut && limit > 0:
-		return fmt.Sprintf("Command timed out after %d s (exit code %d).", int(limit/time.Second), pdk.TimeoutExitCode)
+		return fmt.Sprintf("Command timed out after %s s (exit code %d).", Seconds(limit), pdk.TimeoutExitCode)
 	case timedOut:
 		return fmt.Sprintf("Command timed out (exit code %d).", pdk.TimeoutExitCode)
 	case exitCode != 0:
@@ -83,6 +83,10 @@ func ClampNote(asked, min, max float64) string {
 	}
 	return ""
 }
+
+// Seconds renders d as a number of seconds the way timeout_seconds takes
+// it: "20", "2.5".
+func Seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'g', -1, 64) }
 
 // Millis is a duration in whole milliseconds, the unit results report.
 func Millis(d time.Duration) int64 { return d.Milliseconds() }

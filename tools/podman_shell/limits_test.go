@@ -1,0 +1,74 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/tooltest"
+)
+
+// The contract's own numbers: in the description or schema under the
+// narrower configuration below, any of them would contradict it.
+var contractNumbers = regexp.MustCompile(`\b(120|30)\b|32 KiB|1-120`)
+
+// With [limits] max_timeout = "20s", default_timeout = "10s" and
+// max_output_bytes = 1000, an exec without timeout_seconds runs with the
+// host's default (it used to send 30 s and be refused), a longer one is
+// clamped to 20 s and says so, the streams are cut at 1000 bytes, and
+// the description states those numbers. The host and the mock cover the
+// tool's side; the kernel checks every backend's commands alike.
+func TestLimitsFollowTheConfig(t *testing.T) {
+	t.Parallel() // kernels and sessions of its own
+	backends := tooltest.Only(t, func(b tooltest.Backend) bool { return b.Name != "podman" })
+	narrow := func(cfg *host.Config) {
+		cfg.Limits.MaxTimeout, cfg.Limits.DefaultTimeout, cfg.Limits.MaxOutputBytes = 20*time.Second, 10*time.Second, 1000
+	}
+	tooltest.RunOn(t, backends, []string{"tools/podman_shell"}, narrow, func(t *testing.T, e *tooltest.Env) {
+		for _, tool := range e.Kernel.Tools() {
+			if !strings.Contains(tool.Description, "timeout_seconds defaults to 10 s and is clamped to 1–20 s; stdout and stderr are each cut to at most 1000 bytes") ||
+				contractNumbers.MatchString(tool.Description+string(tool.InputSchema)) {
+				t.Errorf("%s does not state the configured limits alone:\n%s\n%s", tool.Name, tool.Description, tool.InputSchema)
+			}
+		}
+		exec := func(params string, want time.Duration) (host.ToolResult, shellValue) {
+			t.Helper()
+			res, err := e.CallIn(t, "podman-shell-limits", "podman_shell", params)
+			if err != nil {
+				t.Fatalf("%s: %v", params, err)
+			}
+			var v shellValue
+			tooltest.Value(t, res, &v)
+			if v.TimeoutSeconds == nil || *v.TimeoutSeconds != want.Seconds() {
+				t.Errorf("%s: the result says it ran with %v s, want %s", params, v.TimeoutSeconds, want)
+			}
+			if e.Mock != nil {
+				calls := e.Mock.Calls()
+				if got := calls[len(calls)-1].Exec.Timeout; got != want {
+					t.Errorf("%s reached the backend with timeout %s, want %s", params, got, want)
+				}
+			}
+			return res, v
+		}
+		if res, _ := exec(`{"action":"exec","command":"echo no-timeout"}`, 10*time.Second); !res.OK || strings.Contains(res.Message, "Timeout:") {
+			t.Errorf("no timeout_seconds: %+v", res)
+		}
+		res, _ := exec(`{"action":"exec","command":"echo long-timeout","timeout_seconds":60}`, 20*time.Second)
+		if !res.OK || !strings.Contains(res.Message, "Timeout: timeout_seconds 60 is over the 20 s maximum, so the command ran with 20 s") {
+			t.Errorf("timeout_seconds 60 against a 20 s maximum: %+v", res)
+		}
+		if e.Mock != nil {
+			e.Mock.AddResponse("head -c 5000", backend.ExecResult{Stdout: strings.Repeat("a", 5000)})
+		}
+		_, v := exec(`{"action":"exec","command":"head -c 5000 /dev/zero | tr '\\0' a"}`, 10*time.Second)
+		if len(*v.Stdout) > 1000 {
+			t.Errorf("stdout of 5,000 bytes under max_output_bytes = 1000 came back as %d bytes", len(*v.Stdout))
+		}
+		if err := tooltest.CheckCut(*v.Stdout, 5000, true); err != nil {
+			t.Error(err)
+		}
+	})
+}
