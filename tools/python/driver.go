@@ -45,11 +45,11 @@ type driverInput struct {
 	ReprChars     int               `json:"repr_chars"`
 	// BudgetMS is when the driver stops the code itself, short of the
 	// host's timeout, so a stopped run still reports its globals; the
-	// host's kill at evalTimeout stays the limit that cannot be dodged.
+	// host's kill at the timeout stays the limit that cannot be dodged.
 	BudgetMS int64 `json:"budget_ms"`
 }
 
-func newInput(c checked, reads map[string]string) (driverInput, error) {
+func newInput(c checked, reads map[string]string, timeout time.Duration) (driverInput, error) {
 	nonce := make([]byte, 16)
 	if _, err := rand.Read(nonce); err != nil {
 		return driverInput{}, err
@@ -63,7 +63,7 @@ func newInput(c checked, reads map[string]string) (driverInput, error) {
 		Code: c.code, Mode: c.mode, Globals: g, Reads: reads, Writes: c.writes,
 		// A little over the limit, so shellfmt.Chars marks a cut stream.
 		StreamChars: maxStreamChars + 64, MaxWriteChars: maxWriteChars, MaxWrites: maxWrites,
-		MaxGlobals: maxGlobalsOut, ReprChars: maxReprChars, BudgetMS: (evalTimeout - budgetMargin).Milliseconds(),
+		MaxGlobals: maxGlobalsOut, ReprChars: maxReprChars, BudgetMS: budget(timeout).Milliseconds(),
 	}, nil
 }
 
@@ -75,6 +75,12 @@ type record struct {
 	Writes    []writeSpec                `json:"writes"`
 	Status    int                        `json:"status"`
 	TimedOut  bool                       `json:"timed_out"`
+}
+
+// budget is when the driver stops the code, for a host kill at timeout:
+// budgetMargin before it, or half of a timeout too short for that.
+func budget(timeout time.Duration) time.Duration {
+	return max(timeout-budgetMargin, timeout/2)
 }
 
 // budgetMargin is the time left, after the driver's budget, for it to

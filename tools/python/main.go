@@ -45,7 +45,7 @@ type result struct {
 // promise; and code can change or delete workspace files.
 func init() {
 	pdk.Declare("python", "2.0.0", pdk.CapShell, pdk.CapFSRead, pdk.CapFSWrite)
-	pdk.Tool("evaluate_python", "Run Python 3 in the workspace (python3, 5-second timeout). mode \"expr\" (default) evaluates one expression and returns its repr; \"statements\" runs statements and returns the last expression's value. globals binds names to JSON values; reads binds file texts under their paths (and vfs_reads); the code may call read_text(path) and write_text(path, content, mode=\"overwrite\"). writes (and write_text) are applied only after the code succeeds; their content may use {name} templates filled from the final globals. stdout and stderr are capped at 4,096 characters each. Each call starts a fresh interpreter: nothing but files persists between calls, so pass values on through globals (the result returns the final globals, JSON-safe ones as they are).",
+	pdk.Tool("evaluate_python", "Run Python 3 in the workspace (python3, 5-second timeout, or the host's max_timeout if lower). mode \"expr\" (default) evaluates one expression and returns its repr; \"statements\" runs statements and returns the last expression's value. globals binds names to JSON values; reads binds file texts under their paths (and vfs_reads); the code may call read_text(path) and write_text(path, content, mode=\"overwrite\"). writes (and write_text) are applied only after the code succeeds; their content may use {name} templates filled from the final globals. stdout and stderr are capped at 4,096 characters each. Each call starts a fresh interpreter: nothing but files persists between calls, so pass values on through globals (the result returns the final globals, JSON-safe ones as they are).",
 		run, pdk.Returns[result](), pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Evaluate Python"))
 }
 
@@ -61,7 +61,11 @@ func run(_ *pdk.Call, p params) (pdk.Result, error) {
 	if err := refuseExisting(c.writes, "writes"); err != nil {
 		return pdk.Result{}, err
 	}
-	in, err := newInput(c, reads)
+	timeout, err := runTimeout()
+	if err != nil {
+		return pdk.Result{}, err
+	}
+	in, err := newInput(c, reads, timeout)
 	if err != nil {
 		return pdk.Result{}, pdk.Errorf(pdk.KindInternal, "evaluate_python: %v", err)
 	}
@@ -69,7 +73,7 @@ func run(_ *pdk.Call, p params) (pdk.Result, error) {
 	if err != nil {
 		return pdk.Result{}, pdk.Errorf(pdk.KindInternal, "evaluate_python: %v", err)
 	}
-	res, err := pdk.Shell.Exec(pdk.ExecRequest{Argv: []string{"python3", "-c", bootstrap}, Stdin: string(stdin), Timeout: evalTimeout})
+	res, err := pdk.Shell.Exec(pdk.ExecRequest{Argv: []string{"python3", "-c", bootstrap}, Stdin: string(stdin), Timeout: timeout})
 	if err != nil {
 		if pdk.KindOf(err) == pdk.KindInvalid && strings.Contains(err.Error(), "stdin") {
 			return pdk.Result{}, invalid("the code, globals and reads make %d bytes of input, over what the sandbox accepts (%v): keep large files out of reads and open them with read_text in the code", len(stdin), err)
@@ -132,6 +136,20 @@ func finish(r *result, res pdk.ExecResult, in driverInput) pdk.Result {
 		return pdk.FailWith(message("Evaluation succeeded (exit code 0), but "+err.Error()+".", r, ""), *r)
 	}
 	return pdk.OK(message("Evaluation succeeded (exit code 0).", r, ""), *r)
+}
+
+// runTimeout is evalTimeout within the host's command timeouts: a
+// configuration whose max_timeout is under 5 s must not fail every call.
+func runTimeout() (time.Duration, error) {
+	lim, err := pdk.Shell.Limits()
+	if err != nil {
+		return 0, err
+	}
+	t := evalTimeout
+	if lim.MaxTimeout > 0 {
+		t = min(t, lim.MaxTimeout)
+	}
+	return max(t, lim.MinTimeout), nil
 }
 
 // timedOut is the answer of a run stopped at its time budget (by the

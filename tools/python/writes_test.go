@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 )
 
@@ -226,4 +227,25 @@ func noFiles(t *testing.T, e pyEnv, session string, paths ...string) {
 			t.Errorf("%s was written (%q) by a call that must write nothing", p, got)
 		}
 	}
+}
+
+// A host whose max_timeout is under the tool's 5 s gets runs that fit it,
+// stopped by the driver at its budget, not calls refused for a timeout
+// the model never gave.
+func TestTimeoutFitsTheHostsLimits(t *testing.T) {
+	tight := func(cfg *host.Config) { cfg.Limits.MaxTimeout, cfg.Limits.DefaultTimeout = 2*time.Second, time.Second }
+	runPythonWith(t, nil, tight, func(t *testing.T, e pyEnv) {
+		s := e.session()
+		code := "n = 3\nwhile True: pass"
+		e.fake(code, canned{exit: 124, rec: &record{Status: 124, TimedOut: true, Globals: map[string]json.RawMessage{"n": json.RawMessage("3")}}})
+		res, r := e.mustCall(t, s, map[string]any{"code": code, "mode": "statements"})
+		if res.OK || !r.TimedOut || r.ExitCode != 124 {
+			t.Fatalf("%q %+v", res.Message, r)
+		}
+		if e.Mock != nil {
+			if got := e.py.lastRun(code).BudgetMS; got != budget(2*time.Second).Milliseconds() {
+				t.Fatalf("the driver's budget is %d ms for a 2 s host maximum", got)
+			}
+		}
+	})
 }
