@@ -23,6 +23,10 @@ func TestHintTellsDeadlineFromOutage(t *testing.T) {
 	if h := hint(backend.Errorf(backend.ErrUnavailable, "exec", "", "the Podman service does not answer")); !strings.Contains(h, "preflight") {
 		t.Errorf("outage: %q, want preflight", h)
 	}
+	notBuilt := &backend.Error{Kind: backend.ErrUnavailable, Op: "open", Msg: "the kubernetes backend is not yet available", Err: backend.ErrNotBuiltIn}
+	if h := hint(notBuilt); strings.Contains(h, "preflight") || !strings.Contains(h, "--backend") {
+		t.Errorf("not built in: %q, want another backend and no preflight, which cannot help", h)
+	}
 	limit := backend.Errorf(backend.ErrInvalid, "jobs.start", "", "the session already runs 4 background jobs, the limit (limits.max_jobs)")
 	if h := hint(limit); !strings.Contains(h, "breaks a rule") {
 		t.Errorf("limit: %q, want the rule broken", h)
