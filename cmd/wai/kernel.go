@@ -181,7 +181,9 @@ func hint(err error) string {
 	case op == "config":
 		return "fix the configuration as the message says (wai.example.toml documents every key, limit and default); `wai preflight` checks the whole setup"
 	case op == "mcp.token":
-		return "a token file must be yours and private (mode 0600, in a directory only you can write): fix it as the message says, or remove it and wai serve --http creates a new one"
+		// Not "remove it": wai makes only its own token file anew, not
+		// an operator's token_file.
+		return "a token file must be yours and private (mode 0600, in a directory only you can write): fix it as the message says"
 	case kind == backend.ErrUnavailable && errors.Is(err, context.DeadlineExceeded):
 		// A call that ran out of time is kinded unavailable, but the
 		// backend is fine: pointing at preflight sends the person to look
