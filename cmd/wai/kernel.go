@@ -192,7 +192,7 @@ func hint(err error) string {
 			"or run long work as a background job (job_start, or exec_background in a managed container)"
 	case errors.Is(err, backend.ErrNotBuiltIn):
 		// preflight checks the machine, and no setup of it helps here.
-		return "this wai cannot run that backend on any machine: do what the message says, or pick another backend with --backend (host runs unsandboxed)"
+		return "the backend cannot serve in this wai, on any machine: do what the message says, or pick another backend with --backend (host runs unsandboxed)"
 	case errors.Is(err, host.ErrPolicyFailed):
 		return "the policy named is broken: it crashed, ran out of time or answered nonsense, so it denies what it judges; " +
 			"fix the policy plugin, or remove it from [[policies]] (or default_policies) in the config"
