@@ -220,6 +220,11 @@ func TestPolicyChainFailsClosed(t *testing.T) {
 			if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "denied by policy p: ") || !strings.Contains(err.Error(), tc.reason) {
 				t.Fatalf("want ErrPermission with %q, got %v", tc.reason, err)
 			}
+			// Only a policy that could not judge is broken: the CLI then
+			// sends the operator to the plugin, not to the command.
+			if failed := tc.name != "deny"; errors.Is(err, ErrPolicyFailed) != failed {
+				t.Fatalf("errors.Is(%v, ErrPolicyFailed) = %v, want %v", err, !failed, failed)
+			}
 			_, err = s.FS().Write(context.Background(), backend.WriteRequest{Path: "x", Content: "y"})
 			if !errors.Is(err, backend.ErrPermission) {
 				t.Fatalf("write: want ErrPermission, got %v", err)

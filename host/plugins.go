@@ -52,7 +52,7 @@ func (k *Kernel) loadTools(ctx context.Context, extra []injectedTool, embedded f
 		if err != nil {
 			return backend.Errorf(backend.ErrInvalid, "config", where, "config: %v", err)
 		}
-		p, err := k.rt.Load(ctx, wasm.Source{Path: pc.Path, SHA256: pc.SHA256, Grants: pc.Grants, Config: conf, Name: pc.Name})
+		p, err := k.rt.Load(ctx, wasm.Source{Path: pc.Path, SHA256: pc.SHA256, Grants: pc.Grants, Config: conf, Name: pc.Name, Kind: wasm.KindTool})
 		if err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
@@ -127,15 +127,12 @@ func (k *Kernel) loadPolicyPlugin(ctx context.Context, i int, pc PolicyConfig) (
 	if err != nil {
 		return nil, backend.Errorf(backend.ErrInvalid, "config", where, "config: %v", err)
 	}
-	p, err := k.rt.Load(ctx, wasm.Source{Path: pc.Path, SHA256: pc.SHA256, Config: conf, Name: pc.Name})
+	p, err := k.rt.Load(ctx, wasm.Source{Path: pc.Path, SHA256: pc.SHA256, Config: conf, Name: pc.Name, Kind: wasm.KindPolicy})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	k.plugins = append(k.plugins, p)
 	d := p.Describe()
-	if d.Kind != wasm.KindPolicy {
-		return nil, backend.Errorf(backend.ErrInvalid, "config", where, "plugin %s is a %s plugin, not a policy: list it under [[plugins]]", d.Name, d.Kind)
-	}
 	if pc.Name != "" && d.Name != pc.Name {
 		return nil, backend.Errorf(backend.ErrInvalid, "config", where, "the plugin calls itself %q, not %q: fix name, or drop it", d.Name, pc.Name)
 	}

@@ -72,6 +72,12 @@ type Decision struct {
 	ConfigKey string
 }
 
+// ErrPolicyFailed is in the refusal of an action whose policy could not
+// judge it (an error, a trap, no answer in time, a broken answer): the
+// action is denied as a deny would be (ErrPermission), but changing the
+// command does not help; the policy plugin must be fixed or removed.
+var ErrPolicyFailed = errors.New("policy failed, denying")
+
 // asker settles a policy's ask: nil error when a person approved.
 type asker func(ctx context.Context, policy string, req CheckRequest, d Decision) (outcome string, err error)
 
@@ -108,7 +114,12 @@ func (c *policyChain) check(ctx context.Context, req CheckRequest, ask asker) er
 				// The caller gave up; that is not the policy's verdict.
 				return backend.Errorf(backend.ErrUnavailable, req.Action, subject(req), "cancelled while policy %s was checking: %v", p.Name(), ctx.Err())
 			}
-			d = Decision{Reason: fmt.Sprintf("policy failed, denying: %v", err)}
+			d = Decision{Reason: fmt.Sprintf("%v: %v", ErrPolicyFailed, err)}
+			c.event(ctx, slog.LevelWarn, p.Name(), req, d, time.Since(start))
+			// The failure's text, not its kind: a plugin's broken answer
+			// is ErrInvalid, and the refusal must stay ErrPermission.
+			return &backend.Error{Kind: backend.ErrPermission, Op: req.Action, Path: subject(req),
+				Msg: "denied by policy " + p.Name(), Err: fmt.Errorf("%w: %v", ErrPolicyFailed, err)}
 		}
 		if d.Ask && !d.Allow {
 			if err := c.settleAsk(ctx, p.Name(), req, d, ask, start); err != nil {

@@ -172,8 +172,8 @@ func TestToolDispatch(t *testing.T) {
 
 func TestRegistrationMistakes(t *testing.T) {
 	resetRegistry(t)
-	if got := string(handleDescribe(nil)); !strings.Contains(got, "no pdk.Declare") {
-		t.Errorf("undeclared: %s", got)
+	if got := string(handleDescribe(nil)); !strings.Contains(got, `"message":"no pdk.Declare`) {
+		t.Errorf("undeclared: %s, want the message to start with what is missing (no nameless \"plugin :\")", got)
 	}
 	Declare("m", "1")
 	if got := string(handleDescribe(nil)); !strings.Contains(got, "registers no tool and no policy") {

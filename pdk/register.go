@@ -373,7 +373,13 @@ func handleDescribe([]byte) []byte {
 		errs = append(errs, "registers no tool and no policy")
 	}
 	if len(errs) > 0 {
-		return errorOutput(Errorf(KindInvalid, "plugin %s: %s", registry.name, strings.Join(errs, "; ")))
+		msg := strings.Join(errs, "; ")
+		if registry.name != "" {
+			// Without a Declare there is no name: "plugin : ..." would
+			// read as a bug in the message.
+			msg = "plugin " + registry.name + ": " + msg
+		}
+		return errorOutput(Errorf(KindInvalid, "%s", msg))
 	}
 	b, err := json.Marshal(wireDescription{ABI: ABIVersion, Name: registry.name, Version: registry.version, Kind: kind,
 		Tools: registry.tools, Capabilities: registry.caps, Actions: registry.actions})

@@ -181,13 +181,21 @@ func hint(err error) string {
 	case op == "config":
 		return "fix the configuration as the message says (wai.example.toml documents every key, limit and default); `wai preflight` checks the whole setup"
 	case op == "mcp.token":
-		return "a token file must be yours and private (mode 0600, in a directory only you can write): fix it as the message says, or remove it and wai serve --http creates a new one"
+		// Not "remove it": wai makes only its own token file anew, not
+		// an operator's token_file.
+		return "a token file must be yours and private (mode 0600, in a directory only you can write): fix it as the message says"
 	case kind == backend.ErrUnavailable && errors.Is(err, context.DeadlineExceeded):
 		// A call that ran out of time is kinded unavailable, but the
 		// backend is fine: pointing at preflight sends the person to look
 		// for an outage.
 		return "the call ran out of time, not the backend: raise the tool's deadline (tool_timeouts in the config), " +
 			"or run long work as a background job (job_start, or exec_background in a managed container)"
+	case errors.Is(err, backend.ErrNotBuiltIn):
+		// preflight checks the machine, and no setup of it helps here.
+		return "the backend cannot serve in this wai, on any machine: do what the message says, or pick another backend with --backend (host runs unsandboxed)"
+	case errors.Is(err, host.ErrPolicyFailed):
+		return "the policy named is broken: it crashed, ran out of time or answered nonsense, so it denies what it judges; " +
+			"fix the policy plugin, or remove it from [[policies]] (or default_policies) in the config"
 	case kind == backend.ErrPermission && strings.Contains(err.Error(), "grants ="):
 		return "a plugin uses only the capabilities its [[plugins]] entry grants: add the one named if you trust the plugin with it"
 	}

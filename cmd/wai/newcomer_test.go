@@ -94,6 +94,7 @@ func TestNewcomerErrors(t *testing.T) {
 	typo := writeFile(t, dir, "typo.toml", base+"defualt_policies = []\n\n[limits]\nmax_outptu_bytes = 100\n")
 	unbuilt := writeFile(t, dir, "unbuilt.toml", base+fmt.Sprintf("plugin_dir = %q\nbundled_tools = [\"python\"]\n", dir))
 	ungranted := writeFile(t, dir, "ungranted.toml", base+fmt.Sprintf("bundled_tools = []\n\n[[plugins]]\npath = %q\n", filepath.Join(dir, "shell.wasm")))
+	misplaced := writeFile(t, dir, "misplaced.toml", base+fmt.Sprintf("bundled_tools = []\n\n[[policies]]\npath = %q\n", filepath.Join(dir, "shell.wasm")))
 	const schemaHelp = `shell_execute takes {"command": array of string (required)`
 
 	for _, c := range []newcomerCase{{
@@ -116,6 +117,12 @@ func TestNewcomerErrors(t *testing.T) {
 		args:  []string{"tools", "--config", ungranted},
 		wrong: []string{"shell.wasm", "imports wai_shell_exec", `capability "shell", not granted`},
 		next:  []string{`add grants = ["shell"] under this plugin's [[plugins]] entry`, "hint: a plugin uses only the capabilities its [[plugins]] entry grants"},
+	}, {
+		// It uses the shell, but a grant is not what it lacks.
+		name:  "tool plugin under [[policies]]",
+		args:  []string{"tools", "--config", misplaced},
+		wrong: []string{"policies[0]", "shell.wasm", "is a tool plugin, not a policy plugin"},
+		next:  []string{"list it under [[plugins]]"},
 	}, {
 		name:  "tool not found",
 		args:  []string{"call", "--config", good, "shel_execute", "{}"},

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/wai-dev/wai/host"
@@ -168,9 +169,24 @@ func configuredTokens(std stdio, mcp config.MCP, addr, tokenEnv string) ([]mcpse
 		return nil, err
 	}
 	if len(tokens) > 0 {
-		fmt.Fprintf(std.err, "wai serve: %d bearer token(s) configured ([[mcp.tokens]], $%s); clients send \"Authorization: Bearer <token>\"\n", len(tokens), tokenEnv)
+		fmt.Fprintf(std.err, "wai serve: %d bearer token(s) configured (%s); clients send \"Authorization: Bearer <token>\"\n", len(tokens), tokenSources(len(mcp.Tokens), len(tokens), tokenEnv))
 	}
 	return tokens, nil
+}
+
+// tokenSources names where the tokens came from: each [[mcp.tokens]]
+// entry gives one, and $tokenEnv the rest, when it was set. The banner
+// named $WAI_MCP_TOKEN though it was unset, sending the operator to look
+// for a token that was not there.
+func tokenSources(fromConfig, total int, tokenEnv string) string {
+	var src []string
+	if fromConfig > 0 {
+		src = append(src, fmt.Sprintf("%d in [[mcp.tokens]]", fromConfig))
+	}
+	if total > fromConfig {
+		src = append(src, "$"+tokenEnv)
+	}
+	return strings.Join(src, ", ")
 }
 
 // stateToken is the token wai keeps in the state directory when none is

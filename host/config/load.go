@@ -195,7 +195,7 @@ func Parse(data []byte) (File, error) {
 	for _, k := range md.Keys() {
 		if isDurationKey(k) && md.Type(k...) != "String" {
 			errs = append(errs, backend.Errorf(backend.ErrInvalid, "config", "",
-				"%s%s must be a duration string such as \"30s\" or \"15m\", not a %s", k.String(), atLine(data, md, k), md.Type(k...)))
+				"%s%s must be a duration string such as \"30s\" or \"15m\", %s", k.String(), atLine(data, md, k), durationTypeAdvice(data, md, k)))
 		}
 	}
 	if len(errs) > 0 {

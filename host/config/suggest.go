@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -123,5 +124,51 @@ func tomlAdvice(err error) string {
 	if strings.HasPrefix(pe.Message, "expected value but found") {
 		return ` (TOML strings need quotes: key = "value")`
 	}
+	if m := badDuration.FindStringSubmatch(pe.Message); m != nil {
+		if _, err := strconv.ParseFloat(m[1], 64); err == nil {
+			// "30" is the commonest slip: a number without its unit.
+			return fmt.Sprintf(` (a duration needs its unit: write "%ss" for seconds, or use "ms", "m", "h")`, m[1])
+		}
+		return ` (a duration is a number and its unit, such as "30s", "1m30s" or "500ms")`
+	}
 	return ""
+}
+
+// badDuration matches the TOML decoder's message for a duration string
+// time.ParseDuration refuses.
+var badDuration = regexp.MustCompile(`^invalid duration: "(.*)"$`)
+
+// durationTypeAdvice ends the message for a duration key that is not a
+// string. TOML's own type name read "not a Integer" for policy_timeout = 5;
+// a number gets the string to write instead.
+func durationTypeAdvice(data []byte, md toml.MetaData, k toml.Key) string {
+	t := md.Type(k...)
+	if t == "Integer" {
+		if v, ok := valueAt(data, k); ok {
+			return fmt.Sprintf(`not the bare number %v: write "%vs" for seconds, or use "ms", "m", "h"`, v, v)
+		}
+		return `not a bare number: give it a unit, such as "5s"`
+	}
+	// Other types fail decoding before this check (a duration decodes
+	// from a string or an integer only); the name is a fallback.
+	return "not a TOML " + strings.ToLower(t)
+}
+
+// valueAt reads the value of key k from TOML data, when every step of k
+// is a table (not an array of tables).
+func valueAt(data []byte, k toml.Key) (any, bool) {
+	var v any = map[string]any{}
+	if toml.Unmarshal(data, &v) != nil {
+		return nil, false
+	}
+	for _, part := range k {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[part]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
 }

@@ -2,10 +2,12 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 )
 
@@ -25,6 +27,9 @@ func TestToolErrorHints(t *testing.T) {
 		{"outage", backend.Errorf(backend.ErrUnavailable, "exec", "", "the Podman service does not answer"), down, "ran out of time"},
 		{"limit", backend.Errorf(backend.ErrInvalid, "jobs.start", "", "the session already runs 4 background jobs, the limit (limits.max_jobs)"), "limits.max_jobs", down},
 		{"policy", backend.Errorf(backend.ErrPermission, "exec", "", "denied"), "a policy refused", down},
+		// Another command meets the same broken policy.
+		{"broken policy", &backend.Error{Kind: backend.ErrPermission, Op: "exec", Msg: "denied by policy p",
+			Err: fmt.Errorf("%w: no answer within 1s", host.ErrPolicyFailed)}, "tell the operator", "different command"},
 	}
 	for _, c := range cases {
 		res := toolError(c.err)

@@ -348,6 +348,11 @@ func toolError(err error) *mcp.CallToolResult {
 // serves fine: telling the model it is down, and the operator to check
 // it, sends both looking for an outage instead of at the long command.
 func hint(err error) string {
+	if errors.Is(err, host.ErrPolicyFailed) {
+		// Another command meets the same broken policy: only the
+		// operator can fix it, and the model should tell them.
+		return "the policy that judges this is broken and refuses what it judges; tell the operator, who must fix or remove it"
+	}
 	switch backend.KindOf(err) {
 	case backend.ErrPermission:
 		return "a policy refused this; try a different command or approach"

@@ -38,7 +38,7 @@ func ConfiguredTokens(cfg config.MCP, tokenEnv string, getenv func(string) strin
 		secret := t.Token
 		if t.TokenFile != "" {
 			var err error
-			if secret, err = ReadTokenFile(t.TokenFile); err != nil {
+			if secret, err = readTokenFile(t.TokenFile, false); err != nil {
 				return nil, fmt.Errorf("mcp.tokens[%d]: %w", i, err)
 			}
 		}
@@ -58,10 +58,13 @@ func ConfiguredTokens(cfg config.MCP, tokenEnv string, getenv func(string) strin
 	return out, nil
 }
 
-// ReadTokenFile reads a token from a regular file that only its owner (the
+// readTokenFile reads a token from a regular file that only its owner (the
 // user wai runs as) can read or write, and that is not a symbolic link: a
-// token others can read is a shell for them.
-func ReadTokenFile(path string) (string, error) {
+// token others can read is a shell for them. made says wai made the file
+// (its own token in the state directory, made anew when removed), not the
+// operator (a token_file of [[mcp.tokens]]): only then is "remove it" the
+// advice.
+func readTokenFile(path string, made bool) (string, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
@@ -70,7 +73,7 @@ func ReadTokenFile(path string) (string, error) {
 		return "", backend.Errorf(backend.ErrInvalid, "mcp.token", path, "cannot read the token file: %v", err)
 	}
 	defer f.Close()
-	if err := checkPrivate(f, path, false); err != nil {
+	if err := checkPrivate(f, path, false, made); err != nil {
 		return "", err
 	}
 	data, err := io.ReadAll(io.LimitReader(f, 4096))
@@ -82,7 +85,10 @@ func ReadTokenFile(path string) (string, error) {
 
 // checkPrivate refuses a file (or directory) that is not owned by the user
 // wai runs as, or that others can read (a file) or write (a directory).
-func checkPrivate(f *os.File, path string, dir bool) error {
+// made: wai made it, and makes a new token when it is removed; an
+// operator's own file must be fixed and, if it leaked, given a new token
+// by the operator.
+func checkPrivate(f *os.File, path string, dir, made bool) error {
 	fi, err := f.Stat()
 	if err != nil {
 		return backend.Errorf(backend.ErrInvalid, "mcp.token", path, "cannot stat: %v", err)
@@ -93,9 +99,17 @@ func checkPrivate(f *os.File, path string, dir bool) error {
 	case !dir && !fi.Mode().IsRegular():
 		return backend.Errorf(backend.ErrInvalid, "mcp.token", path, "the token file is not a regular file")
 	}
+	renew := "remove the token file so wai makes a new one"
+	if !made {
+		renew = "write a new token into it and give that to the clients"
+	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		fix := "remove it (a new token is made) or chown it"
+		if !made {
+			fix = fmt.Sprintf("`chown %d %s`, and %s", os.Geteuid(), path, renew)
+		}
 		return backend.Errorf(backend.ErrPermission, "mcp.token", path,
-			"owned by uid %d, not by uid %d that wai runs as: another user could have read or replaced the token; remove it (a new token is made) or chown it", st.Uid, os.Geteuid())
+			"owned by uid %d, not by uid %d that wai runs as: another user could have read or replaced the token; %s", st.Uid, os.Geteuid(), fix)
 	}
 	if perm := fi.Mode().Perm(); dir && perm&0o022 != 0 || !dir && perm&0o077 != 0 {
 		fix := "chmod 600"
@@ -103,7 +117,7 @@ func checkPrivate(f *os.File, path string, dir bool) error {
 			fix = "chmod 700"
 		}
 		return backend.Errorf(backend.ErrPermission, "mcp.token", path,
-			"mode %04o lets other users at the token; `%s %s` (and, if others may have read it, remove the token file so wai makes a new one)", perm, fix, path)
+			"mode %04o lets other users at the token; `%s %s` (and, if others may have read it, %s)", perm, fix, path, renew)
 	}
 	return nil
 }
@@ -121,12 +135,12 @@ func LoadOrCreateTokenFile(path string) (token string, created bool, err error) 
 	if err != nil {
 		return "", false, backend.Errorf(backend.ErrInvalid, "mcp.token", dir, "cannot open the token directory (a symbolic link is refused): %v", err)
 	}
-	err = checkPrivate(d, dir, true)
+	err = checkPrivate(d, dir, true, true)
 	d.Close()
 	if err != nil {
 		return "", false, err
 	}
-	tok, err := ReadTokenFile(path)
+	tok, err := readTokenFile(path, true)
 	if err == nil && config.CheckMCPToken(path, tok) == nil {
 		return tok, false, nil
 	}

@@ -8,6 +8,7 @@ package kubernetes
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/wai-dev/wai/host/backend"
 )
@@ -15,10 +16,14 @@ import (
 // Name is the backend's name in config and on the command line.
 const Name = "kubernetes"
 
-// NotAvailable is what opening the backend says.
-const NotAvailable = "the kubernetes backend is not yet available: its pod spec builder exists " +
-	"(plugins/kubernetes/podspec) but no cluster client does; docs/KUBERNETES.md has the design and " +
-	"what is missing. Use backend \"podman\" meanwhile"
+// NotAvailable is what opening the backend says first.
+const NotAvailable = "the kubernetes backend is not yet available"
+
+// errNoClient is why. It wraps backend.ErrNotBuiltIn, as no wai is built
+// with a cluster client yet: the kernel then leads with this reason, not
+// with advice to set the machine up, which cannot help.
+var errNoClient = fmt.Errorf("a cluster client is %w (its pod spec builder is, in plugins/kubernetes/podspec); "+
+	"docs/KUBERNETES.md has the design and what is missing; use backend \"podman\" meanwhile", backend.ErrNotBuiltIn)
 
 func init() {
 	backend.RegisterDriver(Name, driver{})
@@ -34,7 +39,7 @@ var (
 )
 
 func (driver) Open(context.Context, backend.Options) (backend.Backend, error) {
-	return nil, backend.Errorf(backend.ErrUnavailable, "open", "", NotAvailable)
+	return nil, &backend.Error{Kind: backend.ErrUnavailable, Op: "open", Msg: NotAvailable, Err: errNoClient}
 }
 
 // Preflight has one check, which fails: the backend is not yet available.

@@ -306,6 +306,8 @@ func TestMisbehavingDescribe(t *testing.T) {
 		{"panic", r, ErrTrap, "describe exploded"},
 		{"garbage", r, backend.ErrInvalid, "not a description"},
 		{"abi2", r, backend.ErrInvalid, "speaks ABI 2"},
+		// The guest's own error, kind and message, not "unknown field".
+		{"error", r, backend.ErrInvalid, "describe: no pdk.Declare in the plugin's init"},
 	} {
 		start := time.Now()
 		_, err := c.rt.Load(context.Background(), Source{Bytes: evil, Bundled: true, Config: map[string]string{"describe": c.mode}})

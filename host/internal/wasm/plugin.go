@@ -164,6 +164,15 @@ func (p *Plugin) describe(ctx context.Context) (Description, error) {
 	}
 	var d Description
 	if err := decodeStrict(out, &d); err != nil {
+		// Any export may answer an ABI error (docs/ABI.md §5): the pdk
+		// does when the plugin declares nothing or a params type has no
+		// schema, and its message says what to fix.
+		var e struct {
+			Error *wireError `json:"error"`
+		}
+		if decodeStrict(out, &e) == nil && e.Error != nil {
+			return Description{}, e.Error.asError(p.name, "describe")
+		}
 		return Description{}, errorf(p.name, "describe", backend.ErrInvalid, "answered something that is not a description: %v", err)
 	}
 	if err := p.validate(&d); err != nil {

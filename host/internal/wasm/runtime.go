@@ -181,7 +181,7 @@ func (r *Runtime) Load(ctx context.Context, src Source) (*Plugin, error) {
 	if err := r.compile(ctx, p, data, src.Config); err != nil {
 		return nil, err
 	}
-	if err := r.admit(ctx, p, grants, src.Bundled); err != nil {
+	if err := r.admit(ctx, p, grants, src); err != nil {
 		p.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
@@ -252,16 +252,19 @@ func (r *Runtime) compile(ctx context.Context, p *Plugin, data []byte, config ma
 	return nil
 }
 
-// admit asks the compiled plugin to describe itself, checks what it
-// imports against what it declares and was granted, and registers it
-// with the runtime. The caller closes p on error.
-func (r *Runtime) admit(ctx context.Context, p *Plugin, grants capSet, bundled bool) error {
+// admit asks the compiled plugin to describe itself, checks its kind
+// and what it imports against what it declares and was granted, and
+// registers it with the runtime. The caller closes p on error.
+func (r *Runtime) admit(ctx context.Context, p *Plugin, grants capSet, src Source) error {
 	loadName := p.name // the name the plugin is loaded by, until it describes itself
 	desc, err := p.describe(ctx)
 	if err != nil {
 		return err
 	}
-	granted, err := grant(desc, grants, bundled, p.imports)
+	if src.Kind != "" && desc.Kind != src.Kind {
+		return errorf(desc.Name, "load", backend.ErrInvalid, "is a %s plugin, not a %s plugin: list it under %s", desc.Kind, src.Kind, configSection(desc.Kind))
+	}
+	granted, err := grant(desc, grants, src.Bundled, p.imports)
 	if err != nil {
 		return err
 	}
@@ -277,6 +280,14 @@ func (r *Runtime) admit(ctx context.Context, p *Plugin, grants capSet, bundled b
 	}
 	r.plugins[p] = struct{}{}
 	return nil
+}
+
+// configSection is where wai.toml lists plugins of a kind.
+func configSection(kind string) string {
+	if kind == KindPolicy {
+		return "[[policies]]"
+	}
+	return "[[plugins]]"
 }
 
 func (r *Runtime) forget(p *Plugin) {

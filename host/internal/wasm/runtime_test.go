@@ -167,6 +167,28 @@ func TestLoadChecksGrants(t *testing.T) {
 	}
 }
 
+// TestLoadChecksKind: a plugin of the other kind than its config section
+// expects hears where it belongs, before any grant advice: a tool plugin
+// that uses the shell, put under [[policies]], was told to add a grant
+// under its [[plugins]] entry, which it did not have.
+func TestLoadChecksKind(t *testing.T) {
+	t.Parallel() // a runtime of its own, and no timing to keep
+	r := newRuntime(t, Options{})
+	_, err := r.Load(context.Background(), Source{Bytes: helloWasm(t), Name: "hello", Kind: KindPolicy})
+	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "is a tool plugin, not a policy plugin: list it under [[plugins]]") {
+		t.Errorf("tool as a policy: %v, want ErrInvalid saying to list it under [[plugins]]", err)
+	}
+	// evil imports wai_shell_exec and is not granted it: the kind decides first.
+	_, err = r.Load(context.Background(), Source{Bytes: testModule(t, "host/internal/wasm/testdata/evil"), Kind: KindTool,
+		Config: map[string]string{"kind": KindPolicy, "declare": CapShell}})
+	if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "is a policy plugin, not a tool plugin: list it under [[policies]]") {
+		t.Errorf("policy as a tool: %v, want ErrInvalid saying to list it under [[policies]]", err)
+	}
+	if _, err := r.Load(context.Background(), Source{Bytes: helloWasm(t), Kind: KindTool, Grants: []string{CapShell}}); err != nil {
+		t.Errorf("tool as a tool: %v", err)
+	}
+}
+
 func TestLoadPinsSHA256(t *testing.T) {
 	r := newRuntime(t, Options{})
 	wasm := helloWasm(t)

@@ -81,6 +81,12 @@ type Source struct {
 	Config map[string]string
 	// Name is used in messages until the plugin has named itself.
 	Name string
+	// Kind is the kind of plugin the caller expects (KindTool or
+	// KindPolicy; "" takes either). A plugin of the other kind fails to
+	// load before its imports are held against Grants: a tool plugin put
+	// under [[policies]] must hear where it belongs, not be told to ask
+	// for a grant that section cannot give.
+	Kind string
 }
 
 // Plugin kinds.

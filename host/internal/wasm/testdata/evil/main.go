@@ -52,6 +52,9 @@ func describe() int32 {
 	case "garbage":
 		gopdk.OutputString("<html>not a description</html>")
 		return 0
+	case "error":
+		// What the pdk answers for a plugin with no Declare (ABI §5).
+		return out(map[string]any{"error": map[string]any{"kind": "invalid", "message": "no pdk.Declare in the plugin's init"}})
 	case "abi2":
 		return out(map[string]any{"abi": 2, "name": "evil", "kind": "tool"})
 	}
