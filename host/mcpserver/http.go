@@ -88,7 +88,7 @@ func newAuthenticator(tokens []Token, h http.Handler) http.Handler {
 func (a *authenticator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if a.match(bearerSecret(r)) < 0 {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="wai"`)
-		msg := "wai: missing or wrong bearer token: send the header `Authorization: Bearer <token>` with a token wai serve accepts (the file it printed at start, $WAI_MCP_TOKEN, or [[mcp.tokens]])"
+		msg := "wai: missing or wrong bearer token: send the header `Authorization: Bearer <token>` with a token wai serve accepts (the operator's configuration says which: the token file wai serve printed at start, the variable its [mcp] token_env names, or [[mcp.tokens]])"
 		if len(a.tokens) == 0 {
 			msg = "wai: this server has no bearer token configured, so it refuses every request: configure one ([mcp] in wai.toml)"
 		}

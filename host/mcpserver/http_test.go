@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -51,6 +52,14 @@ func TestHTTPAlwaysAuthenticated(t *testing.T) {
 				t.Errorf("Authorization %q: a refused request got a session", tc.authorization)
 			}
 		}
+	}
+
+	// The refusal says what to send without naming a variable the
+	// operator may not use (token_env names theirs).
+	resp := mcptest.Post(t, ts.URL, "", "", mcptest.InitializeBody)
+	body, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(body), "Authorization: Bearer") || !strings.Contains(string(body), "token_env") || strings.Contains(string(body), "$WAI_MCP_TOKEN") {
+		t.Errorf("401 body %q: want what to send and where tokens come from, no fixed variable name", body)
 	}
 
 	// No token at all: nothing is served.
