@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/wai-dev/wai/pdk"
+	"github.com/wai-dev/wai/tools/internal/cmdlimits"
 	"github.com/wai-dev/wai/tools/internal/shellfmt"
 )
 
@@ -141,15 +142,11 @@ func finish(r *result, res pdk.ExecResult, in driverInput) pdk.Result {
 // runTimeout is evalTimeout within the host's command timeouts: a
 // configuration whose max_timeout is under 5 s must not fail every call.
 func runTimeout() (time.Duration, error) {
-	lim, err := pdk.Shell.Limits()
+	l, err := cmdlimits.Load()
 	if err != nil {
 		return 0, err
 	}
-	t := evalTimeout
-	if lim.MaxTimeout > 0 {
-		t = min(t, lim.MaxTimeout)
-	}
-	return max(t, lim.MinTimeout), nil
+	return min(max(evalTimeout, l.Min), l.Max), nil
 }
 
 // timedOut is the answer of a run stopped at its time budget (by the

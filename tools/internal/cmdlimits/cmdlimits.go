@@ -1,5 +1,6 @@
 // Package cmdlimits is the timeout range and output budget of the bundled
-// command tools (shell_execute, podman_shell): the contract's timeout (a
+// command tools (shell_execute, podman_shell; evaluate_python fits its
+// fixed 5 s into the range): the contract's timeout (a
 // default of 30 s, clamped to 1–120 s) narrowed to what the host's
 // [limits] accept, and the host's max_output_bytes per stream. A tool
 // that used the contract's numbers alone would send a timeout the host
