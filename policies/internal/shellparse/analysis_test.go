@@ -134,6 +134,7 @@ var analyzeShellCases = []struct {
 	{"find . -newermt \"$d\" -delete", "find", nil},
 	{"sudo A=1 b", "sudo b<sudo", nil},
 	{"flock -c \"$x\" /l", "flock", []ProblemKind{C}},
+	{"flock -c a /l", "flock a", nil}, // -c CMD before the lock file
 }
 
 func TestAnalyzeShell(t *testing.T) {
