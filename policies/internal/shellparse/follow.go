@@ -44,9 +44,11 @@ func (z *analyzer) follow(ri int, name string, args []Word, d Dialect, depth int
 	return z.wrapped(ri, name, o, args[o.rest:], depth)
 }
 
-// followIndirect handles the commands that run no command directly but
-// run shell code, a file, or change what later names run. It reports
-// whether name is one of them.
+// followIndirect analyzes the commands that do not run the words after
+// their options as a command: shells, eval and trap run shell code,
+// find its -exec commands, source a file, git and enable may run code
+// no command line shows, and the rest set variables or change what
+// later names run. It reports whether name is one of them.
 func (z *analyzer) followIndirect(ri int, name string, args []Word, d Dialect, depth int) bool {
 	cmd := z.a.Runs[ri].Command
 	switch {
