@@ -4,28 +4,32 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wai-dev/wai/host/backend"
 )
+
+// hooksGuard refuses writes under .git/hooks, judging both the path and
+// the resolved one as a policy about a directory must, and records what it
+// is asked: the chain asks it on the caller's goroutine.
+type hooksGuard struct{ seen []string }
+
+func (*hooksGuard) Name() string { return "hooks" }
+
+func (g *hooksGuard) Check(_ context.Context, req CheckRequest) (Decision, error) {
+	g.seen = append(g.seen, req.Action+" "+subject(req)+" ("+req.ResolvedPath+")")
+	if req.Action == ActionFSWrite && (strings.HasPrefix(req.Path, ".git/hooks/") || strings.HasPrefix(req.ResolvedPath, ".git/hooks/")) {
+		return Decision{Reason: "no writes to git hooks"}, nil
+	}
+	return Decision{Allow: true}, nil
+}
 
 // copy_out writes into the session workspace past the file functions: a
 // policy that refuses writes under .git/hooks must refuse it there too,
 // judging the same fs.write a write of that path gets, after the
 // containers check; elsewhere the copy goes through.
 func TestCopyOutIsJudgedAsAWrite(t *testing.T) {
-	var mu sync.Mutex
-	var seen []string
-	hooks := &scriptedPolicy{name: "hooks", check: func(_ context.Context, req CheckRequest) (Decision, error) {
-		mu.Lock()
-		seen = append(seen, req.Action+" "+subject(req)+" ("+req.ResolvedPath+") "+req.Tool)
-		mu.Unlock()
-		if req.Action == ActionFSWrite && (strings.HasPrefix(req.Path, ".git/hooks/") || strings.HasPrefix(req.ResolvedPath, ".git/hooks/")) {
-			return Decision{Reason: "no writes to git hooks"}, nil
-		}
-		return Decision{Allow: true}, nil
-	}}
+	hooks := &hooksGuard{}
 	fc := newFakeContainers()
 	k := safetyKernel(t, testConfig(t), nil, fc, WithPolicy(hooks))
 	s := session(t, k, "cp")
@@ -42,9 +46,7 @@ func TestCopyOutIsJudgedAsAWrite(t *testing.T) {
 		}
 		return out
 	}
-	mu.Lock()
-	seen = nil
-	mu.Unlock()
+	hooks.seen = nil
 	_, err := s.Containers(ctx, ContainerRequest{Operation: "copy_out", Container: "box", ContainerPath: "/tmp/hook", HostPath: ".git/hooks/pre-commit"})
 	if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "denied by policy hooks: no writes to git hooks") ||
 		!strings.Contains(err.Error(), ".git/hooks/pre-commit") {
@@ -53,9 +55,9 @@ func TestCopyOutIsJudgedAsAWrite(t *testing.T) {
 	if got := files(); len(got) != 0 {
 		t.Fatalf("a refused copy_out wrote %v", got)
 	}
-	want := []string{"containers.copy_out box () ", "fs.write .git/hooks/pre-commit (.git/hooks/pre-commit) "}
-	if strings.Join(seen, "|") != strings.Join(want, "|") {
-		t.Errorf("the policy saw %q, want %q: the containers check, then the write", seen, want)
+	want := []string{"containers.copy_out box ()", "fs.write .git/hooks/pre-commit (.git/hooks/pre-commit)"}
+	if strings.Join(hooks.seen, "|") != strings.Join(want, "|") {
+		t.Errorf("the policy saw %q, want %q: the containers check, then the write", hooks.seen, want)
 	}
 	if _, err := s.Containers(ctx, ContainerRequest{Operation: "copy_out", Container: "box", ContainerPath: "/tmp/out.txt", HostPath: "./out/result.txt"}); err != nil {
 		t.Fatalf("copy_out to an allowed path: %v", err)

@@ -11,6 +11,45 @@ import (
 	"github.com/wai-dev/wai/host/backend"
 )
 
+// resolvedTarget returns the path a mutation acts on and how it is looked
+// up: the request's own path, symlinks followed inside the root; or, when
+// the kernel passed the resolved path a policy judged, that path with no
+// symlink followed.
+//
+// Why act on the resolved path rather than re-check: between the policy's
+// check and the change a process in the sandbox may swap a directory on the
+// requested path for a symlink. Resolving the request again would then
+// change an entry no policy saw; walking the judged path without following
+// any symlink either reaches the judged entry or fails. (A directory that is
+// renamed after the walk opened it keeps its descriptor: the change lands in
+// the directory the policy judged, under whatever name it has now.)
+func resolvedTarget(op, p, rel, resolved string) (string, lookup, error) {
+	if resolved == "" {
+		return rel, lookup{}, nil
+	}
+	target, err := cleanPath(op, resolved)
+	if err != nil {
+		return "", lookup{}, err
+	}
+	return target, lookup{resolved: true}, nil
+}
+
+// lookupErr maps an error of resolving a mutation's path rel. On a
+// resolved path, ELOOP means a symlink appeared on it after the policies
+// judged it (ResolvePath refused the links that lead nowhere, so a link
+// there now is new); on a requested path a missing element may be such a
+// link, which brokenLink names.
+func (f *FS) lookupErr(root int, op, p, rel string, l lookup, err error) error {
+	if !l.resolved {
+		return f.explain(root, op, p, rel, err)
+	}
+	if err == syscall.ELOOP {
+		return backend.Errorf(backend.ErrInvalid, op, p,
+			"a symlink appeared on the path since the policies judged it (the workspace changed meanwhile): try again")
+	}
+	return mapErr(op, p, err)
+}
+
 // Write creates, overwrites or appends to a regular file, creating missing
 // parent directories. A symlink at the path is followed inside the root, so
 // writing through "current -> v2/app.conf" writes v2/app.conf.
@@ -130,43 +169,4 @@ func (f *FS) openForWrite(dfd int, name string, mode backend.WriteMode) (*os.Fil
 		}
 		return os.NewFile(uintptr(fd), name), created, nil
 	}
-}
-
-// resolvedTarget returns the path a mutation acts on and how it is looked
-// up: the request's own path, symlinks followed inside the root; or, when
-// the kernel passed the resolved path a policy judged, that path with no
-// symlink followed.
-//
-// Why act on the resolved path rather than re-check: between the policy's
-// check and the change a process in the sandbox may swap a directory on the
-// requested path for a symlink. Resolving the request again would then
-// change an entry no policy saw; walking the judged path without following
-// any symlink either reaches the judged entry or fails. (A directory that is
-// renamed after the walk opened it keeps its descriptor: the change lands in
-// the directory the policy judged, under whatever name it has now.)
-func resolvedTarget(op, p, rel, resolved string) (string, lookup, error) {
-	if resolved == "" {
-		return rel, lookup{}, nil
-	}
-	target, err := cleanPath(op, resolved)
-	if err != nil {
-		return "", lookup{}, err
-	}
-	return target, lookup{resolved: true}, nil
-}
-
-// lookupErr maps an error of resolving a mutation's path rel. On a
-// resolved path, ELOOP means a symlink appeared on it after the policies
-// judged it (ResolvePath refused the links that lead nowhere, so a link
-// there now is new); on a requested path a missing element may be such a
-// link, which brokenLink names.
-func (f *FS) lookupErr(root int, op, p, rel string, l lookup, err error) error {
-	if !l.resolved {
-		return f.explain(root, op, p, rel, err)
-	}
-	if err == syscall.ELOOP {
-		return backend.Errorf(backend.ErrInvalid, op, p,
-			"a symlink appeared on the path since the policies judged it (the workspace changed meanwhile): try again")
-	}
-	return mapErr(op, p, err)
 }
