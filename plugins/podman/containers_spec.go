@@ -15,25 +15,14 @@ import (
 )
 
 // containerSpec validates req against the hard rules and builds the
-// container's spec and the info describing it, one step each: identity,
-// process, network, security and resources, mounts, working directory.
+// container's spec and the info describing it, one step each: the
+// request's checks, identity, process, network, security and resources,
+// mounts, working directory.
 func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerator, backend.ContainerInfo, error) {
 	const op = "containers.create"
-	var info backend.ContainerInfo
-	if err := refusePrivileges(req); err != nil {
-		return nil, info, err
-	}
-	name, err := b.containerName(req.Name, req.Purpose)
+	name, image, mem, err := b.checkCreate(req)
 	if err != nil {
-		return nil, info, err
-	}
-	image, err := b.specImage(req)
-	if err != nil {
-		return nil, info, err
-	}
-	mem, err := b.specMemory(req)
-	if err != nil {
-		return nil, info, err
+		return nil, backend.ContainerInfo{}, err
 	}
 	s := newContainerSpec(name, image)
 	info, env, err := b.specInfo(req, name, image)
@@ -63,6 +52,24 @@ func (b *Backend) containerSpec(req backend.ContainerSpec) (*specgen.SpecGenerat
 		return nil, info, backend.Errorf(backend.ErrInvalid, op, name, "the container spec is invalid: %v", err)
 	}
 	return s, info, nil
+}
+
+// checkCreate checks what req asks for before a spec is built: no
+// privileges, and a valid name, image and memory limit, which it returns.
+func (b *Backend) checkCreate(req backend.ContainerSpec) (name, image string, mem int64, err error) {
+	if err = refusePrivileges(req); err != nil {
+		return "", "", 0, err
+	}
+	if name, err = b.containerName(req.Name, req.Purpose); err != nil {
+		return "", "", 0, err
+	}
+	if image, err = b.specImage(req); err != nil {
+		return "", "", 0, err
+	}
+	if mem, err = b.specMemory(req); err != nil {
+		return "", "", 0, err
+	}
+	return name, image, mem, nil
 }
 
 // specImage is the image req names, else the configured one; a name that

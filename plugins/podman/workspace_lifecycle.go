@@ -83,13 +83,8 @@ func (w *Workspace) Close(ctx context.Context) error {
 	close(w.closing)
 	w.mu.Unlock()
 
-	// Running commands see closing, kill their trees and return.
-	waited := make(chan struct{})
-	go func() { w.inflight.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-ctx.Done():
-		return fmt.Errorf("close workspace %s: commands still stopping: %w", w.session, ctx.Err())
+	if err := w.waitCommands(ctx); err != nil {
+		return err
 	}
 	keep := w.keep()
 	var errs []error
@@ -138,4 +133,17 @@ func (w *Workspace) Close(ctx context.Context) error {
 	_ = os.Remove(tombstonePath(w.statePath))
 	removeJobDeadlines(w.statePath)
 	return errors.Join(errs...)
+}
+
+// waitCommands waits until the running commands returned: they see
+// closing, kill their trees and return.
+func (w *Workspace) waitCommands(ctx context.Context) error {
+	waited := make(chan struct{})
+	go func() { w.inflight.Wait(); close(waited) }()
+	select {
+	case <-waited:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("close workspace %s: commands still stopping: %w", w.session, ctx.Err())
+	}
 }
