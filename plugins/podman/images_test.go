@@ -175,7 +175,7 @@ func TestRecipeHashMatchesScript(t *testing.T) {
 // TestCanBuildAdvice: without root or mmdebstrap the error says what to
 // install and how to run, with the kind a caller can act on. Not parallel:
 // it swaps geteuid and lookPath, which every build (TestBuildCancelCleansUp)
-// reads; sequential, it is done before any parallel test starts.
+// reads; sequential, it is done before the parallel tests are released.
 func TestCanBuildAdvice(t *testing.T) {
 	savedUID, savedLook := geteuid, lookPath
 	t.Cleanup(func() { geteuid, lookPath = savedUID, savedLook })
