@@ -2,6 +2,7 @@ package podman
 
 import (
 	"net/url"
+	"path/filepath"
 )
 
 // The two places a session's /workspace can live.
@@ -57,4 +58,23 @@ func (p sessionPaths) workspaceRef() string {
 		return volumePrefix + p.volume
 	}
 	return p.dir
+}
+
+// resolveWorkspace parses workspace_size and places workspace_dir (under
+// stateDir unless set).
+func (c *Config) resolveWorkspace(stateDir string) error {
+	var err error
+	if c.workspaceBytes, err = parseBytes(c.WorkspaceSize); err != nil || c.workspaceBytes != 0 && c.workspaceBytes < minWorkspaceBytes {
+		return invalid("workspace_size %q: give a size of at least 8m, like \"1g\", or \"0\" for no limit", c.WorkspaceSize)
+	}
+	if c.WorkspaceDir == "" {
+		if stateDir == "" {
+			return invalid("no workspace_dir and no state directory to put workspaces in")
+		}
+		c.WorkspaceDir = filepath.Join(stateDir, "podman")
+	}
+	if c.WorkspaceDir, err = filepath.Abs(c.WorkspaceDir); err != nil {
+		return invalid("workspace_dir %q: %v", c.WorkspaceDir, err)
+	}
+	return c.checkWorkspaceDir()
 }

@@ -173,9 +173,10 @@ func TestRecipeHashMatchesScript(t *testing.T) {
 }
 
 // TestCanBuildAdvice: without root or mmdebstrap the error says what to
-// install and how to run, with the kind a caller can act on.
+// install and how to run, with the kind a caller can act on. Not parallel:
+// it swaps geteuid and lookPath, which every build (TestBuildCancelCleansUp)
+// reads; sequential, it is done before the parallel tests are released.
 func TestCanBuildAdvice(t *testing.T) {
-	t.Parallel()
 	savedUID, savedLook := geteuid, lookPath
 	t.Cleanup(func() { geteuid, lookPath = savedUID, savedLook })
 

@@ -3,16 +3,12 @@
 package podman
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/containers/podman/v5/pkg/bindings/containers"
 )
 
 // Stopping a command inside the container.
@@ -20,15 +16,15 @@ import (
 // Dropping the attach connection does not stop an exec'd process (podman
 // #19486), and ExecRemove(force) needs a 4.8 service. So every command runs
 // under a small wrapper shell that runc makes a session leader, with
-// WAI_EXEC=<secret> in its environment: 128 random bits, new for every
-// exec. Before it runs the command, the wrapper writes one line to stderr
-// with its pid and start time (the host strips it): written before any of
-// the command's code runs, it cannot be forged, and it lets the kill find
-// the command's session and start time even after the wrapper is gone. On
-// timeout, on cancellation, and after a command that exited with processes
-// still about, a second exec runs killScript, which finds the command's
-// processes from inside the container and signals them: SIGTERM, the grace
-// period, then SIGSTOP+SIGKILL until none is left.
+// WAI_EXEC=<secret> in its environment: 128 random bits, new for every exec.
+// Before it runs the command, the wrapper writes one line to stderr with its
+// pid and start time (the host strips it; kill_header.go): written before
+// any of the command's code runs, it cannot be forged, and it lets the kill
+// find the command's session and start time even after the wrapper is gone.
+// On timeout, on cancellation, and after a command that exited with
+// processes still about (kill_leftovers.go), a second exec runs killScript,
+// which finds the command's processes from inside the container and signals
+// them: SIGTERM, the grace period, then SIGSTOP+SIGKILL until none is left.
 //
 // A process belongs to the command when any of these holds, applied until
 // nothing changes:
@@ -185,41 +181,6 @@ done
 finish "left$A" 1
 `
 
-// rootHeader starts the line the wrapper writes to stderr before the
-// command runs: "wai-exec PID STARTTIME", its pid and start time (clock
-// ticks since boot) as the container's /proc shows them.
-const rootHeader = "wai-exec "
-
-// headerScript prints the header with builtins only (no fork: it works
-// with the pids limit nearly reached). The function keeps set -- from
-// clobbering the command's arguments.
-const headerScript = `wai_h() { set -- ${1##*) }; printf '` + rootHeader + `%s %s\n' $$ "${20}" >&2; }
-read -r wai_l </proc/$$/stat && wai_h "$wai_l"
-`
-
-// wrapScript writes the header, then runs the command as a child, so that
-// this shell (carrying the marker, leading the session runc gives the exec)
-// stays in place as the root the kill script starts from. `exit $?` after
-// the command keeps dash from exec'ing it in place; the subshell's exec
-// makes sure an argv runs the program it names, never a shell builtin of
-// the same name (dash's echo interprets backslashes, /bin/echo does not).
-const wrapScript = headerScript + `(exec "$@")
-exit $?`
-
-// scriptWrapScript first copies the script from stdin to a file under /tmp
-// (private to the container, outside the workspace, so it never shows up
-// among the workspace's files), runs the interpreter on it and removes it.
-const scriptWrapScript = headerScript + `f=/tmp/.wai-exec-$WAI_EXEC.sh
-(umask 077 && cat >"$f") || exit 126
-(exec "$@" "$f")
-s=$?
-rm -f "$f"
-exit $s`
-
-// execRoot is an exec's wrapper shell as its header line gives it: its pid
-// and start time inside the container; zero when unknown.
-type execRoot struct{ pid, start uint64 }
-
 // killReport is how stopping a command's processes went.
 type killReport struct {
 	// outcome is the kill script's report ("none", "term N", "kill N"), or
@@ -238,10 +199,6 @@ const killScriptBudget = 20 * time.Second
 // grep, a command substitution, a sleep). With fewer left the script
 // cannot run, and the container is removed at once.
 const pidsHeadroom = 8
-
-// baseProcesses are the tasks of an idle container: the init and the
-// sleeper it keeps alive, one thread each.
-const baseProcesses = 2
 
 func (b *Backend) grace() time.Duration { return time.Duration(b.cfg.KillGrace) }
 
@@ -341,156 +298,9 @@ func (w *Workspace) removeUnconfirmed(st *ctrState, id string, t0 time.Time, why
 	return rep
 }
 
-// stopLeftovers ends what a command that exited by itself left running
-// (background jobs, daemons): they end with their command unless the
-// session is closed first. The common case, nothing left, costs one
-// stats call to the service and no exec.
-func (w *Workspace) stopLeftovers(st *ctrState, id, secret string, root execRoot, count <-chan taskCountResult) killReport {
-	c := <-count
-	n, ok := c.n, c.ok
-	if ok && n <= baseProcesses {
-		return killReport{outcome: "none"}
-	}
-	if !ok {
-		n = -1
-	}
-	return w.killTree(st, id, secret, root, 0, n)
-}
-
-type taskCountResult struct {
-	n  int
-	ok bool
-}
-
-// startTaskCount reads taskCount in the background, so the call overlaps
-// the others made after a command ends.
-func (b *Backend) startTaskCount(ctrID string) <-chan taskCountResult {
-	ch := make(chan taskCountResult, 1)
-	go func() {
-		n, ok := b.taskCount(ctrID)
-		ch <- taskCountResult{n, ok}
-	}()
-	return ch
-}
-
-// taskCount is the container's pids cgroup count (processes and threads,
-// what pids_limit caps), as the service reads it from outside: no exec, so
-// it works at the pids limit, where listing the processes does not keep up.
-func (b *Backend) taskCount(ctrID string) (int, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cctx, err := b.svc.ctx(ctx)
-	if err != nil {
-		return -1, false
-	}
-	ch, err := containers.Stats(cctx, []string{ctrID}, new(containers.StatsOptions).WithStream(false))
-	if err != nil {
-		return -1, false
-	}
-	n, ok := -1, false
-	for rep := range ch {
-		if rep.Error == nil && len(rep.Stats) == 1 && !ok {
-			n, ok = int(rep.Stats[0].PIDs), true
-		}
-	}
-	return n, ok
-}
-
 func elideOut(s string) string {
 	if len(s) > 300 {
 		return s[:300] + "…"
 	}
 	return s
-}
-
-// headerWriter passes an exec's stderr on, less the wrapper's header line,
-// which it parses.
-type headerWriter struct {
-	dst   io.Writer
-	buf   []byte
-	done  bool
-	got   execRoot
-	known chan struct{} // closed once the header was read, or cannot come
-}
-
-// maxHeader bounds the header line: "wai-exec " and two numbers.
-const maxHeader = 64
-
-func newHeaderWriter(dst io.Writer) *headerWriter {
-	return &headerWriter{dst: dst, known: make(chan struct{})}
-}
-
-func (h *headerWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	if h.done {
-		_, err := h.dst.Write(p)
-		return n, err
-	}
-	i := bytes.IndexByte(p, '\n')
-	if i < 0 && len(h.buf)+len(p) < maxHeader {
-		h.buf = append(h.buf, p...)
-		return n, nil
-	}
-	var rest []byte
-	if i >= 0 {
-		h.buf, rest = append(h.buf, p[:i+1]...), p[i+1:]
-	} else {
-		h.buf = append(h.buf, p...)
-	}
-	h.finish()
-	if len(rest) > 0 {
-		if _, err := h.dst.Write(rest); err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
-
-// finish parses the buffered line; anything but a header is output.
-func (h *headerWriter) finish() {
-	if h.done {
-		return
-	}
-	h.done = true
-	defer close(h.known)
-	if line, ok := strings.CutPrefix(string(h.buf), rootHeader); ok && strings.HasSuffix(line, "\n") {
-		pid, start, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
-		p, err1 := strconv.ParseUint(pid, 10, 32)
-		s, err2 := strconv.ParseUint(start, 10, 64)
-		if err1 == nil && err2 == nil && p > 1 {
-			h.got, h.buf = execRoot{pid: p, start: s}, nil
-			return
-		}
-	}
-	_, _ = h.dst.Write(h.buf)
-	h.buf = nil
-}
-
-// flush ends the header's wait once the stream is over; the writer must be
-// idle (the copy returned).
-func (h *headerWriter) flush() { h.finish() }
-
-// root returns the header's root, zero when it has not come (yet).
-func (h *headerWriter) root() execRoot {
-	select {
-	case <-h.known:
-		return h.got
-	default:
-		return execRoot{}
-	}
-}
-
-// waitRoot waits for the header (the first thing the wrapper does, so it
-// normally is there already), the end of the stream, or a generous bound:
-// a kill that starts before the command has found nothing yet.
-func (h *headerWriter) waitRoot(streamDone chan error) execRoot {
-	t := time.NewTimer(streamEndWait)
-	defer t.Stop()
-	select {
-	case <-h.known:
-	case err := <-streamDone:
-		streamDone <- err // the caller waits for it too; the channel has room for one
-	case <-t.C:
-	}
-	return h.root()
 }

@@ -1,0 +1,62 @@
+//go:build remote && exclude_graphdriver_btrfs && exclude_graphdriver_devicemapper && containers_image_openpgp
+
+package podman
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/wai-dev/wai/host/backend"
+)
+
+func TestContainerCopyRoundTrip(t *testing.T) {
+	t.Parallel()
+	b, w, owner := containerTest(t, map[string]any{"containers": map[string]any{"max_copy_bytes": "1m"}})
+	info := create(t, b, backend.ContainerSpec{Owner: owner})
+	ref := backend.ContainerRef{Owner: owner, Name: info.Name}
+	os.MkdirAll(filepath.Join(w.Dir(), "d/sub"), 0o755)
+	os.WriteFile(filepath.Join(w.Dir(), "d/sub/a.txt"), []byte("hello\n"), 0o644)
+	os.Symlink("/etc/passwd", filepath.Join(w.Dir(), "d/link"))
+	copyDirRoundTrip(t, b, ref)
+	if got, _ := os.ReadFile(filepath.Join(w.Dir(), "back/sub/a.txt")); string(got) != "hello\nmore\n" {
+		t.Errorf("copied out %q", got)
+	}
+	if _, err := b.CopyToContainer(bg, ref, backend.ContainerCopy{HostPath: "/etc/hostname", ContainerPath: "/tmp/h"}); !errors.Is(err, backend.ErrPermission) {
+		t.Errorf("copy_in from outside the roots: %v, want ErrPermission", err)
+	}
+	if _, err := b.CopyToContainer(bg, ref, backend.ContainerCopy{HostPath: "d/link/x", ContainerPath: "/tmp/h"}); err == nil {
+		t.Errorf("copy_in through a symlink out of the workspace succeeded")
+	}
+	copyOutCapped(t, b, ref)
+}
+
+// copyDirRoundTrip copies the workspace's d (d/sub/a.txt holding "hello",
+// and d/link, a symlink) to /tmp/d in the container, which must hold the
+// file but not the symlink, appends "more" to the file there, and copies
+// /tmp/d back out to back.
+func copyDirRoundTrip(t *testing.T, b *Backend, ref backend.ContainerRef) {
+	t.Helper()
+	res, err := b.CopyToContainer(bg, ref, backend.ContainerCopy{HostPath: "d", ContainerPath: "/tmp/d"})
+	if err != nil || res.Files != 1 || res.Bytes != 6 {
+		t.Fatalf("CopyToContainer = %+v, %v", res, err)
+	}
+	if out := cexec(t, b, ref, "cat /tmp/d/sub/a.txt; ls -A /tmp/d; echo more >> /tmp/d/sub/a.txt"); out.Stdout != "hello\nsub\n" {
+		t.Errorf("in the container: %+v (the symlink must stay behind)", out)
+	}
+	res, err = b.CopyFromContainer(bg, ref, backend.ContainerCopy{HostPath: "back", ContainerPath: "/tmp/d"})
+	if err != nil || res.Files != 1 {
+		t.Fatalf("CopyFromContainer = %+v, %v", res, err)
+	}
+}
+
+// copyOutCapped: copy_out of a file over max_copy_bytes (the caller's
+// backend sets 1m) is refused.
+func copyOutCapped(t *testing.T, b *Backend, ref backend.ContainerRef) {
+	t.Helper()
+	cexec(t, b, ref, "head -c 2000000 /dev/zero > /tmp/big")
+	if _, err := b.CopyFromContainer(bg, ref, backend.ContainerCopy{HostPath: "big", ContainerPath: "/tmp/big"}); !errors.Is(err, backend.ErrInvalid) {
+		t.Errorf("copy_out above max_copy_bytes: %v, want ErrInvalid", err)
+	}
+}
