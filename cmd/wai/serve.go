@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/wai-dev/wai/host"
@@ -133,10 +135,7 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		}
 
 		if !useHTTP {
-			if err := srv.Run(ctx, &mcpserver.StdioTransport{Reader: std.in, Writer: std.out}); err != nil {
-				return fail(ctx, std.err, err)
-			}
-			return exitOK
+			return serveStdio(ctx, std, srv)
 		}
 		if len(tokens) == 0 {
 			tok, err := stateToken(k.Config(), std.err, o.showToken)
@@ -211,6 +210,22 @@ func stateToken(cfg host.Config, stderr io.Writer, show bool) (string, error) {
 		fmt.Fprintf(stderr, "wai serve: bearer token: %s\n", tok)
 	}
 	return tok, nil
+}
+
+// serveStdio serves one client on standard input and output. A client
+// that dies closes both: its session ends on the read's EOF or, when wai
+// was writing to it (a call's progress), on the write's EPIPE. Both are
+// the client leaving, not a failure of wai: the session is closed either
+// way and wai exits 0.
+func serveStdio(ctx context.Context, std stdio, srv *mcpserver.Server) int {
+	err := srv.Run(ctx, &mcpserver.StdioTransport{Reader: std.in, Writer: std.out})
+	switch {
+	case errors.Is(err, syscall.EPIPE):
+		fmt.Fprintf(std.err, "wai serve: the client closed its end of the connection during a call; its session is closed\n")
+	case err != nil:
+		return fail(ctx, std.err, err)
+	}
+	return exitOK
 }
 
 func serveHTTP(ctx context.Context, std stdio, srv *mcpserver.Server, addr string, tokens []mcpserver.Token) int {
