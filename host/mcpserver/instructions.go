@@ -42,6 +42,11 @@ func instructionsText(info host.BackendInfo, tools []host.Tool) string {
 		case tool.Plugin == "jobs":
 			// They run for up to job_max_runtime, not a command's timeout.
 			t.jobs = append(t.jobs, "`"+tool.Name+"`")
+		case tool.Plugin == "python":
+			// Its code runs under a timeout of its own, shorter than a
+			// command's (its description gives it): listed with the
+			// commands, the model read the commands' limit as its own.
+			t.code = append(t.code, "`"+tool.Name+"`")
 		case tool.Name == "containers":
 			// It runs nothing in this workspace's environment: its
 			// containers are others, described on their own.
@@ -68,7 +73,7 @@ func instructionsText(info host.BackendInfo, tools []host.Tool) string {
 }
 
 // toolKinds are the offered tools' names, quoted, by what they do.
-type toolKinds struct{ commands, files, jobs []string }
+type toolKinds struct{ commands, code, files, jobs []string }
 
 func sandboxText(b *strings.Builder, info host.BackendInfo, t toolKinds) {
 	if info.Backend == "podman" {
@@ -85,6 +90,9 @@ func sandboxText(b *strings.Builder, info host.BackendInfo, t toolKinds) {
 	if len(t.commands) > 0 {
 		fmt.Fprintf(b, " The %s tools run short commands (≤%d seconds) in the same environment, in `/workspace`.",
 			strings.Join(t.commands, ", "), int(info.MaxCommandTimeout/time.Second))
+	}
+	if len(t.code) > 0 {
+		fmt.Fprintf(b, " The %s tools run code there too, under the shorter timeout their descriptions give.", strings.Join(t.code, ", "))
 	}
 	if info.NetworkEnabled {
 		b.WriteString(" Commands can reach the network; no privileged operations are available.")
