@@ -56,9 +56,12 @@ func instructionsText(info host.BackendInfo, tools []host.Tool) string {
 		}
 	}
 	var b strings.Builder
-	if !info.Sandboxed {
+	switch {
+	case info.Backend == mockBackend:
+		mockText(&b, t.files)
+	case !info.Sandboxed:
 		hostText(&b, info, t.files)
-	} else {
+	default:
 		sandboxText(&b, info, t)
 	}
 	jobsText(&b, info, t.jobs)
@@ -179,6 +182,24 @@ func hostText(b *strings.Builder, info host.BackendInfo, fileTools []string) {
 	}
 	fmt.Fprintf(b, ", but nothing confines commands to it. Commands are limited to %d seconds. Act as you would on a machine that matters.\n",
 		int(info.MaxCommandTimeout/time.Second))
+}
+
+// mockBackend is the name the test-double backend (plugins/mock)
+// registers under: nothing it is given runs.
+const mockBackend = "mock"
+
+// mockText tells the model the truth of the mock backend: it was told of
+// a sandbox without network, and every command "succeeded" with empty
+// output, even one that should have timed out.
+func mockText(b *strings.Builder, fileTools []string) {
+	b.WriteString("Simulated Workspace: COMMANDS ARE NOT RUN\n-----------------------------------------\n")
+	b.WriteString("This server runs on wai's mock backend, which is made for testing wai: no command is run. " +
+		"Every command, job and piece of code gets a canned result configured in advance (by default success with empty output), " +
+		"whatever it asks, so a result says nothing about what the command would do")
+	if len(fileTools) > 0 {
+		fmt.Fprintf(b, "; the %s tools work on files kept in memory for this session", strings.Join(fileTools, ", "))
+	}
+	b.WriteString(". Do not rely on them.\n")
 }
 
 // containersText is the short version of docs/containers.md for the
