@@ -125,6 +125,7 @@ func (ts *TokenSet) Len() int {
 // made here and never shown: a request whose token ts accepts reaches it
 // carrying that secret, any other without one (and is refused there), so
 // rotating a token changes what clients send, not the sessions' users.
+// Tokens added to ts after this call are not served.
 func (s *Server) HTTPHandlerFor(ts *TokenSet) http.Handler {
 	ts.mu.Lock()
 	inner := make([]Token, len(ts.slots))
