@@ -66,6 +66,10 @@ func TestHTTPTokenFileRotation(t *testing.T) {
 	if got := status(newAlice); got != http.StatusUnauthorized {
 		t.Fatalf("the new token before it is written: status %d, want 401", got)
 	}
+	// A session alice opened before the rotation is still hers after it.
+	resp := mcptest.Post(t, srv.URL, "Bearer "+oldAlice, "", mcptest.InitializeBody)
+	resp.Body.Close()
+	session := resp.Header.Get("Mcp-Session-Id")
 
 	if err := atomicfile.Write(file, []byte(newAlice+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -76,6 +80,14 @@ func TestHTTPTokenFileRotation(t *testing.T) {
 	}
 	if got := status(bob); got != http.StatusOK {
 		t.Errorf("another user's token after the rotation: status %d, want 200", got)
+	}
+	const initialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	for token, want := range map[string]int{newAlice: http.StatusAccepted, bob: http.StatusForbidden} {
+		resp := mcptest.Post(t, srv.URL, "Bearer "+token, session, initialized)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("alice's session with the token of user %q: status %d, want %d", token[:strings.Index(token, "-")], resp.StatusCode, want)
+		}
 	}
 	if want := "mcp.tokens[0] (user alice): the token file " + file + " changed"; !strings.Contains(string(log.Bytes()), want) {
 		t.Errorf("log %q: want %q", log.Bytes(), want)
