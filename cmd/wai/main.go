@@ -52,9 +52,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // signal here, rather than letting its default action come back, also
 // works when wai started with SIGINT ignored (a background job) or a
 // library catches the signals too.
+//
+// SIGPIPE is caught too, and dropped: without that the Go runtime kills
+// wai when a write to standard output or error meets a reader that is
+// gone (a `wai serve` whose MCP client died during a call, writing it a
+// progress notification), skipping every cleanup. Caught, the write fails
+// with EPIPE and the caller ends as it does on any write error. Catching
+// rather than ignoring it (signal.Ignore) matters: an ignored signal stays
+// ignored in the commands the host backend starts, and `yes | head` would
+// then run on instead of dying of it.
 func handleSignals(cancel context.CancelFunc) (stop func()) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
 	done := make(chan struct{})
 	go func() {
 		for seen := 0; ; {
@@ -74,6 +85,7 @@ func handleSignals(cancel context.CancelFunc) (stop func()) {
 	}()
 	return func() {
 		signal.Stop(ch)
+		signal.Stop(pipe)
 		close(done)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/wai-dev/wai/host"
@@ -40,7 +42,9 @@ named by --token-env (default: [mcp] token_env, WAI_MCP_TOKEN), at least
 16 bytes each. With none, wai creates a token in
 <state_dir>/mcp/token (mode 0600), reuses it on later starts, and prints
 the file's path (--show-token prints the token itself). An address other
-than loopback needs a token you configured.
+than loopback needs a token you configured. A token file is read again
+when it changes: rewrite it to rotate the token; a file removed or made
+readable by others refuses its token until fixed.
 
 Each MCP session is its own wai session, with its own workspace (and
 container), removed when the client disconnects. An HTTP client that
@@ -97,7 +101,7 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		}
 		// The HTTP settings are checked before the kernel loads every
 		// plugin: a refused address or token is told at once.
-		var tokens []mcpserver.Token
+		var tokens *mcpserver.TokenSet
 		httpAddr := o.httpAddr
 		if useHTTP {
 			if httpAddr == "" {
@@ -133,19 +137,15 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 		}
 
 		if !useHTTP {
-			if err := srv.Run(ctx, &mcpserver.StdioTransport{Reader: std.in, Writer: std.out}); err != nil {
-				return fail(ctx, std.err, err)
-			}
-			return exitOK
+			return serveStdio(ctx, std, srv)
 		}
-		if len(tokens) == 0 {
-			tok, err := stateToken(k.Config(), std.err, o.showToken)
-			if err != nil {
+		if tokens.Len() == 0 {
+			if err := stateToken(tokens, k.Config(), std.err, o.showToken); err != nil {
 				srv.Close()
 				return fail(ctx, std.err, err)
 			}
-			tokens = []mcpserver.Token{{Secret: tok}}
 		}
+		tokens.Log = std.err
 		return serveHTTP(ctx, std, srv, httpAddr, tokens)
 	}
 }
@@ -154,22 +154,23 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 // variable tokenEnv (default: the config's) names, once addr is known to
 // be allowed with them: an address other than loopback needs one. None
 // means wai keeps its own token (stateToken).
-func configuredTokens(std stdio, mcp config.MCP, addr, tokenEnv string) ([]mcpserver.Token, error) {
+func configuredTokens(std stdio, mcp config.MCP, addr, tokenEnv string) (*mcpserver.TokenSet, error) {
 	if tokenEnv == "" {
 		tokenEnv = mcp.TokenEnv
 	}
 	if tokenEnv != "" && !backend.ValidEnvName(tokenEnv) {
 		return nil, backend.Errorf(backend.ErrInvalid, "serve", "", "--token-env %q is not an environment variable name", tokenEnv)
 	}
-	tokens, err := mcpserver.ConfiguredTokens(mcp, tokenEnv, std.getenv)
+	tokens, err := mcpserver.LoadTokens(mcp, tokenEnv, std.getenv)
 	if err != nil {
 		return nil, err
 	}
-	if err := mcpserver.CheckListen(addr, len(tokens) > 0); err != nil {
+	n := tokens.Len()
+	if err := mcpserver.CheckListen(addr, n > 0); err != nil {
 		return nil, err
 	}
-	if len(tokens) > 0 {
-		fmt.Fprintf(std.err, "wai serve: %d bearer token(s) configured (%s); clients send \"Authorization: Bearer <token>\"\n", len(tokens), tokenSources(len(mcp.Tokens), len(tokens), tokenEnv))
+	if n > 0 {
+		fmt.Fprintf(std.err, "wai serve: %d bearer token(s) configured (%s); clients send \"Authorization: Bearer <token>\"\n", n, tokenSources(len(mcp.Tokens), n, tokenEnv))
 	}
 	return tokens, nil
 }
@@ -189,18 +190,22 @@ func tokenSources(fromConfig, total int, tokenEnv string) string {
 	return strings.Join(src, ", ")
 }
 
-// stateToken is the token wai keeps in the state directory when none is
-// configured. Only its path is printed unless asked: stderr often ends in
-// a log others read.
-func stateToken(cfg host.Config, stderr io.Writer, show bool) (string, error) {
+// stateToken adds to tokens the token wai keeps in the state directory
+// when none is configured; like a configured token file, it is read again
+// when it changes. Only its path is printed unless asked: stderr often
+// ends in a log others read.
+func stateToken(tokens *mcpserver.TokenSet, cfg host.Config, stderr io.Writer, show bool) error {
 	dir, err := cfg.ResolvedStateDir()
 	if err != nil {
-		return "", err
+		return err
 	}
 	path := mcpserver.TokenPath(dir)
 	tok, created, err := mcpserver.LoadOrCreateTokenFile(path)
+	if err == nil {
+		err = tokens.AddFile("wai's own token", path, "", true)
+	}
 	if err != nil {
-		return "", err
+		return err
 	}
 	how := "reusing the bearer token in"
 	if created {
@@ -210,16 +215,32 @@ func stateToken(cfg host.Config, stderr io.Writer, show bool) (string, error) {
 	if show {
 		fmt.Fprintf(stderr, "wai serve: bearer token: %s\n", tok)
 	}
-	return tok, nil
+	return nil
 }
 
-func serveHTTP(ctx context.Context, std stdio, srv *mcpserver.Server, addr string, tokens []mcpserver.Token) int {
+// serveStdio serves one client on standard input and output. A client
+// that dies closes both: its session ends on the read's EOF or, when wai
+// was writing to it (a call's progress), on the write's EPIPE. Both are
+// the client leaving, not a failure of wai: the session is closed either
+// way and wai exits 0.
+func serveStdio(ctx context.Context, std stdio, srv *mcpserver.Server) int {
+	err := srv.Run(ctx, &mcpserver.StdioTransport{Reader: std.in, Writer: std.out})
+	switch {
+	case errors.Is(err, syscall.EPIPE):
+		fmt.Fprintf(std.err, "wai serve: the client closed its end of the connection during a call; its session is closed\n")
+	case err != nil:
+		return fail(ctx, std.err, err)
+	}
+	return exitOK
+}
+
+func serveHTTP(ctx context.Context, std stdio, srv *mcpserver.Server, addr string, tokens *mcpserver.TokenSet) int {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		srv.Close()
 		return fail(ctx, std.err, backend.Errorf(backend.ErrUnavailable, "serve", addr, "cannot listen on %s: %v (is another server using the port? pick another with --http)", addr, err))
 	}
-	hs := &http.Server{Handler: srv.HTTPHandler(tokens...), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: srv.HTTPHandlerFor(tokens), ReadHeaderTimeout: 10 * time.Second}
 	// The address line is how a script that passed port 0 finds the port.
 	fmt.Fprintf(std.err, "wai serve: MCP streamable HTTP on http://%s/ (bearer token required)\n", ln.Addr())
 	errc := make(chan error, 1)

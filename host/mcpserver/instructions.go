@@ -42,6 +42,11 @@ func instructionsText(info host.BackendInfo, tools []host.Tool) string {
 		case tool.Plugin == "jobs":
 			// They run for up to job_max_runtime, not a command's timeout.
 			t.jobs = append(t.jobs, "`"+tool.Name+"`")
+		case tool.Plugin == "python":
+			// Its code runs under a timeout of its own, shorter than a
+			// command's (its description gives it): listed with the
+			// commands, the model read the commands' limit as its own.
+			t.code = append(t.code, "`"+tool.Name+"`")
 		case tool.Name == "containers":
 			// It runs nothing in this workspace's environment: its
 			// containers are others, described on their own.
@@ -51,9 +56,12 @@ func instructionsText(info host.BackendInfo, tools []host.Tool) string {
 		}
 	}
 	var b strings.Builder
-	if !info.Sandboxed {
+	switch {
+	case info.Backend == mockBackend:
+		mockText(&b, t.files)
+	case !info.Sandboxed:
 		hostText(&b, info, t.files)
-	} else {
+	default:
 		sandboxText(&b, info, t)
 	}
 	jobsText(&b, info, t.jobs)
@@ -68,7 +76,7 @@ func instructionsText(info host.BackendInfo, tools []host.Tool) string {
 }
 
 // toolKinds are the offered tools' names, quoted, by what they do.
-type toolKinds struct{ commands, files, jobs []string }
+type toolKinds struct{ commands, code, files, jobs []string }
 
 func sandboxText(b *strings.Builder, info host.BackendInfo, t toolKinds) {
 	if info.Backend == "podman" {
@@ -85,6 +93,9 @@ func sandboxText(b *strings.Builder, info host.BackendInfo, t toolKinds) {
 	if len(t.commands) > 0 {
 		fmt.Fprintf(b, " The %s tools run short commands (≤%d seconds) in the same environment, in `/workspace`.",
 			strings.Join(t.commands, ", "), int(info.MaxCommandTimeout/time.Second))
+	}
+	if len(t.code) > 0 {
+		fmt.Fprintf(b, " The %s tools run code there too, under the shorter timeout their descriptions give.", strings.Join(t.code, ", "))
 	}
 	if info.NetworkEnabled {
 		b.WriteString(" Commands can reach the network; no privileged operations are available.")
@@ -171,6 +182,24 @@ func hostText(b *strings.Builder, info host.BackendInfo, fileTools []string) {
 	}
 	fmt.Fprintf(b, ", but nothing confines commands to it. Commands are limited to %d seconds. Act as you would on a machine that matters.\n",
 		int(info.MaxCommandTimeout/time.Second))
+}
+
+// mockBackend is the name the test-double backend (plugins/mock)
+// registers under: nothing it is given runs.
+const mockBackend = "mock"
+
+// mockText tells the model the truth of the mock backend: it was told of
+// a sandbox without network, and every command "succeeded" with empty
+// output, even one that should have timed out.
+func mockText(b *strings.Builder, fileTools []string) {
+	b.WriteString("Simulated Workspace: COMMANDS ARE NOT RUN\n-----------------------------------------\n")
+	b.WriteString("This server runs on wai's mock backend, which is made for testing wai: no command is run. " +
+		"Every command, job and piece of code gets a canned result configured in advance (by default success with empty output), " +
+		"whatever it asks, so a result says nothing about what the command would do")
+	if len(fileTools) > 0 {
+		fmt.Fprintf(b, "; the %s tools work on files kept in memory for this session", strings.Join(fileTools, ", "))
+	}
+	b.WriteString(". Do not rely on them.\n")
 }
 
 // containersText is the short version of docs/containers.md for the

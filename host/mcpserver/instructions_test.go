@@ -32,6 +32,14 @@ func TestInstructionsPodmanWorkspace(t *testing.T) {
 	if strings.Contains(got, "NOT") {
 		t.Errorf("sandboxed instructions warn:\n%s", got)
 	}
+	// evaluate_python's own timeout is shorter than a command's: it is
+	// not listed under the commands' limit, which it was.
+	got = instructionsText(info, append(bundled, host.Tool{Name: "evaluate_python", Plugin: "python"}))
+	says(t, got, []string{"The `shell_execute` tools run short commands (≤90 seconds)",
+		"The `evaluate_python` tools run code there too, under the shorter timeout their descriptions give."})
+	if strings.Contains(got, "`shell_execute`, `evaluate_python`") {
+		t.Errorf("evaluate_python is given the commands' limit:\n%s", got)
+	}
 	info.HostMounts, info.NetworkEnabled = nil, true
 	got = instructionsText(info, bundled)
 	if strings.Contains(got, "Host path") || !strings.Contains(got, "Commands can reach the network") {

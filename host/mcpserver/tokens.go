@@ -29,35 +29,6 @@ func NewToken() string {
 // none is configured.
 func TokenPath(stateDir string) string { return filepath.Join(stateDir, "mcp", "token") }
 
-// ConfiguredTokens returns the tokens the config names: [[mcp.tokens]]
-// (files read and checked here) and the one in the environment variable
-// tokenEnv (no user) when it is set. getenv is os.Getenv outside tests.
-func ConfiguredTokens(cfg config.MCP, tokenEnv string, getenv func(string) string) ([]Token, error) {
-	var out []Token
-	for i, t := range cfg.Tokens {
-		secret := t.Token
-		if t.TokenFile != "" {
-			var err error
-			if secret, err = readTokenFile(t.TokenFile, false); err != nil {
-				return nil, fmt.Errorf("mcp.tokens[%d]: %w", i, err)
-			}
-		}
-		if err := config.CheckMCPToken(fmt.Sprintf("mcp.tokens[%d]", i), secret); err != nil {
-			return nil, err
-		}
-		out = append(out, Token{Secret: secret, User: t.User})
-	}
-	if tokenEnv != "" {
-		if secret := strings.TrimSpace(getenv(tokenEnv)); secret != "" {
-			if err := config.CheckMCPToken("$"+tokenEnv, secret); err != nil {
-				return nil, err
-			}
-			out = append(out, Token{Secret: secret})
-		}
-	}
-	return out, nil
-}
-
 // readTokenFile reads a token from a regular file that only its owner (the
 // user wai runs as) can read or write, and that is not a symbolic link: a
 // token others can read is a shell for them. made says wai made the file

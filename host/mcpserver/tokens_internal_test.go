@@ -32,7 +32,7 @@ func TestTokenFileModeAdvice(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err := ConfiguredTokens(config.MCP{Tokens: []config.MCPToken{{TokenFile: operators, User: "alice"}}}, "", os.Getenv)
+	_, err := LoadTokens(config.MCP{Tokens: []config.MCPToken{{TokenFile: operators, User: "alice"}}}, "", os.Getenv)
 	if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "`chmod 600 "+operators+"`") ||
 		!strings.Contains(err.Error(), "write a new token into it") || strings.Contains(err.Error(), "wai makes a new one") {
 		t.Errorf("operator's token_file at 0644: %v, want chmod 600 and a new token written by the operator", err)

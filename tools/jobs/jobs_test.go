@@ -38,7 +38,7 @@ func call(t *testing.T, e *tooltest.Env, tool, params string) jobValue {
 }
 
 func TestJobTools(t *testing.T) {
-	tooltest.Run(t, []string{"tools/jobs"}, func(cfg *host.Config) { cfg.MaxJobs = 2 }, func(t *testing.T, e *tooltest.Env) {
+	tooltest.Run(t, []string{"tools/jobs"}, func(cfg *host.Config) { cfg.MaxJobs, cfg.JobMaxRuntime = 2, 90*time.Second }, func(t *testing.T, e *tooltest.Env) {
 		t.Run("validation", func(t *testing.T) {
 			for params, want := range map[string]string{
 				`{"command":[]}`: "command is empty",
@@ -53,6 +53,7 @@ func TestJobTools(t *testing.T) {
 				t.Errorf("unknown job: %v, want not found", err)
 			}
 		})
+		t.Run("max runtime cut to the host's", func(t *testing.T) { runtimeCut(t, e) })
 		if !e.Backend.Real {
 			mockCases(t, e)
 			return
@@ -116,3 +117,25 @@ func mockCases(t *testing.T, e *tooltest.Env) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// A max_runtime_seconds over the host's job_max_runtime is cut to it, and
+// the answer says so: it said only "Started job", and the job was killed
+// early with no word why.
+func runtimeCut(t *testing.T, e *tooltest.Env) {
+	for asked, want := range map[string]string{
+		"600": "max_runtime_seconds 600 is over the host's maximum (job_max_runtime), so the job is killed after 90 s",
+		"90":  "", // at the maximum: nothing to say
+	} {
+		res, err := e.CallIn(t, "jobs", "job_start", `{"command":["sleep","30"],"max_runtime_seconds":`+asked+`}`)
+		if err != nil {
+			t.Fatalf("job_start asking %s s: %v", asked, err)
+		}
+		var j jobValue
+		tooltest.Value(t, res, &j)
+		// Cancelled at once: the session's two job slots stay free.
+		call(t, e, "job_cancel", `{"id":"`+j.ID+`"}`)
+		if want != "" && !strings.Contains(res.Message, want) || want == "" && strings.Contains(res.Message, "max_runtime_seconds") {
+			t.Errorf("job_start asking %s s: %q, want %q", asked, res.Message, want)
+		}
+	}
+}

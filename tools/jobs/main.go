@@ -72,7 +72,20 @@ func start(_ *pdk.Call, p startParams) (pdk.Result, error) {
 	if err != nil {
 		return pdk.Result{}, err
 	}
-	return pdk.OK("Started job "+info.ID+" ("+strings.Join(info.Command, " ")+"); poll it with job_status.", info), nil
+	return pdk.OK("Started job "+info.ID+" ("+strings.Join(info.Command, " ")+"); poll it with job_status."+runtimeNote(p.MaxRuntimeSeconds, info), info), nil
+}
+
+// runtimeNote says the job runs for less than max_runtime_seconds asked,
+// since the host caps it at its job_max_runtime, or is "" when it got what
+// it asked: a model that asked for 60 s and saw its job killed at 8 s
+// could not tell why.
+func runtimeNote(asked *float64, info pdk.JobInfo) string {
+	if asked == nil || float64(info.MaxRuntimeMS) >= math.Floor(*asked*1000) {
+		return ""
+	}
+	got := time.Duration(info.MaxRuntimeMS) * time.Millisecond
+	return " max_runtime_seconds " + strconv.FormatFloat(*asked, 'g', -1, 64) + " is over the host's maximum (job_max_runtime), so the job is killed after " +
+		shellfmt.Seconds(got) + " s; split longer work, or ask the operator to raise the limit."
 }
 
 func status(_ *pdk.Call, p statusParams) (pdk.Result, error) {
