@@ -131,7 +131,8 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, stdio, []string) int {
 			logger = slog.New(slog.NewTextHandler(std.err, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		}
 		mcp := cfg.MCP
-		srv, err := mcpserver.New(k, mcpserver.Options{Name: "wai", Version: versionString(), Logger: logger, MaxSessions: mcp.MaxSessions, ClientRoots: mcp.ClientRoots})
+		srv, err := mcpserver.New(k, mcpserver.Options{Name: "wai", Version: versionString(), Logger: logger, MaxSessions: mcp.MaxSessions,
+			MaxSessionsPerUser: mcp.SessionsPerUser(), ClientRoots: mcp.ClientRoots})
 		if err != nil {
 			return fail(ctx, std.err, err)
 		}

@@ -18,6 +18,10 @@ type MCP struct {
 	Tokens []MCPToken
 	// MaxSessions caps the MCP sessions one server holds at once.
 	MaxSessions int
+	// MaxSessionsPerUser caps the sessions one user holds, so that one
+	// user's clients cannot take every place; 0 means SessionsPerUser's
+	// even share.
+	MaxSessionsPerUser int
 	// ClientRoots are the host directories under which an MCP client's
 	// roots may be copied into its workspace when its session opens
 	// (never mounted); empty ignores client roots.
@@ -79,6 +83,9 @@ func (m MCP) validate(path string) []error {
 	if m.MaxSessions < 1 {
 		bad("mcp.max_sessions is %d: it must be at least 1 (default %d)", m.MaxSessions, DefaultMCPMaxSessions)
 	}
+	if m.MaxSessionsPerUser < 0 || m.MaxSessionsPerUser > max(m.MaxSessions, 1) {
+		bad("mcp.max_sessions_per_user is %d: it must be from 1 to max_sessions (%d), or left out for an even share of max_sessions among the users of mcp.tokens", m.MaxSessionsPerUser, m.MaxSessions)
+	}
 	seen := map[string]int{}
 	for i, t := range m.Tokens {
 		what := fmt.Sprintf("mcp.tokens[%d]", i)
@@ -100,4 +107,21 @@ func (m MCP) validate(path string) []error {
 		}
 	}
 	return errs
+}
+
+// SessionsPerUser is the cap on one user's MCP sessions: MaxSessionsPerUser
+// when set, else an even share of MaxSessions among the users
+// [[mcp.tokens]] name (tokens without a user, and the environment's token,
+// are one user), at least 1; with no tokens, one user holds them all. A
+// share and not the whole cap by default: with one pool for everyone, one
+// user's clients could hold every place and lock the others out.
+func (m MCP) SessionsPerUser() int {
+	if m.MaxSessionsPerUser > 0 {
+		return m.MaxSessionsPerUser
+	}
+	users := map[string]bool{}
+	for _, t := range m.Tokens {
+		users[t.User] = true
+	}
+	return max(1, m.MaxSessions/max(1, len(users)))
 }

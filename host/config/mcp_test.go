@@ -33,6 +33,29 @@ user = "bob"
 	}
 }
 
+// By default each user [[mcp.tokens]] names gets an even share of
+// max_sessions, so one user's clients cannot lock the others out; the key
+// sets it outright.
+func TestMCPSessionsPerUser(t *testing.T) {
+	for _, tc := range []struct {
+		toml string
+		want int
+	}{
+		{"", 64},
+		{"[mcp]\nmax_sessions = 2\n[[mcp.tokens]]\ntoken_file = \"/a\"\nuser = \"alice\"\n[[mcp.tokens]]\ntoken_file = \"/b\"\nuser = \"bob\"", 1},
+		{"[mcp]\nmax_sessions = 64\n[[mcp.tokens]]\ntoken_file = \"/a\"\nuser = \"alice\"\n[[mcp.tokens]]\ntoken_file = \"/a2\"\nuser = \"alice\"\n[[mcp.tokens]]\ntoken_file = \"/b\"\nuser = \"bob\"", 32},
+		{"[mcp]\nmax_sessions = 3\nmax_sessions_per_user = 3\n[[mcp.tokens]]\ntoken_file = \"/a\"\nuser = \"alice\"\n[[mcp.tokens]]\ntoken_file = \"/b\"\nuser = \"bob\"", 3},
+	} {
+		cfg, err := config.Parse([]byte(tc.toml))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.toml, err)
+		}
+		if got := cfg.MCP.SessionsPerUser(); got != tc.want {
+			t.Errorf("%q: %d sessions per user, want %d", tc.toml, got, tc.want)
+		}
+	}
+}
+
 // A token too short to resist guessing is refused when the config loads,
 // with what to do and never the token itself.
 func TestMCPConfigRefusals(t *testing.T) {
@@ -45,6 +68,8 @@ func TestMCPConfigRefusals(t *testing.T) {
 		{"bad user", "[[mcp.tokens]]\ntoken = \"0123456789abcdef\"\nuser = \"../root\"", "user"},
 		{"same token twice", "[[mcp.tokens]]\ntoken = \"0123456789abcdef\"\n[[mcp.tokens]]\ntoken = \"0123456789abcdef\"", "same token"},
 		{"zero sessions", "[mcp]\nmax_sessions = 0", "max_sessions is 0"},
+		{"per-user cap over the server's", "[mcp]\nmax_sessions = 4\nmax_sessions_per_user = 5", "max_sessions_per_user is 5"},
+		{"negative per-user cap", "[mcp]\nmax_sessions_per_user = -1", "max_sessions_per_user is -1"},
 		{"unknown key", "[[mcp.tokens]]\ntoken = \"0123456789abcdef\"\nusr = \"a\"", "usr"},
 	} {
 		_, err := config.Parse([]byte(tc.toml))

@@ -94,6 +94,7 @@ type fileMCP struct {
 	TokenEnv    string         `toml:"token_env"`
 	Tokens      []fileMCPToken `toml:"tokens"`
 	MaxSessions int            `toml:"max_sessions"`
+	PerUser     int            `toml:"max_sessions_per_user"`
 	ClientRoots []string       `toml:"client_roots"`
 }
 
@@ -120,8 +121,9 @@ func fromFile(f File) fileConfig {
 		Backends:        map[string]map[string]any{},
 		BundledTools:    append([]string{}, c.BundledTools...),
 		DefaultPolicies: append([]string{}, c.DefaultPolicies...),
-		MCP:             fileMCP{HTTPAddr: f.MCP.HTTPAddr, TokenEnv: f.MCP.TokenEnv, MaxSessions: f.MCP.MaxSessions, ClientRoots: f.MCP.ClientRoots},
-		Dotfiles:        fileDotfiles(c.Dotfiles),
+		MCP: fileMCP{HTTPAddr: f.MCP.HTTPAddr, TokenEnv: f.MCP.TokenEnv, MaxSessions: f.MCP.MaxSessions,
+			PerUser: f.MCP.MaxSessionsPerUser, ClientRoots: f.MCP.ClientRoots},
+		Dotfiles: fileDotfiles(c.Dotfiles),
 	}
 	for k, v := range c.ToolTimeouts {
 		fc.ToolTimeouts[k] = v
@@ -179,7 +181,8 @@ func (fc fileConfig) toFile() File {
 		c.Policies = append(c.Policies, host.PolicyConfig(p))
 	}
 	f := File{Config: c, PluginDir: fc.PluginDir,
-		MCP: MCP{HTTPAddr: fc.MCP.HTTPAddr, TokenEnv: fc.MCP.TokenEnv, MaxSessions: fc.MCP.MaxSessions, ClientRoots: fc.MCP.ClientRoots}}
+		MCP: MCP{HTTPAddr: fc.MCP.HTTPAddr, TokenEnv: fc.MCP.TokenEnv, MaxSessions: fc.MCP.MaxSessions,
+			MaxSessionsPerUser: fc.MCP.PerUser, ClientRoots: fc.MCP.ClientRoots}}
 	for _, t := range fc.MCP.Tokens {
 		f.MCP.Tokens = append(f.MCP.Tokens, MCPToken(t))
 	}

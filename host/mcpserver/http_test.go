@@ -145,6 +145,29 @@ func TestHTTPSessionCap(t *testing.T) {
 	}
 }
 
+// One user's clients cannot take every place: past max_sessions_per_user
+// that user is refused, with the key to raise, while another user still
+// gets in under the server's cap.
+func TestHTTPSessionCapPerUser(t *testing.T) {
+	s := serve(t, testKernel(t), mcpserver.Options{MaxSessions: 2, MaxSessionsPerUser: 1})
+	alice := mcpserver.Token{Secret: "alice-token-0123456789", User: "alice"}
+	bob := mcpserver.Token{Secret: "bob-token-0123456789ab", User: "bob"}
+	ts := httptest.NewServer(s.HTTPHandler(alice, bob))
+	t.Cleanup(ts.Close)
+	httpClient(t, ts.URL, alice.Secret)
+
+	c := mcp.NewClient(&mcp.Implementation{Name: "alice-again", Version: "1"}, nil)
+	hc := &http.Client{Transport: mcptest.Bearer{Token: alice.Secret}}
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc, MaxRetries: -1}, nil)
+	if err == nil {
+		cs.Close() // else the server's shutdown waits for it
+	}
+	if err == nil || !strings.Contains(err.Error(), "mcp.max_sessions_per_user") || !strings.Contains(err.Error(), "you already hold 1 MCP sessions") {
+		t.Fatalf("alice's second session past a per-user cap of 1: want an error naming mcp.max_sessions_per_user, got %v", err)
+	}
+	httpClient(t, ts.URL, bob.Secret) // fails the test if bob is refused
+}
+
 // A client that holds its stream open is connected, however long it stays
 // quiet: its session outlives the idle timeout, files and all. (The SDK's
 // own session timeout closed it while the stream was open.)

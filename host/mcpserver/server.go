@@ -50,6 +50,11 @@ type Options struct {
 	// MaxSessions caps the MCP sessions the server holds at once; a client
 	// past it is refused at initialize. 0 means config.DefaultMCPMaxSessions.
 	MaxSessions int
+	// MaxSessionsPerUser caps the sessions one user holds at once, so one
+	// user's clients cannot fill MaxSessions and lock the others out; a
+	// client past it is refused at initialize. 0 means MaxSessions.
+	// config.MCP.SessionsPerUser gives the configured one.
+	MaxSessionsPerUser int
 	// User is the user stdio sessions, and HTTP sessions whose token names
 	// none, are opened as ("" for none).
 	User string
@@ -116,6 +121,9 @@ func New(k *host.Kernel, opts Options) (*Server, error) {
 	}
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = config.DefaultMCPMaxSessions
+	}
+	if opts.MaxSessionsPerUser <= 0 || opts.MaxSessionsPerUser > opts.MaxSessions {
+		opts.MaxSessionsPerUser = opts.MaxSessions
 	}
 	log := opts.Logger
 	if log == nil {

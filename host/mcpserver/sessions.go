@@ -111,10 +111,8 @@ func (s *Server) reserve(ss *mcp.ServerSession, user string) (fresh bool, err er
 	if _, ok := s.clients[ss]; ok {
 		return false, nil
 	}
-	if len(s.clients) >= s.opts.MaxSessions {
-		s.log.Warn("mcp.session.refused", "mcp_session", ss.ID(), "max_sessions", s.opts.MaxSessions)
-		return false, &jsonrpc.Error{Code: codeUnavailable, Message: fmt.Sprintf(
-			"wai: the server already holds %d MCP sessions, its cap (mcp.max_sessions in wai.toml); end a session you no longer need (clients that vanished are closed after the HTTP idle timeout) or raise mcp.max_sessions", s.opts.MaxSessions)}
+	if err := s.overCap(ss, user); err != nil {
+		return false, err
 	}
 	s.clients[ss] = &client{user: user, log: newClientLog(ss)}
 	s.wg.Go(func() {
@@ -122,6 +120,29 @@ func (s *Server) reserve(ss *mcp.ServerSession, user string) (fresh bool, err er
 		s.release(ss)
 	})
 	return true, nil
+}
+
+// overCap refuses a new client of user past the user's cap or the
+// server's; the user's cap is checked first, since it is the one that
+// user can do something about. Called with s.mu held.
+func (s *Server) overCap(ss *mcp.ServerSession, user string) error {
+	held := 0
+	for _, c := range s.clients {
+		if c.user == user {
+			held++
+		}
+	}
+	if held >= s.opts.MaxSessionsPerUser {
+		s.log.Warn("mcp.session.refused", "mcp_session", ss.ID(), "user", user, "max_sessions_per_user", s.opts.MaxSessionsPerUser)
+		return &jsonrpc.Error{Code: codeUnavailable, Message: fmt.Sprintf(
+			"wai: you already hold %d MCP sessions, the cap for one user (mcp.max_sessions_per_user in wai.toml); end a session you no longer need (clients that vanished are closed after the HTTP idle timeout) or ask the operator to raise it", held)}
+	}
+	if len(s.clients) >= s.opts.MaxSessions {
+		s.log.Warn("mcp.session.refused", "mcp_session", ss.ID(), "max_sessions", s.opts.MaxSessions)
+		return &jsonrpc.Error{Code: codeUnavailable, Message: fmt.Sprintf(
+			"wai: the server already holds %d MCP sessions, its cap (mcp.max_sessions in wai.toml); end a session you no longer need (clients that vanished are closed after the HTTP idle timeout) or raise mcp.max_sessions", s.opts.MaxSessions)}
+	}
+	return nil
 }
 
 // release forgets a client that left, closing its wai session.
