@@ -13,9 +13,8 @@ import (
 // to the policy plugin, not to another command.
 func TestBrokenPolicyHintThroughToolPlugin(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	shell := writeFile(t, dir, "shell.wasm", string(plugbuild.Build(t, "tools/shell")))
-	policy := writeFile(t, dir, "badpolicy.wasm", string(plugbuild.Build(t, "host/testdata/badpolicy")))
+	shell := writeFile(t, t.TempDir(), "shell.wasm", string(plugbuild.Build(t, "tools/shell")))
+	policy := writeFile(t, t.TempDir(), "badpolicy.wasm", string(plugbuild.Build(t, "host/testdata/badpolicy")))
 	e := newEnv(t, fmt.Sprintf("bundled_tools = []\n\n[[plugins]]\npath = %q\ngrants = [\"shell\"]\n\n"+
 		"[[policies]]\npath = %q\nconfig = { mode = \"panic\" }\n", shell, policy))
 	r := e.run("call", "--config", e.config, "--backend", "mock", "shell_execute", `{"command":["true"]}`)
