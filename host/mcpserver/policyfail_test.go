@@ -19,6 +19,9 @@ import (
 func TestBrokenPolicyHintThroughToolPlugin(t *testing.T) {
 	cfg := hostConfig(t, testPlugin{"tools/shell", []string{"shell"}})
 	cfg.Backend = "mock"
+	// The compilation cache plugbuild warms: this kernel alone loads the
+	// shell plugin, which the race detector makes slow to compile.
+	cfg.StateDir = plugbuild.StateDir(t)
 	policy := filepath.Join(t.TempDir(), "badpolicy.wasm")
 	if err := os.WriteFile(policy, plugbuild.Build(t, "host/testdata/badpolicy"), 0o644); err != nil {
 		t.Fatal(err)
