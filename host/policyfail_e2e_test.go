@@ -8,6 +8,7 @@ import (
 
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/internal/plugbuild"
 	_ "github.com/wai-dev/wai/plugins/mock"
 )
 
@@ -20,6 +21,9 @@ import (
 func TestBrokenPolicyRefusalThroughToolPlugin(t *testing.T) {
 	cfg := hostConfig()
 	cfg.Backend = "mock"
+	// The compilation cache plugbuild warms without the race detector:
+	// compiling the shell plugin under it takes minutes on a busy machine.
+	cfg.StateDir = plugbuild.StateDir(t)
 	cfg.Plugins = []host.PluginConfig{{Path: pluginFile(t, "tools/shell"), Grants: []string{"shell"}}}
 	cfg.Policies = []host.PolicyConfig{{Path: pluginFile(t, "host/testdata/badpolicy"), Config: map[string]any{"mode": "panic"}}}
 	k := startKernel(t, cfg)
