@@ -75,8 +75,11 @@ type Decision struct {
 // ErrPolicyFailed is in the refusal of an action whose policy could not
 // judge it (an error, a trap, no answer in time, a broken answer): the
 // action is denied as a deny would be (ErrPermission), but changing the
-// command does not help; the policy plugin must be fixed or removed.
-var ErrPolicyFailed = errors.New("policy failed, denying")
+// command does not help; the policy plugin must be fixed or removed. It
+// is backend.ErrPolicyFailed, the sentinel the plugin runtime (which may
+// not import this package) maps the wire's "policy_failed" back to, so a
+// refusal a tool plugin passes on still matches it.
+var ErrPolicyFailed = backend.ErrPolicyFailed
 
 // asker settles a policy's ask: nil error when a person approved.
 type asker func(ctx context.Context, policy string, req CheckRequest, d Decision) (outcome string, err error)

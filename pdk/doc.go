@@ -45,9 +45,13 @@
 // whose types mirror the host's (host/backend), and write to the host's
 // log with Log. Errors from them are *Error values with a Kind, matched
 // with errors.Is against ErrInvalid, ErrPermission, ErrUnavailable,
-// ErrNotFound, ErrExist. A tool answers a Result — OK(message, value), or
-// Fail(...) when the model should read why it failed — or an error, whose
-// kind reaches the kernel.
+// ErrNotFound, ErrExist. A refusal by a policy that is broken (it crashed,
+// ran out of time, answered nonsense) also carries Code CodePolicyFailed
+// and matches ErrPolicyFailed: no other command will pass it. A tool
+// answers a Result — OK(message, value), or Fail(...) when the model
+// should read why it failed — or an error, whose kind and code reach the
+// kernel when the tool returns the error it got or wraps it with %w (not
+// when it flattens it into a new message with %v).
 //
 // A policy plugin registers a check function instead of tools. Commands
 // given as a shell string (podman_shell, `wai exec -c`, ["sh","-c",…] from

@@ -33,17 +33,42 @@ var sentinels = map[Kind]error{
 	KindNotFound: ErrNotFound, KindExists: ErrExist, KindInternal: ErrInternal,
 }
 
+// Code is a finer cause within a Kind, as the ABI names it on the wire
+// (docs/ABI.md §5). Most errors have none.
+type Code string
+
+// The error codes of docs/ABI.md §5, a closed set.
+const (
+	// CodePolicyFailed, with KindPermission: the action was refused
+	// because the policy that judges it is broken (it crashed, ran out
+	// of time or answered nonsense), not because it said no. Another
+	// command meets the same broken policy; the operator must fix or
+	// remove it. Match it with errors.Is(err, ErrPolicyFailed).
+	CodePolicyFailed Code = "policy_failed"
+)
+
+// ErrPolicyFailed matches an *Error of KindPermission with
+// CodePolicyFailed (and the ErrPermission sentinel matches it too).
+var ErrPolicyFailed = errors.New("policy failed, denying")
+
 // Error is an error with a kind: what host functions return, and what a
-// tool may return to keep its kind on the way to the kernel.
+// tool may return to keep its kind on the way to the kernel. Code, when
+// the host sets it, travels with it: a tool that returns the error it got
+// (or wraps it with %w) passes both on.
 type Error struct {
 	Kind    Kind   `json:"kind"`
+	Code    Code   `json:"code,omitempty"`
 	Message string `json:"message"`
 }
 
 func (e *Error) Error() string { return e.Message }
 
-// Is matches the sentinel of e's kind (ErrPermission for KindPermission...).
+// Is matches the sentinel of e's kind (ErrPermission for KindPermission...)
+// and, for CodePolicyFailed with KindPermission, ErrPolicyFailed.
 func (e *Error) Is(target error) bool {
+	if target == ErrPolicyFailed {
+		return e.Kind == KindPermission && e.Code == CodePolicyFailed
+	}
 	s, ok := sentinels[e.Kind]
 	return ok && s == target
 }
@@ -71,13 +96,20 @@ func KindOf(err error) Kind {
 	return KindInternal
 }
 
-// toWire turns any error into the wire error, keeping its kind.
-func toWire(err error) *Error {
-	var e *Error
-	if errors.As(err, &e) && e.Message == err.Error() {
-		return &Error{Kind: KindOf(err), Message: e.Message}
+// codeOf returns the code of err for the wire: CodePolicyFailed when it
+// is a permission error that matches ErrPolicyFailed, else none. The
+// code comes from the host, in a refusal the tool passes on: it goes back
+// only to a host that knows the field (an older one would refuse it).
+func codeOf(err error) Code {
+	if KindOf(err) == KindPermission && errors.Is(err, ErrPolicyFailed) {
+		return CodePolicyFailed
 	}
-	return &Error{Kind: KindOf(err), Message: err.Error()}
+	return ""
+}
+
+// toWire turns any error into the wire error, keeping its kind and code.
+func toWire(err error) *Error {
+	return &Error{Kind: KindOf(err), Code: codeOf(err), Message: err.Error()}
 }
 
 // Interface guards

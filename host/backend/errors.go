@@ -29,6 +29,15 @@ var (
 // "rebuild wai" from "set the machine up", which would not help.
 var ErrNotBuiltIn = errors.New("not built into this wai")
 
+// ErrPolicyFailed is a cause, not a kind: a refusal (ErrPermission) whose
+// policy could not judge the action (it failed, trapped, ran out of time
+// or answered nonsense) wraps it, so that callers can tell "the policy is
+// broken, tell the operator" from a deny, which a different command may
+// pass. It crosses the plugin ABI as the error code "policy_failed"
+// (docs/ABI.md §5), so a tool plugin that passes such a refusal on keeps
+// it. host.ErrPolicyFailed is this error.
+var ErrPolicyFailed = errors.New("policy failed, denying")
+
 // Error carries a kind, the operation and path it concerns, and a message
 // written for the person (or model) who has to fix the request.
 type Error struct {

@@ -77,6 +77,7 @@ func Run(t *testing.T, h Harness) {
 		{"FilesystemErrorsKeepKind", false, checkFSErrors},
 		{"PluginSeesKinds", false, checkPluginKinds},
 		{"ToolErrorsKeepKind", false, checkToolErrors},
+		{"ToolErrorsKeepCode", false, checkToolErrorCodes},
 		{"Lifecycle", false, checkLifecycle},
 		{"LogAndCallContext", false, checkLogAndCall},
 	} {

@@ -62,15 +62,43 @@ func kindToWire(err error) string {
 	return wireInternal
 }
 
+// wireCodePolicyFailed is the one error code of docs/ABI.md §5: a
+// permission error whose policy could not judge (backend.ErrPolicyFailed).
+const wireCodePolicyFailed = "policy_failed"
+
+// codeFromWire maps a wire code to the cause it names, or nil. A code
+// means something only with its kind: policy_failed on another kind is a
+// guest's mistake, and would make a bad request read as a broken policy.
+// Unknown codes are ignored, as a later ABI may add some.
+func codeFromWire(kind, code string) error {
+	if kind == wirePermission && code == wireCodePolicyFailed {
+		return backend.ErrPolicyFailed
+	}
+	return nil
+}
+
+// codeToWire is the wire code of err, "" for none.
+func codeToWire(err error) string {
+	if errors.Is(err, backend.ErrPolicyFailed) && backend.KindOf(err) == backend.ErrPermission {
+		return wireCodePolicyFailed
+	}
+	return ""
+}
+
 // Error is an error out of Load, CallTool or Check. Kind is a backend kind
 // (ErrInvalid, ErrPermission, ...) or nil for an internal error; Cause is
-// ErrTrap, ErrDeadline, a context error or nil. errors.Is sees both.
+// ErrTrap, ErrDeadline, a context error or nil; Code is the finer cause a
+// guest's error named with its wire code (backend.ErrPolicyFailed) or nil.
+// errors.Is sees all three.
 type Error struct {
 	Plugin string // the plugin's name
 	Op     string // "load", "describe", "call <tool>", "check"
 	Kind   error
 	Cause  error
-	Msg    string
+	// Code is not in the message: the guest's message already says it,
+	// being the text of the host's error the code came with.
+	Code error
+	Msg  string
 	// Guest is set when the plugin itself reported the error (an
 	// {"error":...} answer) rather than the runtime.
 	Guest bool
@@ -88,7 +116,7 @@ func (e *Error) Error() string {
 	return s
 }
 
-// Unwrap exposes the kind and the cause.
+// Unwrap exposes the kind, the cause and the code.
 func (e *Error) Unwrap() []error {
 	var errs []error
 	if e.Kind != nil {
@@ -96,6 +124,9 @@ func (e *Error) Unwrap() []error {
 	}
 	if e.Cause != nil {
 		errs = append(errs, e.Cause)
+	}
+	if e.Code != nil {
+		errs = append(errs, e.Code)
 	}
 	return errs
 }

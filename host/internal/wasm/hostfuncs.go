@@ -313,7 +313,7 @@ func (p *Plugin) readRequest(ctx context.Context, cp *extism.CurrentPlugin, off 
 }
 
 func errorJSON(err error) []byte {
-	b, mErr := json.Marshal(errorResponse{Error: wireError{Kind: kindToWire(err), Message: err.Error()}})
+	b, mErr := json.Marshal(errorResponse{Error: toWireError(err)})
 	if mErr != nil {
 		return []byte(fmt.Sprintf(`{"error":{"kind":"internal","message":%q}}`, "cannot encode an error"))
 	}

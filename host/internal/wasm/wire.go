@@ -12,17 +12,26 @@ import (
 // snake_case; durations travel as integer milliseconds.
 
 type wireError struct {
-	Kind    string `json:"kind"`
+	Kind string `json:"kind"`
+	// Code is optional (ABI v1 plugins may omit it): a finer cause
+	// within Kind, from a closed set (wireCodePolicyFailed).
+	Code    string `json:"code,omitempty"`
 	Message string `json:"message"`
 }
 
-// asError turns an error a guest reported into an *Error that keeps its kind.
+// asError turns an error a guest reported into an *Error that keeps its
+// kind and code.
 func (w *wireError) asError(plugin, op string) error {
 	msg := w.Message
 	if msg == "" {
 		msg = "failed without a message (kind " + w.Kind + ")"
 	}
-	return &Error{Plugin: plugin, Op: op, Kind: kindFromWire(w.Kind), Msg: msg, Guest: true}
+	return &Error{Plugin: plugin, Op: op, Kind: kindFromWire(w.Kind), Code: codeFromWire(w.Kind, w.Code), Msg: msg, Guest: true}
+}
+
+// toWireError is the wire form of an error a host function returns.
+func toWireError(err error) wireError {
+	return wireError{Kind: kindToWire(err), Code: codeToWire(err), Message: err.Error()}
 }
 
 // guestError interprets an Extism error_set message: the JSON error object
