@@ -279,6 +279,12 @@ func (s *Server) handler(tool string) mcp.ToolHandler {
 			s.announceChanges(ctx, req.Session)
 		}
 		if err != nil && ctx.Err() != nil {
+			if s.stopCalls.Err() != nil {
+				// The server, not the client, ended it: a bare
+				// "context canceled" would leave the model guessing.
+				return nil, &jsonrpc.Error{Code: codeUnavailable, Message: "wai: the server is shutting down, so the call was stopped " +
+					"and its command killed; reconnect to a running wai serve and run it again"}
+			}
 			// Cancelled by the client (or it went away): the stdio
 			// transport drops the SDK's answer to a cancelled request.
 			return nil, ctx.Err()
@@ -371,7 +377,7 @@ func hint(err error) string {
 		}
 		return "the sandbox cannot serve right now; the operator should check the backend (wai preflight)"
 	case backend.ErrNotFound:
-		return "check the path or name"
+		return "check the path, name or id"
 	}
 	return ""
 }
