@@ -62,9 +62,7 @@ func Tool[P any](name, description string, fn func(c *Call, params P) (Result, e
 	t.handle = func(c *Call, raw json.RawMessage) (Result, error) {
 		var p P
 		if len(bytes.TrimSpace(raw)) > 0 {
-			dec := json.NewDecoder(bytes.NewReader(raw))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&p); err != nil {
+			if err := DecodeStrict(raw, &p); err != nil {
 				return Result{}, Errorf(KindInvalid, "%s: bad params: %v", name, err)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/wai-dev/wai/pdk"
 	"github.com/wai-dev/wai/tools/internal/vfspath"
 )
 
@@ -121,9 +122,7 @@ func parseRecord(stdout, marker string, in driverInput) (string, record, error) 
 	if err != nil || len(data) > maxRecordBytes {
 		return printed, rec, fmt.Errorf("%w: unreadable or over %d bytes", errNoRecord, maxRecordBytes)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rec); err != nil {
+	if err := pdk.DecodeStrict(data, &rec); err != nil {
 		return printed, rec, fmt.Errorf("%w: %v", errNoRecord, err)
 	}
 	return printed, rec, checkRecord(rec, in)
