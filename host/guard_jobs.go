@@ -73,12 +73,18 @@ func (g *guardedJobs) StartJob(ctx context.Context, req backend.JobRequest) (bac
 	return info, err
 }
 
+// JobStatus, CancelJob and ListJobs answer a job a stop of the sandbox
+// ended from the session's record of it (lost, with why), without asking
+// the backend, which forgot it with the sandbox.
 func (g *guardedJobs) JobStatus(ctx context.Context, id string, since backend.JobOffsets) (backend.JobStatus, error) {
 	done, err := g.s.begin()
 	if err != nil {
 		return backend.JobStatus{}, err
 	}
 	defer done()
+	if info, ok := g.s.lost.get(id); ok {
+		return backend.JobStatus{JobInfo: info}, nil
+	}
 	jr, fellBack, err := g.runner(ctx, "job.status")
 	if err != nil {
 		return backend.JobStatus{}, err
@@ -96,6 +102,9 @@ func (g *guardedJobs) CancelJob(ctx context.Context, id string) (backend.JobInfo
 		return backend.JobInfo{}, err
 	}
 	defer done()
+	if info, ok := g.s.lost.get(id); ok {
+		return info, nil // ended already: left as it was
+	}
 	jr, _, err := g.runner(ctx, "job.cancel")
 	if err != nil {
 		return backend.JobInfo{}, err
@@ -113,7 +122,11 @@ func (g *guardedJobs) ListJobs(ctx context.Context) ([]backend.JobInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return jr.ListJobs(ctx)
+	jobs, err := jr.ListJobs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return g.s.lost.merge(jobs), nil
 }
 
 func errString(err error) string {

@@ -51,6 +51,7 @@ type Session struct {
 	fs    *guardedFS
 	lc    *guardedLifecycle
 	jobs  *guardedJobs
+	lost  lostJobs // jobs a stop of the sandbox ended (session_jobs.go)
 
 	// containersReady: a preflight passed, so create runs none itself;
 	// containersUsed: the session made containers, which Close destroys

@@ -1,0 +1,198 @@
+package host_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wai-dev/wai/host"
+	"github.com/wai-dev/wai/host/backend"
+	"github.com/wai-dev/wai/plugins/mock"
+)
+
+// stoppableBackend is the mock with a sandbox to stop, as a container
+// backend has: a Stop ends the jobs running in it and forgets them, as
+// removing a container does, so a later status of one is ErrNotFound.
+type stoppableBackend struct {
+	*mock.Backend
+	mu    sync.Mutex
+	stops int
+}
+
+func (b *stoppableBackend) Open(ctx context.Context, spec backend.WorkspaceSpec) (backend.Workspace, error) {
+	ws, err := b.Backend.Open(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return &stoppableWorkspace{Workspace: ws.(*mock.Workspace), b: b, gone: map[string]bool{}}, nil
+}
+
+func (b *stoppableBackend) stopCount() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.stops
+}
+
+type stoppableWorkspace struct {
+	*mock.Workspace
+	b    *stoppableBackend
+	mu   sync.Mutex
+	gone map[string]bool // jobs the sandbox's removal took
+}
+
+func (w *stoppableWorkspace) Start(context.Context) (backend.LifecycleState, error) {
+	return backend.LifecycleState{Name: "sandbox", Running: true}, nil
+}
+
+func (w *stoppableWorkspace) State(context.Context) (backend.LifecycleState, error) {
+	return backend.LifecycleState{Name: "sandbox"}, nil
+}
+
+func (w *stoppableWorkspace) Stop(ctx context.Context) (backend.LifecycleState, error) {
+	jobs, err := w.Workspace.ListJobs(ctx)
+	if err != nil {
+		return backend.LifecycleState{}, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, j := range jobs {
+		_, _ = w.Workspace.CancelJob(ctx, j.ID)
+		w.gone[j.ID] = true
+	}
+	w.b.mu.Lock()
+	w.b.stops++
+	w.b.mu.Unlock()
+	return backend.LifecycleState{Name: "sandbox"}, nil
+}
+
+func (w *stoppableWorkspace) forgotten(op, id string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.gone[id] {
+		return backend.Errorf(backend.ErrNotFound, op, id, "no such job in this session (list them with job_list)")
+	}
+	return nil
+}
+
+func (w *stoppableWorkspace) JobStatus(ctx context.Context, id string, since backend.JobOffsets) (backend.JobStatus, error) {
+	if err := w.forgotten("job.status", id); err != nil {
+		return backend.JobStatus{}, err
+	}
+	return w.Workspace.JobStatus(ctx, id, since)
+}
+
+func (w *stoppableWorkspace) CancelJob(ctx context.Context, id string) (backend.JobInfo, error) {
+	if err := w.forgotten("job.cancel", id); err != nil {
+		return backend.JobInfo{}, err
+	}
+	return w.Workspace.CancelJob(ctx, id)
+}
+
+func (w *stoppableWorkspace) ListJobs(ctx context.Context) ([]backend.JobInfo, error) {
+	jobs, err := w.Workspace.ListJobs(ctx)
+	var kept []backend.JobInfo
+	for _, j := range jobs {
+		if w.forgotten("job.list", j.ID) == nil {
+			kept = append(kept, j)
+		}
+	}
+	return kept, err
+}
+
+// Interface guards
+var (
+	_ backend.Lifecycle = (*stoppableWorkspace)(nil)
+	_ backend.JobRunner = (*stoppableWorkspace)(nil)
+)
+
+// stoppableSession opens a session on a stoppable mock whose new jobs stay
+// running, with its workspace opened.
+func stoppableSession(t *testing.T, idle time.Duration) (*host.Session, *stoppableBackend, *mock.Workspace, *eventWaiter) {
+	t.Helper()
+	cfg := host.DefaultConfig()
+	cfg.StateDir = t.TempDir()
+	cfg.BundledTools = []string{}
+	cfg.Backend = "mock"
+	cfg.SessionIdleTimeout = idle
+	b := &stoppableBackend{Backend: mock.New(mock.Options{})}
+	ev := newEventWaiter()
+	s := openSession(t, startKernel(t, cfg, host.WithBackend(b), host.WithLogger(slog.New(ev))), "jobs")
+	if _, err := s.Shell().Execute(t.Context(), backend.ExecRequest{Argv: []string{"true"}}); err != nil {
+		t.Fatal(err)
+	}
+	ws, ok := b.Workspace("jobs")
+	if !ok {
+		t.Fatal("no mock workspace for the session")
+	}
+	ws.HoldJobs(true)
+	return s, b, ws, ev
+}
+
+// The kernel's idle release stops a session's sandbox, which would end
+// its background jobs: a running job is use, so the session is not
+// released while one runs, and is once the last one ended (finding 1 of
+// the s26 trial: session_idle_timeout removed a container with its jobs).
+func TestIdleReleaseSparesRunningJobs(t *testing.T) {
+	s, b, ws, ev := stoppableSession(t, 30*time.Millisecond)
+	ctx := t.Context()
+	job, err := s.Jobs().StartJob(ctx, backend.JobRequest{Argv: []string{"sleep", "1000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A sweep found the session idle: it either spared it for its job
+	// (session.idle_jobs_run) or released it (session.idle_release).
+	ev.wait(t, "session.idle", s.Name())
+	if n := b.stopCount(); n != 0 {
+		t.Fatalf("the idle release stopped the sandbox %d time(s) while a job ran", n)
+	}
+	if st, err := s.Jobs().JobStatus(ctx, job.ID, backend.JobOffsets{}); err != nil || !st.Running() {
+		t.Fatalf("job after idle sweeps: %+v, %v; want it running", st.JobInfo, err)
+	}
+	ws.FinishJobs()
+	ev.wait(t, "session.idle_release", s.Name())
+	if n := b.stopCount(); n != 1 {
+		t.Errorf("after the job ended the idle session was stopped %d time(s), want 1", n)
+	}
+}
+
+// A stop of the sandbox ends the jobs running in it and the backend
+// forgets them; the kernel reports them as lost, saying why and when,
+// rather than "no such job", and the stop says how many it ended
+// (finding 3 of the s26 trial).
+func TestStopReportsEndedJobsAsLost(t *testing.T) {
+	s, _, _, _ := stoppableSession(t, 0)
+	ctx := t.Context()
+	running, err := s.Jobs().StartJob(ctx, backend.JobRequest{Argv: []string{"sleep", "1000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended, err := s.Jobs().StartJob(ctx, backend.JobRequest{Argv: []string{"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Jobs().CancelJob(ctx, ended.ID); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Lifecycle().Stop(ctx)
+	if err != nil || st.JobsEnded != 1 {
+		t.Fatalf("stop: %+v, %v; want 1 job ended (the cancelled one had ended already)", st, err)
+	}
+	got, err := s.Jobs().JobStatus(ctx, running.ID, backend.JobOffsets{})
+	if err != nil || got.State != backend.JobLost || got.EndedAt.IsZero() || !strings.Contains(got.Note, "stopped at") {
+		t.Fatalf("status of a job the stop ended: %+v, %v; want lost, with when and why", got.JobInfo, err)
+	}
+	if c, err := s.Jobs().CancelJob(ctx, running.ID); err != nil || c.State != backend.JobLost {
+		t.Errorf("cancelling a lost job: %+v, %v; want it left as it was", c, err)
+	}
+	list, err := s.Jobs().ListJobs(ctx)
+	if err != nil || len(list) != 1 || list[0].ID != running.ID || list[0].State != backend.JobLost {
+		t.Errorf("job_list after the stop: %+v, %v; want the lost job", list, err)
+	}
+	if _, err := s.Jobs().JobStatus(ctx, ended.ID, backend.JobOffsets{}); !errors.Is(err, backend.ErrNotFound) {
+		t.Errorf("a job that had ended before the stop: %v, want the backend's not found", err)
+	}
+}
