@@ -93,6 +93,9 @@ func describe(st pdk.JobStatus) string {
 		b.WriteString(" (exit code " + strconv.Itoa(st.ExitCode) + ")")
 	}
 	b.WriteString(".\n")
+	if st.Note != "" {
+		b.WriteString("Why: " + st.Note + ".\n")
+	}
 	for _, s := range []struct {
 		name string
 		out  pdk.JobOutput
@@ -133,6 +136,9 @@ func list(_ *pdk.Call, _ emptyParams) (pdk.Result, error) {
 	b.WriteString(strconv.Itoa(len(jobs)) + " job(s).\n")
 	for _, j := range jobs {
 		b.WriteString(j.ID + " " + j.State + " " + strings.Join(j.Command, " ") + "\n")
+		if j.Note != "" {
+			b.WriteString("  (" + j.Note + ")\n")
+		}
 	}
 	return pdk.OK(b.String(), listResult{Jobs: jobs}), nil
 }
