@@ -51,7 +51,7 @@ type Session struct {
 	fs    *guardedFS
 	lc    *guardedLifecycle
 	jobs  *guardedJobs
-	lost  lostJobs // jobs a stop of the sandbox ended (session_jobs.go)
+	book  jobBook // its jobs, to report those the backend forgot (session_jobbook.go)
 
 	// containersReady: a preflight passed, so create runs none itself;
 	// containersUsed: the session made containers, which Close destroys

@@ -2,10 +2,8 @@ package host
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -14,58 +12,10 @@ import (
 // A session's background jobs run in its workspace's sandbox, so what
 // stops the sandbox ends them, and a backend forgets them with it (a
 // container's job records go with the container). The kernel therefore
-// (1) never counts a session whose jobs run as idle, and (2) remembers the
-// jobs a stop of the sandbox ended, reporting them as lost, with why and
-// when, instead of "no such job": for every backend, in one place.
-
-// maxLostJobs bounds the lost-job records a session keeps: backends keep
-// ended jobs for the workspace's life, so the kernel keeps these for the
-// session's life, the latest ones (a stop ends at most limits.max_jobs).
-const maxLostJobs = 256
-
-// lostJobs is what a session remembers of the jobs a stop ended.
-type lostJobs struct {
-	mu   sync.Mutex
-	jobs []backend.JobInfo // oldest first
-}
-
-func (l *lostJobs) add(jobs []backend.JobInfo, at time.Time, note string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, j := range jobs {
-		j.Command = slices.Clone(j.Command)
-		j.State, j.ExitCode, j.Signal, j.EndedAt, j.Note = backend.JobLost, -1, 0, at.UTC(), note
-		l.jobs = append(l.jobs, j)
-	}
-	if n := len(l.jobs) - maxLostJobs; n > 0 {
-		l.jobs = slices.Delete(l.jobs, 0, n)
-	}
-}
-
-func (l *lostJobs) get(id string) (backend.JobInfo, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, j := range l.jobs {
-		if j.ID == id {
-			return j, true
-		}
-	}
-	return backend.JobInfo{}, false
-}
-
-// merge adds the lost jobs the backend no longer lists to its list, oldest
-// first.
-func (l *lostJobs) merge(list []backend.JobInfo) []backend.JobInfo {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, j := range l.jobs {
-		if !slices.ContainsFunc(list, func(b backend.JobInfo) bool { return b.ID == j.ID }) {
-			list = append(list, j)
-		}
-	}
-	slices.SortStableFunc(list, func(a, b backend.JobInfo) int { return a.StartedAt.Compare(b.StartedAt) })
-	return list
-}
+// (1) never counts a session whose jobs run as idle, and (2) keeps a book
+// of the session's jobs (session_jobbook.go), reporting one its backend
+// forgot as lost, with why and when, instead of "no such job": for every
+// backend, in one place.
 
 // openWorkspace is the session's workspace if it was opened, else nil: what
 // asks about jobs for idleness must not open (or start) anything.
@@ -135,9 +85,7 @@ func (s *Session) stopEndingJobs(lc backend.Lifecycle, ctx context.Context) (bac
 	if err != nil {
 		return st, err
 	}
-	now := time.Now()
-	s.lost.add(jobs, now, fmt.Sprintf("the workspace's sandbox was stopped at %s UTC; jobs end with it, and their output went with it",
-		now.UTC().Format(time.TimeOnly)))
+	s.book.ended(jobs, time.Now())
 	st.JobsEnded = len(jobs)
 	return st, nil
 }

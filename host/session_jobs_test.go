@@ -21,6 +21,7 @@ type stoppableBackend struct {
 	*mock.Backend
 	mu    sync.Mutex
 	stops int
+	gone  map[string]bool // jobs the sandbox's removal took
 }
 
 func (b *stoppableBackend) Open(ctx context.Context, spec backend.WorkspaceSpec) (backend.Workspace, error) {
@@ -28,7 +29,7 @@ func (b *stoppableBackend) Open(ctx context.Context, spec backend.WorkspaceSpec)
 	if err != nil {
 		return nil, err
 	}
-	return &stoppableWorkspace{Workspace: ws.(*mock.Workspace), b: b, gone: map[string]bool{}}, nil
+	return &stoppableWorkspace{Workspace: ws.(*mock.Workspace), b: b}, nil
 }
 
 func (b *stoppableBackend) stopCount() int {
@@ -39,9 +40,7 @@ func (b *stoppableBackend) stopCount() int {
 
 type stoppableWorkspace struct {
 	*mock.Workspace
-	b    *stoppableBackend
-	mu   sync.Mutex
-	gone map[string]bool // jobs the sandbox's removal took
+	b *stoppableBackend
 }
 
 func (w *stoppableWorkspace) Start(context.Context) (backend.LifecycleState, error) {
@@ -57,22 +56,20 @@ func (w *stoppableWorkspace) Stop(ctx context.Context) (backend.LifecycleState, 
 	if err != nil {
 		return backend.LifecycleState{}, err
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.b.mu.Lock()
+	defer w.b.mu.Unlock()
 	for _, j := range jobs {
 		_, _ = w.Workspace.CancelJob(ctx, j.ID)
-		w.gone[j.ID] = true
+		w.b.gone[j.ID] = true
 	}
-	w.b.mu.Lock()
 	w.b.stops++
-	w.b.mu.Unlock()
 	return backend.LifecycleState{Name: "sandbox"}, nil
 }
 
 func (w *stoppableWorkspace) forgotten(op, id string) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.gone[id] {
+	w.b.mu.Lock()
+	defer w.b.mu.Unlock()
+	if w.b.gone[id] {
 		return backend.Errorf(backend.ErrNotFound, op, id, "no such job in this session (list them with job_list)")
 	}
 	return nil
@@ -118,7 +115,7 @@ func stoppableSession(t *testing.T, idle time.Duration) (*host.Session, *stoppab
 	cfg.BundledTools = []string{}
 	cfg.Backend = "mock"
 	cfg.SessionIdleTimeout = idle
-	b := &stoppableBackend{Backend: mock.New(mock.Options{})}
+	b := &stoppableBackend{Backend: mock.New(mock.Options{}), gone: map[string]bool{}}
 	ev := newEventWaiter()
 	s := openSession(t, startKernel(t, cfg, host.WithBackend(b), host.WithLogger(slog.New(ev))), "jobs")
 	if _, err := s.Shell().Execute(t.Context(), backend.ExecRequest{Argv: []string{"true"}}); err != nil {
@@ -162,21 +159,11 @@ func TestIdleReleaseSparesRunningJobs(t *testing.T) {
 // A stop of the sandbox ends the jobs running in it and the backend
 // forgets them; the kernel reports them as lost, saying why and when,
 // rather than "no such job", and the stop says how many it ended
-// (finding 3 of the s26 trial).
+// (finding 3 of the s26 trial). A job seen ended before keeps how it ended.
 func TestStopReportsEndedJobsAsLost(t *testing.T) {
 	s, _, _, _ := stoppableSession(t, 0)
 	ctx := t.Context()
-	running, err := s.Jobs().StartJob(ctx, backend.JobRequest{Argv: []string{"sleep", "1000"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ended, err := s.Jobs().StartJob(ctx, backend.JobRequest{Argv: []string{"true"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Jobs().CancelJob(ctx, ended.ID); err != nil {
-		t.Fatal(err)
-	}
+	running, ended := startTwoJobs(t, s)
 	st, err := s.Lifecycle().Stop(ctx)
 	if err != nil || st.JobsEnded != 1 {
 		t.Fatalf("stop: %+v, %v; want 1 job ended (the cancelled one had ended already)", st, err)
@@ -188,11 +175,62 @@ func TestStopReportsEndedJobsAsLost(t *testing.T) {
 	if c, err := s.Jobs().CancelJob(ctx, running.ID); err != nil || c.State != backend.JobLost {
 		t.Errorf("cancelling a lost job: %+v, %v; want it left as it was", c, err)
 	}
-	list, err := s.Jobs().ListJobs(ctx)
-	if err != nil || len(list) != 1 || list[0].ID != running.ID || list[0].State != backend.JobLost {
-		t.Errorf("job_list after the stop: %+v, %v; want the lost job", list, err)
+	checkForgotten(t, s, running.ID, ended.ID)
+}
+
+// A backend that forgets a session's jobs by itself (a container removed
+// by the backend's own idle or max_uptime cleanup, or one that died and
+// was recreated) does not make them "no such job" either: a job last seen
+// running is lost, found gone, with when.
+func TestForgottenJobsAreLost(t *testing.T) {
+	s, b, _, _ := stoppableSession(t, 0)
+	ctx := t.Context()
+	running, ended := startTwoJobs(t, s)
+	ws, err := b.Open(ctx, backend.WorkspaceSpec{Session: "jobs"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := s.Jobs().JobStatus(ctx, ended.ID, backend.JobOffsets{}); !errors.Is(err, backend.ErrNotFound) {
-		t.Errorf("a job that had ended before the stop: %v, want the backend's not found", err)
+	if _, err := ws.(backend.Lifecycle).Stop(ctx); err != nil { // behind the kernel's back
+		t.Fatal(err)
+	}
+	got, err := s.Jobs().JobStatus(ctx, running.ID, backend.JobOffsets{})
+	if err != nil || got.State != backend.JobLost || !strings.Contains(got.Note, "found gone at") {
+		t.Fatalf("status of a job its backend forgot: %+v, %v; want lost, found gone", got.JobInfo, err)
+	}
+	checkForgotten(t, s, running.ID, ended.ID)
+	if _, err := s.Jobs().JobStatus(ctx, "j000000000000", backend.JobOffsets{}); !errors.Is(err, backend.ErrNotFound) {
+		t.Errorf("a job the session never had: %v, want not found", err)
+	}
+}
+
+// startTwoJobs starts a job that keeps running and one cancelled at once.
+func startTwoJobs(t *testing.T, s *host.Session) (running, ended backend.JobInfo) {
+	t.Helper()
+	ctx := t.Context()
+	running, err := s.Jobs().StartJob(ctx, backend.JobRequest{Argv: []string{"sleep", "1000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ended, err = s.Jobs().StartJob(ctx, backend.JobRequest{Argv: []string{"true"}}); err != nil {
+		t.Fatal(err)
+	}
+	if ended, err = s.Jobs().CancelJob(ctx, ended.ID); err != nil || ended.State != backend.JobCancelled {
+		t.Fatalf("cancel: %+v, %v", ended, err)
+	}
+	return running, ended
+}
+
+// checkForgotten checks what status and list say of two jobs the backend
+// forgot: the running one lost, the ended one as it ended, with a note.
+func checkForgotten(t *testing.T, s *host.Session, running, ended string) {
+	t.Helper()
+	ctx := t.Context()
+	got, err := s.Jobs().JobStatus(ctx, ended, backend.JobOffsets{})
+	if err != nil || got.State != backend.JobCancelled || !strings.Contains(got.Note, "how it ended") {
+		t.Errorf("a job seen ended before its sandbox went: %+v, %v; want it cancelled, with a note", got.JobInfo, err)
+	}
+	list, err := s.Jobs().ListJobs(ctx)
+	if err != nil || len(list) != 2 || list[0].ID != running || list[0].State != backend.JobLost || list[1].ID != ended || list[1].State != backend.JobCancelled {
+		t.Errorf("job_list: %+v, %v; want the lost job, then the cancelled one", list, err)
 	}
 }
