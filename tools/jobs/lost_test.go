@@ -18,6 +18,7 @@ import (
 // job_status and job_list report it lost with why and when (findings 1
 // and 3 of the s26 trial: the job was gone, "no such job in this session").
 func TestRunningJobSurvivesIdleAndStopMakesItLost(t *testing.T) {
+	t.Parallel() // its own kernel and container names, mostly waiting on Podman
 	b := tooltest.Only(t, func(b tooltest.Backend) bool { return b.Lifecycle })[0]
 	var logs syncbuf.Buffer
 	e := lifecycleKernel(t, b, &logs)
