@@ -35,6 +35,15 @@ func TestRunningJobSurvivesIdleAndStopMakesItLost(t *testing.T) {
 	if err != nil || !strings.Contains(res.Message, "is lost") || !strings.Contains(res.Message, "was stopped at") {
 		t.Fatalf("job_status of the stopped job: %q, %v; want lost, with why and when", res.Message, err)
 	}
+	// Answered from the kernel's record: no new container was started to
+	// ask, nor by the idle sweeps asking for running jobs meanwhile.
+	s, err := e.Kernel.Session(t.Context(), "jobs", host.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.Lifecycle().State(t.Context()); err != nil || st.Running {
+		t.Errorf("after the stop and job_status the container is %+v, %v; want none running", st, err)
+	}
 	res, err = e.CallIn(t, "jobs", "job_list", `{}`)
 	if err != nil || !strings.Contains(res.Message, j.ID+" lost") {
 		t.Errorf("job_list after the stop: %q, %v; want the job, lost", res.Message, err)
