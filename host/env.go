@@ -46,7 +46,7 @@ func (g *guardedLifecycle) Start(ctx context.Context) (backend.LifecycleState, e
 }
 
 func (g *guardedLifecycle) Stop(ctx context.Context) (backend.LifecycleState, error) {
-	return g.run(ctx, ActionLifecycleStop, backend.Lifecycle.Stop)
+	return g.run(ctx, ActionLifecycleStop, g.s.stopEndingJobs)
 }
 
 func (g *guardedLifecycle) State(ctx context.Context) (backend.LifecycleState, error) {

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -68,17 +69,27 @@ func (g *guardedJobs) StartJob(ctx context.Context, req backend.JobRequest) (bac
 	if fellBack {
 		info.Sandboxed = false
 	}
+	if err == nil {
+		s.book.seen(info)
+	}
 	s.k.log.Info("job.start", "session", s.spec.Session, "job", info.ID, "command", joinArgv(req.Command()),
 		"tool", callTool(ctx), "error", errString(err))
 	return info, err
 }
 
+// JobStatus, CancelJob and ListJobs answer a job the backend forgot with
+// its sandbox (stopped, removed, recreated) from the session's book of its
+// jobs: lost, with why and when. One a stop ended is answered without
+// asking the backend, which would start a new sandbox to say it has none.
 func (g *guardedJobs) JobStatus(ctx context.Context, id string, since backend.JobOffsets) (backend.JobStatus, error) {
 	done, err := g.s.begin()
 	if err != nil {
 		return backend.JobStatus{}, err
 	}
 	defer done()
+	if info, ok := g.s.book.gone(id); ok {
+		return backend.JobStatus{JobInfo: info}, nil
+	}
 	jr, fellBack, err := g.runner(ctx, "job.status")
 	if err != nil {
 		return backend.JobStatus{}, err
@@ -86,6 +97,12 @@ func (g *guardedJobs) JobStatus(ctx context.Context, id string, since backend.Jo
 	st, err := jr.JobStatus(ctx, id, since)
 	if fellBack {
 		st.Sandboxed = false
+	}
+	if info, ok := g.forgotten(id, err); ok {
+		return backend.JobStatus{JobInfo: info}, nil
+	}
+	if err == nil {
+		g.s.book.seen(st.JobInfo)
 	}
 	return st, err
 }
@@ -96,11 +113,21 @@ func (g *guardedJobs) CancelJob(ctx context.Context, id string) (backend.JobInfo
 		return backend.JobInfo{}, err
 	}
 	defer done()
+	if info, ok := g.s.book.gone(id); ok {
+		return info, nil // ended already: left as it was
+	}
 	jr, _, err := g.runner(ctx, "job.cancel")
 	if err != nil {
 		return backend.JobInfo{}, err
 	}
-	return jr.CancelJob(ctx, id)
+	info, err := jr.CancelJob(ctx, id)
+	if lost, ok := g.forgotten(id, err); ok {
+		return lost, nil
+	}
+	if err == nil {
+		g.s.book.seen(info)
+	}
+	return info, err
 }
 
 func (g *guardedJobs) ListJobs(ctx context.Context) ([]backend.JobInfo, error) {
@@ -113,7 +140,21 @@ func (g *guardedJobs) ListJobs(ctx context.Context) ([]backend.JobInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return jr.ListJobs(ctx)
+	jobs, err := jr.ListJobs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	g.s.book.seen(jobs...)
+	return g.s.book.merge(jobs), nil
+}
+
+// forgotten is the book's lost record of a job the backend answered
+// ErrNotFound for, when the session started it.
+func (g *guardedJobs) forgotten(id string, err error) (backend.JobInfo, bool) {
+	if !errors.Is(err, backend.ErrNotFound) {
+		return backend.JobInfo{}, false
+	}
+	return g.s.book.forgotten(id)
 }
 
 func errString(err error) string {

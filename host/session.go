@@ -51,6 +51,7 @@ type Session struct {
 	fs    *guardedFS
 	lc    *guardedLifecycle
 	jobs  *guardedJobs
+	book  jobBook // its jobs, to report those the backend forgot (session_jobbook.go)
 
 	// containersReady: a preflight passed, so create runs none itself;
 	// containersUsed: the session made containers, which Close destroys

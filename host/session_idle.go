@@ -13,7 +13,9 @@ import (
 // sandbox (backend.Lifecycle: a container goes, its files stay). The
 // session, its name and its files stay; the next call recreates what was
 // released. A session is released once per idle spell, and never while a
-// call runs: calls starting meanwhile wait for the release to finish.
+// call or a background job runs (stopping the sandbox would end the job):
+// a running job is use, so idleness counts from the last sweep that saw
+// one. Calls starting meanwhile wait for the release to finish.
 func (s *Session) releaseIfIdle(ctx context.Context, idle time.Duration) {
 	s.idleMu.Lock()
 	defer s.idleMu.Unlock()
@@ -22,13 +24,17 @@ func (s *Session) releaseIfIdle(ctx context.Context, idle time.Duration) {
 	if s.idleFor(now) <= idle || s.released.Load() == last {
 		return
 	}
-	s.released.Store(last)
 	s.mu.Lock()
 	ws, closed := s.ws, s.closed
 	s.mu.Unlock()
 	if closed {
 		return
 	}
+	if ws != nil && s.jobsKeepBusy(ctx, ws) {
+		s.touch()
+		return
+	}
+	s.released.Store(last)
 	what := "nothing"
 	var err error
 	switch r := ws.(type) {

@@ -39,6 +39,9 @@ type JobInfo struct {
 	MaxRuntimeMS int64    `json:"max_runtime_ms"`
 	Backend      string   `json:"backend"`
 	Sandboxed    bool     `json:"sandboxed"`
+	// Note says why a job ended when its state alone does not (a lost
+	// job: what ended it, and when).
+	Note string `json:"note,omitempty"`
 }
 
 // JobOutput is one stream's output from Offset on; ask from Next next

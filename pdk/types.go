@@ -231,4 +231,6 @@ type LifecycleState struct {
 	Running    bool
 	StartedAt  time.Time
 	LastUsedAt time.Time
+	// JobsEnded is how many running background jobs a Stop ended.
+	JobsEnded int
 }

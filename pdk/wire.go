@@ -183,10 +183,11 @@ type wireLifecycle struct {
 	Running    bool   `json:"running"`
 	StartedAt  string `json:"started_at"`
 	LastUsedAt string `json:"last_used_at"`
+	JobsEnded  int    `json:"jobs_ended"`
 }
 
 func (w wireLifecycle) state() LifecycleState {
-	return LifecycleState{Name: w.Name, Running: w.Running, StartedAt: parseTime(w.StartedAt), LastUsedAt: parseTime(w.LastUsedAt)}
+	return LifecycleState{Name: w.Name, Running: w.Running, StartedAt: parseTime(w.StartedAt), LastUsedAt: parseTime(w.LastUsedAt), JobsEnded: w.JobsEnded}
 }
 
 type wireLog struct {

@@ -40,6 +40,16 @@ type JobRunner interface {
 	ListJobs(ctx context.Context) ([]JobInfo, error)
 }
 
+// RunningJobLister is implemented by JobRunner workspaces whose ListJobs
+// would start something to answer (a container): RunningJobs lists the
+// jobs running now without starting anything, none when the sandbox does
+// not run. The kernel asks it before it stops or releases a workspace: a
+// running job keeps a session from being idle, and the jobs a stop ends
+// are reported lost. Workspaces without it are asked ListJobs.
+type RunningJobLister interface {
+	RunningJobs(ctx context.Context) ([]JobInfo, error)
+}
+
 // JobRequest is a command to run in the background. Exactly one of Argv
 // and Shell is set, as in ExecRequest; a job has no stdin.
 type JobRequest struct {
@@ -110,6 +120,9 @@ type JobInfo struct {
 	MaxRuntime time.Duration
 	Backend    string
 	Sandboxed  bool
+	// Note says why the job ended when the state alone does not: for a
+	// job the kernel reports lost, what ended it and when.
+	Note string
 }
 
 // Running reports whether the job still runs.

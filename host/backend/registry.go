@@ -95,6 +95,9 @@ type LifecycleState struct {
 	Running    bool
 	StartedAt  time.Time
 	LastUsedAt time.Time
+	// JobsEnded is how many running background jobs a Stop ended: the
+	// kernel counts them (a backend leaves it 0).
+	JobsEnded int
 }
 
 // Options configure a backend when it is opened.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/host/config"
 )
@@ -125,10 +126,14 @@ func (a *authenticator) match(secret string) int {
 	return found
 }
 
-// idleCloser closes an HTTP session that had no request open for the
-// timeout. A request open (a GET stream the client listens on, a call
-// still running) is a client still connected: its session is never closed
-// for idleness, whatever the timeout.
+// idleCloser closes an HTTP session that had no request open and no
+// background job running for the timeout; closing it closes its wai
+// session, removing its workspace and files. A request open (a GET stream
+// the client listens on, a call still running) is a client still
+// connected, and a running job is work the client will come back for
+// (its own max runtime bounds it): such a session is never closed for
+// idleness, whatever the timeout. Idleness counts from the last request's
+// end or the last check that saw a job run.
 type idleCloser struct {
 	s       *Server
 	timeout time.Duration
@@ -139,8 +144,14 @@ type idleCloser struct {
 
 type idleSession struct {
 	open  int
+	since time.Time // idle since: the last request's end, or a job seen running
 	timer *time.Timer
 }
+
+// jobCheckEvery is how often, as a share of the timeout, a session whose
+// jobs run is asked again: it is closed at most a quarter of the timeout
+// late after its last job ended.
+const jobCheckEvery = 4
 
 const sessionIDHeader = "Mcp-Session-Id"
 
@@ -201,7 +212,7 @@ func (c *idleCloser) start(id string) {
 	if _, ok := c.sessions[id]; ok {
 		return
 	}
-	is := &idleSession{}
+	is := &idleSession{since: time.Now()}
 	is.timer = time.AfterFunc(c.timeout, func() { c.expire(id, is) })
 	c.sessions[id] = is
 }
@@ -229,26 +240,86 @@ func (c *idleCloser) end(id string) {
 	}
 	is.open--
 	if is.open == 0 {
+		is.since = time.Now()
 		is.timer.Reset(c.timeout)
 	}
 }
 
 // expire closes a session idle for the whole timeout; a request that
-// began meanwhile keeps it.
+// began meanwhile keeps it, and so does a background job running in its
+// workspace (asked outside the lock: it may query a container).
 func (c *idleCloser) expire(id string, is *idleSession) {
 	c.mu.Lock()
-	if c.sessions[id] != is || is.open > 0 {
+	idle := c.idle(id, is)
+	c.mu.Unlock()
+	if !idle {
+		return
+	}
+	ss := c.s.mcpSession(id)
+	jobs := ss != nil && c.s.jobsRun(ss)
+	c.mu.Lock()
+	if !c.idle(id, is) {
+		c.mu.Unlock()
+		return
+	}
+	if jobs {
+		is.since = time.Now()
+	}
+	if rest := time.Until(is.since.Add(c.timeout)); rest > 0 {
+		// A job ran lately: ask again while jobs run, else once the
+		// rest of the timeout has passed.
+		is.timer.Reset(min(rest, c.timeout/jobCheckEvery))
 		c.mu.Unlock()
 		return
 	}
 	delete(c.sessions, id)
 	c.mu.Unlock()
-	for ss := range c.s.mcp.Sessions() {
+	if ss != nil {
+		c.s.log.Info("mcp.session.idle_close", "mcp_session", id, "idle", c.timeout)
+		_ = ss.Close()
+	}
+}
+
+// idle reports whether is is still the session id's record with no
+// request open. The caller holds c.mu.
+func (c *idleCloser) idle(id string, is *idleSession) bool {
+	return c.sessions[id] == is && is.open == 0
+}
+
+// mcpSession is the SDK's session of id, nil once it is gone.
+func (s *Server) mcpSession(id string) *mcp.ServerSession {
+	for ss := range s.mcp.Sessions() {
 		if ss.ID() == id {
-			c.s.log.Info("mcp.session.idle_close", "mcp_session", id, "idle", c.timeout)
-			_ = ss.Close()
+			return ss
 		}
 	}
+	return nil
+}
+
+// jobsRun reports whether background jobs run in ss's wai session; one
+// that cannot say counts as running them (closing would remove what it
+// could not see), and is asked again later.
+func (s *Server) jobsRun(ss *mcp.ServerSession) bool {
+	s.mu.Lock()
+	var ws *host.Session
+	if c := s.clients[ss]; c != nil {
+		ws = c.ws
+	}
+	s.mu.Unlock()
+	if ws == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	n, err := ws.RunningJobs(ctx)
+	if err != nil {
+		s.log.Warn("mcp.session.idle_jobs_unknown", "mcp_session", ss.ID(), "session", ws.Name(), "err", err)
+		return true
+	}
+	if n > 0 {
+		s.log.Debug("mcp.session.idle_jobs_run", "mcp_session", ss.ID(), "session", ws.Name(), "jobs", n)
+	}
+	return n > 0
 }
 
 // IsLoopback reports whether addr (host:port) listens only on the local

@@ -44,7 +44,7 @@ func init() {
 	pdk.Declare("jobs", "1.0.0", pdk.CapJobs)
 	pdk.Tool("job_start", "Start a command in the background in the workspace and return its job id at once. The job keeps running after this call; poll it with job_status, stop it with job_cancel. It is killed at its max runtime and when the session ends.",
 		start, pdk.Returns[pdk.JobInfo](), pdk.Destructive(true), pdk.OpenWorld(true), pdk.Title("Start a background job"))
-	pdk.Tool("job_status", "Report a background job's state (running, exited, timed_out, cancelled, lost), exit code, and its output from the given byte offsets on. Pass the previous answer's next offsets to get only new output. Long output keeps its beginning and end; skipped says how many bytes in between were dropped.",
+	pdk.Tool("job_status", "Report a background job's state (running, exited, timed_out, cancelled, lost: it ended with its container, stopped or removed, and the note says when), exit code, and its output from the given byte offsets on. Pass the previous answer's next offsets to get only new output. Long output keeps its beginning and end; skipped says how many bytes in between were dropped.",
 		status, pdk.Returns[pdk.JobStatus](), pdk.ReadOnly(), pdk.Title("Poll a background job"))
 	pdk.Tool("job_cancel", "Stop a running background job and every process it started. A job that already ended is left as it was.",
 		cancel, pdk.Returns[pdk.JobInfo](), pdk.Destructive(true), pdk.Idempotent(), pdk.Title("Cancel a background job"))
@@ -106,6 +106,9 @@ func describe(st pdk.JobStatus) string {
 		b.WriteString(" (exit code " + strconv.Itoa(st.ExitCode) + ")")
 	}
 	b.WriteString(".\n")
+	if st.Note != "" {
+		b.WriteString("Why: " + st.Note + ".\n")
+	}
 	for _, s := range []struct {
 		name string
 		out  pdk.JobOutput
@@ -146,6 +149,9 @@ func list(_ *pdk.Call, _ emptyParams) (pdk.Result, error) {
 	b.WriteString(strconv.Itoa(len(jobs)) + " job(s).\n")
 	for _, j := range jobs {
 		b.WriteString(j.ID + " " + j.State + " " + strings.Join(j.Command, " ") + "\n")
+		if j.Note != "" {
+			b.WriteString("  (" + j.Note + ")\n")
+		}
 	}
 	return pdk.OK(b.String(), listResult{Jobs: jobs}), nil
 }

@@ -93,7 +93,11 @@ func lifecycle(action string) (pdk.Result, error) {
 	if action == "start" {
 		return pdk.OK("Container "+st.Name+" is running.", r), nil
 	}
-	return pdk.OK("Container "+st.Name+" is stopped and removed; the workspace files stay, and the next command starts a new one.", r), nil
+	msg := "Container " + st.Name + " is stopped and removed; the workspace files stay, and the next command starts a new one."
+	if st.JobsEnded > 0 {
+		msg += " It ended " + strconv.Itoa(st.JobsEnded) + " running background job(s): job_status and job_list report them as lost."
+	}
+	return pdk.OK(msg, r), nil
 }
 
 // noContainer explains an unavailable lifecycle when the reason is that

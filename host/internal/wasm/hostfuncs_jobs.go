@@ -59,6 +59,7 @@ type jobInfo struct {
 	MaxRuntimeMS int64    `json:"max_runtime_ms"`
 	Backend      string   `json:"backend"`
 	Sandboxed    bool     `json:"sandboxed"`
+	Note         string   `json:"note,omitempty"`
 }
 
 type jobOutput struct {
@@ -83,7 +84,7 @@ type jobList struct {
 func toJobInfo(j backend.JobInfo) jobInfo {
 	out := jobInfo{ID: j.ID, Command: nonNil(j.Command), Cwd: j.Cwd, State: string(j.State), ExitCode: j.ExitCode,
 		Signal: j.Signal, StartedAt: j.StartedAt.UTC().Format(time.RFC3339Nano), MaxRuntimeMS: ms(j.MaxRuntime),
-		Backend: j.Backend, Sandboxed: j.Sandboxed}
+		Backend: j.Backend, Sandboxed: j.Sandboxed, Note: j.Note}
 	if !j.EndedAt.IsZero() {
 		out.EndedAt = j.EndedAt.UTC().Format(time.RFC3339Nano)
 	}

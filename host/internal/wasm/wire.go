@@ -267,10 +267,11 @@ type lifecycleState struct {
 	Running    bool   `json:"running"`
 	StartedAt  string `json:"started_at,omitempty"`
 	LastUsedAt string `json:"last_used_at,omitempty"`
+	JobsEnded  int    `json:"jobs_ended,omitempty"`
 }
 
 func toLifecycleState(s backend.LifecycleState) lifecycleState {
-	out := lifecycleState{Name: s.Name, Running: s.Running}
+	out := lifecycleState{Name: s.Name, Running: s.Running, JobsEnded: s.JobsEnded}
 	if !s.StartedAt.IsZero() {
 		out.StartedAt = s.StartedAt.UTC().Format(time.RFC3339Nano)
 	}
