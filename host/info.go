@@ -133,7 +133,7 @@ func (k *Kernel) choose(ctx context.Context) (*resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &resolved{b: b, info: withEnvironment(info, b)}, nil
+	return &resolved{b: b, info: withEnvironment(info, b, k.cfg.SessionIdleTimeout)}, nil
 }
 
 // open returns the injected backend, or opens the configured one, or the
@@ -224,9 +224,15 @@ func (k *Kernel) completeInfo(info BackendInfo) BackendInfo {
 }
 
 // withEnvironment adds what the opened backend says its commands find.
-func withEnvironment(info BackendInfo, b backend.Backend) BackendInfo {
+// The kernel's own idle release (session_idle_timeout) stops a sandbox,
+// scratch and all, when the backend's would come later: the model is told
+// the sooner of the two.
+func withEnvironment(info BackendInfo, b backend.Backend, sessionIdle time.Duration) BackendInfo {
 	if d, ok := b.(backend.Describer); ok {
 		e := d.Environment()
+		if e.ScratchDir != "" && sessionIdle > 0 && (e.ScratchIdle == 0 || sessionIdle < e.ScratchIdle) {
+			e.ScratchIdle = sessionIdle
+		}
 		info.Environment = &e
 	}
 	return info

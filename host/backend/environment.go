@@ -9,7 +9,9 @@ import "time"
 type Environment struct {
 	// ScratchDir is a writable directory besides the workspace ("" none)
 	// of ScratchBytes. It lasts as long as the session's container, which
-	// goes after ScratchIdle without a command (0: with the session).
+	// goes after ScratchIdle without a command or a running job (0: with
+	// the session); the kernel tells the model the sooner of it and
+	// session_idle_timeout.
 	ScratchDir   string
 	ScratchBytes int64
 	ScratchIdle  time.Duration

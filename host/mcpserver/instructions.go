@@ -123,7 +123,7 @@ func writableText(b *strings.Builder, e *backend.Environment) {
 	fmt.Fprintf(b, " `/workspace` is writable and kept for the whole session. `%s` is writable too (%s), but only while the session's container lives",
 		e.ScratchDir, size(e.ScratchBytes))
 	if e.ScratchIdle > 0 {
-		fmt.Fprintf(b, ", and the container is removed after %s without a command (the next command starts a fresh one)", span(e.ScratchIdle))
+		fmt.Fprintf(b, ", and the container is removed after %s without a command or a running background job (the next command starts a fresh one)", span(e.ScratchIdle))
 	}
 	fmt.Fprintf(b, ": keep what matters in `/workspace`. Nothing else is writable.")
 	if !e.HomeWritable {

@@ -98,7 +98,7 @@ func TestInstructionsWritableAndJobs(t *testing.T) {
 	got := instructionsText(info, jobs)
 	says(t, got, []string{
 		"`/workspace` is writable and kept for the whole session.",
-		"`/tmp` is writable too (32 MiB), but only while the session's container lives, and the container is removed after 7 min without a command",
+		"`/tmp` is writable too (32 MiB), but only while the session's container lives, and the container is removed after 7 min without a command or a running background job",
 		"Nothing else is writable.",
 		"`$HOME` (/nonexistent) is not writable, so `git config --global` fails",
 		"`git config user.email EMAIL`",

@@ -41,11 +41,13 @@ type Options struct {
 	// 0 means 30 seconds.
 	CloseTimeout time.Duration
 	// HTTPIdleTimeout closes an HTTP session (and its wai session, files
-	// and all) that had no request open for this long: a client that
-	// vanished without ending its session must not keep a container
-	// forever, and over HTTP that silence is the only sign it left. A
-	// client holding a stream open (a GET, or a call still running) is
-	// connected and is never closed by it. 0 means 30 minutes.
+	// and all) that had no request open and no background job running for
+	// this long: a client that vanished without ending its session must
+	// not keep a container forever, and over HTTP that silence is the only
+	// sign it left. A client holding a stream open (a GET, or a call still
+	// running) is connected and is never closed by it; a running job
+	// keeps the session until it ends (its own max runtime bounds it).
+	// 0 means 30 minutes.
 	HTTPIdleTimeout time.Duration
 	// MaxSessions caps the MCP sessions the server holds at once; a client
 	// past it is refused at initialize. 0 means config.DefaultMCPMaxSessions.
