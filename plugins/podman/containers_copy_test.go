@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wai-dev/wai/host/backend"
@@ -13,7 +14,9 @@ import (
 
 func TestContainerCopyRoundTrip(t *testing.T) {
 	t.Parallel()
-	b, w, owner := containerTest(t, map[string]any{"containers": map[string]any{"max_copy_bytes": "1m"}})
+	roots := t.TempDir()
+	b, w, owner := containerTest(t, map[string]any{"allowed_host_roots": []string{roots},
+		"containers": map[string]any{"max_copy_bytes": "1m", "allow_write_mounts": true}})
 	info := create(t, b, backend.ContainerSpec{Owner: owner})
 	ref := backend.ContainerRef{Owner: owner, Name: info.Name}
 	os.MkdirAll(filepath.Join(w.Dir(), "d/sub"), 0o755)
@@ -30,6 +33,31 @@ func TestContainerCopyRoundTrip(t *testing.T) {
 		t.Errorf("copy_in through a symlink out of the workspace succeeded")
 	}
 	copyOutCapped(t, b, ref)
+	copyAbsWorkspaceRefused(t, b, ref, w.Dir(), roots)
+}
+
+// copyAbsWorkspaceRefused: an absolute host_path into the workspace (dir),
+// spelled so or through a symlink under an allowed root, is refused both
+// ways, telling the relative path; the allowed root itself still works.
+func copyAbsWorkspaceRefused(t *testing.T, b *Backend, ref backend.ContainerRef, dir, root string) {
+	t.Helper()
+	os.Symlink(dir, filepath.Join(root, "ws"))
+	for _, p := range []string{filepath.Join(dir, "abs-out"), filepath.Join(root, "ws", "abs-out")} {
+		_, err := b.CopyFromContainer(bg, ref, backend.ContainerCopy{HostPath: p, ContainerPath: "/tmp/d"})
+		if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "relative to the workspace") {
+			t.Errorf("copy_out to %s: %v; want ErrPermission asking for a relative path", p, err)
+		}
+		_, err = b.CopyToContainer(bg, ref, backend.ContainerCopy{HostPath: filepath.Join(filepath.Dir(p), "d"), ContainerPath: "/tmp/abs-in"})
+		if !errors.Is(err, backend.ErrPermission) {
+			t.Errorf("copy_in from %s: %v; want ErrPermission", filepath.Dir(p), err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "abs-out")); !os.IsNotExist(err) {
+		t.Errorf("a refused copy_out wrote into the workspace: %v", err)
+	}
+	if res, err := b.CopyFromContainer(bg, ref, backend.ContainerCopy{HostPath: filepath.Join(root, "out"), ContainerPath: "/tmp/d"}); err != nil || res.Files != 1 {
+		t.Errorf("copy_out under allowed_host_roots: %+v, %v", res, err)
+	}
 }
 
 // copyDirRoundTrip copies the workspace's d (d/sub/a.txt holding "hello",
