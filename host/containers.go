@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -167,19 +166,24 @@ func parsePassthrough(raw json.RawMessage) (backend.EnvPassthrough, error) {
 	return backend.EnvPassthrough{Names: append([]string{}, names...)}, nil
 }
 
-// containerOp runs an allowed operation on the backend.
+// containerOp runs an allowed operation on the backend: the session's
+// own (sessionOp), or one on the container req names (namedOp).
 func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner backend.ContainerOwner, req ContainerRequest) (ContainerResponse, error) {
-	var resp ContainerResponse
-	ref := backend.ContainerRef{Owner: owner, Name: req.Container}
-	needName := func() error {
-		if req.Container == "" {
-			return backend.Errorf(backend.ErrInvalid, "containers."+req.Operation, "", "give container: the name create returned (list shows them)")
-		}
-		return nil
-	}
 	if snapshotOps[req.Operation] {
 		return s.snapshotOp(ctx, c, owner, req)
 	}
+	if resp, ok, err := s.sessionOp(ctx, c, owner, req); ok {
+		return resp, err
+	}
+	if req.Container == "" {
+		return ContainerResponse{}, backend.Errorf(backend.ErrInvalid, "containers."+req.Operation, "", "give container: the name create returned (list shows them)")
+	}
+	return s.namedOp(ctx, c, backend.ContainerRef{Owner: owner, Name: req.Container}, req)
+}
+
+// sessionOp runs the operations that need no container name (preflight,
+// create, list, networks, compose); ok is false for the others.
+func (s *Session) sessionOp(ctx context.Context, c backend.Containers, owner backend.ContainerOwner, req ContainerRequest) (resp ContainerResponse, ok bool, err error) {
 	switch req.Operation {
 	case "preflight":
 		pf, err := c.ContainersPreflight(ctx)
@@ -187,23 +191,26 @@ func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner b
 		if err == nil && pf.Ready {
 			s.containersReady.Store(true)
 		}
-		return resp, err
+		return resp, true, err
 	case "create":
-		return s.createWithProfile(ctx, c, owner, req)
+		resp, err = s.createWithProfile(ctx, c, owner, req)
 	case "list":
-		return s.listContainers(ctx, c, owner, req.AllSessions)
+		resp, err = s.listContainers(ctx, c, owner, req.AllSessions)
 	case "destroy_all":
-		ls, err := c.DestroyContainers(ctx, owner, false)
-		resp.Containers = ls
-		return resp, err
+		resp.Containers, err = c.DestroyContainers(ctx, owner, false)
 	case "create_network", "destroy_network", "list_networks":
-		return s.networkOp(ctx, c, owner, req)
+		resp, err = s.networkOp(ctx, c, owner, req)
 	case "compose_up", "compose_down", "compose_status":
-		return s.composeOp(ctx, c, owner, req)
+		resp, err = s.composeOp(ctx, c, owner, req)
+	default:
+		return resp, false, nil
 	}
-	if err := needName(); err != nil {
-		return resp, err
-	}
+	return resp, true, err
+}
+
+// namedOp runs an operation on the container ref names.
+func (s *Session) namedOp(ctx context.Context, c backend.Containers, ref backend.ContainerRef, req ContainerRequest) (ContainerResponse, error) {
+	var resp ContainerResponse
 	var err error
 	switch req.Operation {
 	case "exec":
@@ -232,20 +239,7 @@ func (s *Session) containerOp(ctx context.Context, c backend.Containers, owner b
 		}
 		resp.Container = &info
 	case "copy_in", "copy_out":
-		var res backend.ContainerCopyResult
-		cp := backend.ContainerCopy{HostPath: req.HostPath, ContainerPath: req.ContainerPath}
-		if !filepath.IsAbs(req.HostPath) {
-			// A path in the session workspace: it exists once opened.
-			if _, _, err := s.workspace(ctx); err != nil {
-				return resp, err
-			}
-		}
-		if req.Operation == "copy_in" {
-			res, err = c.CopyToContainer(ctx, ref, cp)
-		} else {
-			res, err = c.CopyFromContainer(ctx, ref, cp)
-		}
-		resp.Copy = &res
+		resp.Copy, err = s.copyOp(ctx, c, ref, req)
 	case "exec_background", "exec_poll", "exec_cancel":
 		resp.Job, err = s.containerJob(ctx, c, ref, req)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -126,7 +127,14 @@ func (f *fakeContainers) CopyToContainer(context.Context, backend.ContainerRef, 
 	return backend.ContainerCopyResult{Files: 1}, nil
 }
 
-func (f *fakeContainers) CopyFromContainer(context.Context, backend.ContainerRef, backend.ContainerCopy) (backend.ContainerCopyResult, error) {
+// CopyFromContainer writes a relative host path into the session's fake
+// workspace, as the real copy does, so a test sees what reached it.
+func (f *fakeContainers) CopyFromContainer(_ context.Context, ref backend.ContainerRef, cp backend.ContainerCopy) (backend.ContainerCopyResult, error) {
+	f.fakeBackend.mu.Lock()
+	defer f.fakeBackend.mu.Unlock()
+	if files := f.fakeBackend.files[ref.Owner.Session]; files != nil && cp.HostPath != "" && !path.IsAbs(cp.HostPath) {
+		files[clean(cp.HostPath)] = "from " + ref.Name + ":" + cp.ContainerPath
+	}
 	return backend.ContainerCopyResult{Files: 1}, nil
 }
 

@@ -2,7 +2,6 @@ package host
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/wai-dev/wai/host/backend"
 )
@@ -187,9 +186,7 @@ type ContainerCheck struct {
 // DecodeContainerRequest decodes a containers request strictly.
 func DecodeContainerRequest(raw []byte) (ContainerRequest, error) {
 	var req ContainerRequest
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	if err := backend.DecodeStrict(raw, &req); err != nil {
 		return req, backend.Errorf(backend.ErrInvalid, "containers", "", "bad request: %v (docs/containers.md lists the parameters)", err)
 	}
 	req.Given = givenKeys(raw)

@@ -45,37 +45,43 @@ func (g *guardedFS) enter(ctx context.Context, op, path string) (backend.Filesys
 }
 
 // enterMutation runs the prologue of a write, edit or remove: the
-// workspace, then the path resolved in it, then the policies, which judge
-// the requested path and the resolved one. It returns the resolved path
-// for the mutation to act on (backend.WriteRequest.Resolved and its
-// siblings): walked there without following a symlink, the change lands on
-// the entry the policies judged or fails, however the sandbox rearranges
-// symlinks between the check and the change.
+// workspace, then checkMutation. It returns the resolved path for the
+// mutation to act on (backend.WriteRequest.Resolved and its siblings):
+// walked there without following a symlink, the change lands on the entry
+// the policies judged or fails, however the sandbox rearranges symlinks
+// between the check and the change.
 func (g *guardedFS) enterMutation(ctx context.Context, op, action, path string, followLast bool) (backend.Filesystem, string, func(), error) {
 	fs, done, err := g.enter(ctx, op, path)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	s := g.s
-	resolved := ""
-	if r, ok := fs.(backend.PathResolver); ok {
-		if resolved, err = r.ResolvePath(ctx, path, followLast); err != nil {
-			done()
-			return nil, "", nil, err
-		}
-	} else if s.k.chain.judges(action) {
-		// Without the resolved path a policy about "protected/" passes a
-		// write through "p -> protected": refuse rather than guess.
-		done()
-		return nil, "", nil, backend.Errorf(backend.ErrUnavailable, op, path,
-			"the backend's filesystem cannot resolve paths (backend.PathResolver), which the policies judging %s need: use a backend that does (host, podman, mock)", action)
-	}
-	check := CheckRequest{Action: action, Path: path, ResolvedPath: resolved}
-	if err := s.check(ctx, check); err != nil {
+	resolved, err := g.s.checkMutation(ctx, fs, op, action, path, followLast)
+	if err != nil {
 		done()
 		return nil, "", nil, err
 	}
 	return fs, resolved, done, nil
+}
+
+// checkMutation resolves path in the workspace filesystem fs and puts the
+// mutation to the policies, which judge the requested path and the
+// resolved one; it returns the resolved path. Every write into the
+// workspace a policy should see comes here: the file functions' and
+// copy_out's (containers_copy.go), so they cannot be judged apart.
+func (s *Session) checkMutation(ctx context.Context, fs backend.Filesystem, op, action, path string, followLast bool) (string, error) {
+	resolved := ""
+	if r, ok := fs.(backend.PathResolver); ok {
+		var err error
+		if resolved, err = r.ResolvePath(ctx, path, followLast); err != nil {
+			return "", err
+		}
+	} else if s.k.chain.judges(action) {
+		// Without the resolved path a policy about "protected/" passes a
+		// write through "p -> protected": refuse rather than guess.
+		return "", backend.Errorf(backend.ErrUnavailable, op, path,
+			"the backend's filesystem cannot resolve paths (backend.PathResolver), which the policies judging %s need: use a backend that does (host, podman, mock)", action)
+	}
+	return resolved, s.check(ctx, CheckRequest{Action: action, Path: path, ResolvedPath: resolved})
 }
 
 func (g *guardedFS) Stat(ctx context.Context, path string) (backend.FileInfo, error) {

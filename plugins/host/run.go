@@ -43,48 +43,16 @@ func (s *Shell) run(ctx context.Context, op string, cmd command) (backend.ExecRe
 	if err != nil {
 		return backend.ExecResult{}, cwdError(op, cmd.cwd, err)
 	}
-	// The marker comes last: it wins over a WAI_EXEC in the request or the
-	// inherited environment. EnvReplace promises PATH and the request's
-	// variables only, so there the group kill is all (as on podman, where
-	// such a command runs under env -i).
-	env := s.environ(cmd.env, cmd.mode)
-	marker := markerVar + "=" + newSecret()
-	if cmd.mode != backend.EnvReplace {
-		env = append(env, marker)
-	}
+	env, marker := s.markedEnv(cmd)
 	path, err := lookPath(cmd.argv[0], pathOf(env), dir)
 	if err != nil {
 		return notRun(cmd, dir, err, start), nil
 	}
-
-	c := &exec.Cmd{
-		Path: path, Args: cmd.argv, Dir: dir, Env: env,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
-		// Bounds the wait for exec's own stdin-copying goroutine, which a
-		// grandchild holding stdin open could otherwise block.
-		WaitDelay: time.Duration(w.b.cfg.KillGrace),
-	}
-	if cmd.stdin != "" {
-		c.Stdin = strings.NewReader(cmd.stdin)
-	}
+	c := s.newCmd(path, dir, env, cmd)
 	var out output
-	if !cmd.discard { // nil Stdout/Stderr means /dev/null: nothing to copy
-		if err := out.start(c, w.b.limits.MaxOutputBytes, cmd.output); err != nil {
-			return backend.ExecResult{}, backend.Errorf(backend.ErrUnavailable, op, "", "cannot create output pipes: %v", err)
-		}
+	if res, ok, err := s.launch(op, c, &out, cmd, dir, start); !ok {
+		return res, err
 	}
-	if err := c.Start(); err != nil {
-		out.abort()
-		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOMEM) || errors.Is(err, syscall.EMFILE) {
-			return backend.ExecResult{}, backend.Errorf(backend.ErrUnavailable, op, "", "cannot start a process: %v", err)
-		}
-		if _, serr := os.Stat(dir); serr != nil {
-			return backend.ExecResult{}, backend.Errorf(backend.ErrUnavailable, op, cmd.cwd,
-				"the working directory %s is gone (did a command remove it?): recreate it, or close and reopen the session", dir)
-		}
-		return notRun(cmd, dir, unwrapPathError(err), start), nil
-	}
-	out.started()
 	// The leader is not reaped before the kills are done (see await), so
 	// its start time stays readable; 0 (scan everything) if it is not.
 	leaderStart, _ := startTime(c.Process.Pid)
@@ -94,7 +62,70 @@ func (s *Shell) run(ctx context.Context, op string, cmd command) (backend.ExecRe
 		w.b.log.Debug("host.exec.escaped_killed", "command", cmd.argv[0], "session", w.session, "processes", stop.escaped,
 			"detail", "processes that had left the command's process group were found by its marker and killed")
 	}
-	_ = c.Wait() // reaps; the status is read from ProcessState below
+	_ = c.Wait() // reaps; the status is read from ProcessState in collect
+	res := s.collect(c, &out, cmd, dir, start)
+	return classify(ctx, op, cmd, res, stop)
+}
+
+// markedEnv is the command's environment and the marker entry that lets
+// sweep find its processes. The marker comes last: it wins over a
+// WAI_EXEC in the request or the inherited environment. EnvReplace
+// promises PATH and the request's variables only, so there the group kill
+// is all (as on podman, where such a command runs under env -i).
+func (s *Shell) markedEnv(cmd command) (env []string, marker string) {
+	env = s.environ(cmd.env, cmd.mode)
+	marker = markerVar + "=" + newSecret()
+	if cmd.mode != backend.EnvReplace {
+		env = append(env, marker)
+	}
+	return env, marker
+}
+
+// newCmd is the process to start: the leader of a group of its own, so
+// that await can kill all it spawns.
+func (s *Shell) newCmd(path, dir string, env []string, cmd command) *exec.Cmd {
+	c := &exec.Cmd{
+		Path: path, Args: cmd.argv, Dir: dir, Env: env,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		// Bounds the wait for exec's own stdin-copying goroutine, which a
+		// grandchild holding stdin open could otherwise block.
+		WaitDelay: time.Duration(s.w.b.cfg.KillGrace),
+	}
+	if cmd.stdin != "" {
+		c.Stdin = strings.NewReader(cmd.stdin)
+	}
+	return c
+}
+
+// launch wires c's output into out and starts it. When it reports false
+// the command did not start: the result and error are run's answer (a
+// not-run result when the failure is the command's, an error when it is
+// the machine's or the workspace's).
+func (s *Shell) launch(op string, c *exec.Cmd, out *output, cmd command, dir string, start time.Time) (backend.ExecResult, bool, error) {
+	if !cmd.discard { // nil Stdout/Stderr means /dev/null: nothing to copy
+		if err := out.start(c, s.w.b.limits.MaxOutputBytes, cmd.output); err != nil {
+			return backend.ExecResult{}, false, backend.Errorf(backend.ErrUnavailable, op, "", "cannot create output pipes: %v", err)
+		}
+	}
+	if err := c.Start(); err != nil {
+		out.abort()
+		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOMEM) || errors.Is(err, syscall.EMFILE) {
+			return backend.ExecResult{}, false, backend.Errorf(backend.ErrUnavailable, op, "", "cannot start a process: %v", err)
+		}
+		if _, serr := os.Stat(dir); serr != nil {
+			return backend.ExecResult{}, false, backend.Errorf(backend.ErrUnavailable, op, cmd.cwd,
+				"the working directory %s is gone (did a command remove it?): recreate it, or close and reopen the session", dir)
+		}
+		return notRun(cmd, dir, unwrapPathError(err), start), false, nil
+	}
+	out.started()
+	return backend.ExecResult{}, true, nil
+}
+
+// collect is the result of the reaped command c: its output, once drained,
+// and how it exited.
+func (s *Shell) collect(c *exec.Cmd, out *output, cmd command, dir string, start time.Time) backend.ExecResult {
+	w := s.w
 	res := backend.ExecResult{Command: cmd.argv, Cwd: dir, Duration: time.Since(start), Backend: "host"}
 	if !out.drain(time.Duration(w.b.cfg.KillGrace)) {
 		w.b.log.Warn("host.exec.output_held",
@@ -116,6 +147,12 @@ func (s *Shell) run(ctx context.Context, op string, cmd command) (backend.ExecRe
 	default:
 		res.ExitCode = status.ExitStatus()
 	}
+	return res
+}
+
+// classify completes res with why the command stopped: a timeout is a
+// result, a cancellation or a closed workspace an error beside it.
+func classify(ctx context.Context, op string, cmd command, res backend.ExecResult, stop stopped) (backend.ExecResult, error) {
 	switch stop.why {
 	case stopTimeout:
 		res.TimedOut, res.ExitCode = true, backend.TimeoutExitCode

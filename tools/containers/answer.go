@@ -195,54 +195,54 @@ func answer(p params, r response) pdk.Result {
 	case r.Job != nil:
 		return jobAnswer(p, r)
 	case r.Preflight != nil:
-		var b strings.Builder
-		b.WriteString(r.Preflight.Summary)
-		for _, c := range r.Preflight.Checks {
-			mark := "ok"
-			switch {
-			case !c.Passed && c.Optional:
-				mark = "not available (optional: only for what needs it): " + c.Guidance
-			case !c.Passed:
-				mark = "FAILED: " + c.Guidance
-			}
-			fmt.Fprintf(&b, "\n- %s: %s (%s)", c.Name, mark, c.Detail)
-		}
-		if !r.Preflight.Ready {
-			return pdk.FailWith(b.String()+notes, r)
-		}
-		return pdk.OK(b.String()+notes, r)
+		return preflightAnswer(r, notes)
 	case r.Hint != nil:
 		return pdk.OK("A person gets a shell in "+r.Hint.Container+" with:\n  "+r.Hint.Command, r)
 	case r.Copy != nil:
-		dir := "into " + p.Container + ":" + r.Copy.ContainerPath + " from " + r.Copy.HostPath
-		if p.Operation == "copy_out" {
-			dir = "from " + p.Container + ":" + r.Copy.ContainerPath + " to " + r.Copy.HostPath
-		}
-		return pdk.OK(fmt.Sprintf("Copied %d file(s), %d bytes, %s.", r.Copy.Files, r.Copy.Bytes, dir), r)
+		return copyAnswer(p, r)
 	}
 	if res, ok := networkAnswer(p, r); ok {
 		return res
 	}
+	return containerAnswer(p, r, notes)
+}
+
+// preflightAnswer lists the checks; it fails when the machine is not
+// ready, so the model does not go on as if it were.
+func preflightAnswer(r response, notes string) pdk.Result {
+	var b strings.Builder
+	b.WriteString(r.Preflight.Summary)
+	for _, c := range r.Preflight.Checks {
+		mark := "ok"
+		switch {
+		case !c.Passed && c.Optional:
+			mark = "not available (optional: only for what needs it): " + c.Guidance
+		case !c.Passed:
+			mark = "FAILED: " + c.Guidance
+		}
+		fmt.Fprintf(&b, "\n- %s: %s (%s)", c.Name, mark, c.Detail)
+	}
+	if !r.Preflight.Ready {
+		return pdk.FailWith(b.String()+notes, r)
+	}
+	return pdk.OK(b.String()+notes, r)
+}
+
+// copyAnswer says what was copied, in the direction it went.
+func copyAnswer(p params, r response) pdk.Result {
+	dir := "into " + p.Container + ":" + r.Copy.ContainerPath + " from " + r.Copy.HostPath
+	if p.Operation == "copy_out" {
+		dir = "from " + p.Container + ":" + r.Copy.ContainerPath + " to " + r.Copy.HostPath
+	}
+	return pdk.OK(fmt.Sprintf("Copied %d file(s), %d bytes, %s.", r.Copy.Files, r.Copy.Bytes, dir), r)
+}
+
+// containerAnswer words the operations on containers and snapshots, by
+// the operation asked for.
+func containerAnswer(p params, r response, notes string) pdk.Result {
 	switch p.Operation {
 	case "create":
-		msg := "Created " + r.Container.line() + "."
-		if p := r.Profile; p != nil {
-			msg += "\nProfile " + p.Purpose
-			if p.Detected {
-				msg += " (detected from " + strconv.Quote(p.Marker) + ")"
-			}
-			if p.ImageBuilt {
-				msg += ", image " + p.Image + " built for it"
-			}
-			if p.Repo != "" {
-				msg += "; the repository is at " + p.Repo
-			}
-			msg += "."
-		}
-		if r.Dotfiles != nil {
-			msg += r.Dotfiles.line()
-		}
-		return pdk.OK(msg+setupAndNext(r)+notes, r)
+		return pdk.OK(createMessage(r)+setupAndNext(r)+notes, r)
 	case "list", "destroy_all":
 		head := "Containers:"
 		if p.Operation == "destroy_all" {
@@ -267,6 +267,29 @@ func answer(p params, r response) pdk.Result {
 		return pdk.OK(listing("No snapshots.", "Snapshots:", r.Snapshots), r)
 	}
 	return pdk.OK(r.Container.line(), r)
+}
+
+// createMessage says what create made: the container, the profile its
+// purpose resolved to, and what dotfiles did.
+func createMessage(r response) string {
+	msg := "Created " + r.Container.line() + "."
+	if p := r.Profile; p != nil {
+		msg += "\nProfile " + p.Purpose
+		if p.Detected {
+			msg += " (detected from " + strconv.Quote(p.Marker) + ")"
+		}
+		if p.ImageBuilt {
+			msg += ", image " + p.Image + " built for it"
+		}
+		if p.Repo != "" {
+			msg += "; the repository is at " + p.Repo
+		}
+		msg += "."
+	}
+	if r.Dotfiles != nil {
+		msg += r.Dotfiles.line()
+	}
+	return msg
 }
 
 // setupAndNext ends the answer of a container just made: how each setup

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -10,10 +9,6 @@ import (
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/internal/tooltest"
 )
-
-// The contract's own numbers: in the description or schema under the
-// narrower configuration below, any of them would contradict it.
-var contractNumbers = regexp.MustCompile(`\b(120|30)\b|32 KiB|1-120`)
 
 // With [limits] max_timeout = "20s", default_timeout = "10s" and
 // max_output_bytes = 1000, an exec without timeout_seconds runs with the
@@ -24,16 +19,8 @@ var contractNumbers = regexp.MustCompile(`\b(120|30)\b|32 KiB|1-120`)
 func TestLimitsFollowTheConfig(t *testing.T) {
 	t.Parallel() // kernels and sessions of its own
 	backends := tooltest.Only(t, func(b tooltest.Backend) bool { return b.Name != "podman" })
-	narrow := func(cfg *host.Config) {
-		cfg.Limits.MaxTimeout, cfg.Limits.DefaultTimeout, cfg.Limits.MaxOutputBytes = 20*time.Second, 10*time.Second, 1000
-	}
-	tooltest.RunOn(t, backends, []string{"tools/podman_shell"}, narrow, func(t *testing.T, e *tooltest.Env) {
-		for _, tool := range e.Kernel.Tools() {
-			if !strings.Contains(tool.Description, "timeout_seconds defaults to 10 s and is clamped to 1–20 s; stdout and stderr are each cut to at most 1000 bytes") ||
-				contractNumbers.MatchString(tool.Description+string(tool.InputSchema)) {
-				t.Errorf("%s does not state the configured limits alone:\n%s\n%s", tool.Name, tool.Description, tool.InputSchema)
-			}
-		}
+	tooltest.RunOn(t, backends, []string{"tools/podman_shell"}, tooltest.NarrowLimits, func(t *testing.T, e *tooltest.Env) {
+		tooltest.CheckLimitsStated(t, e)
 		exec := func(params string, want time.Duration) (host.ToolResult, shellValue) {
 			t.Helper()
 			res, err := e.CallIn(t, "podman-shell-limits", "podman_shell", params)
@@ -45,12 +32,7 @@ func TestLimitsFollowTheConfig(t *testing.T) {
 			if v.TimeoutSeconds == nil || *v.TimeoutSeconds != want.Seconds() {
 				t.Errorf("%s: the result says it ran with %v s, want %s", params, v.TimeoutSeconds, want)
 			}
-			if e.Mock != nil {
-				calls := e.Mock.Calls()
-				if got := calls[len(calls)-1].Exec.Timeout; got != want {
-					t.Errorf("%s reached the backend with timeout %s, want %s", params, got, want)
-				}
-			}
+			e.CheckLastTimeout(t, params, want)
 			return res, v
 		}
 		if res, _ := exec(`{"action":"exec","command":"echo no-timeout"}`, 10*time.Second); !res.OK || strings.Contains(res.Message, "Timeout:") {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -10,17 +9,6 @@ import (
 	"github.com/wai-dev/wai/host/backend"
 	"github.com/wai-dev/wai/internal/tooltest"
 )
-
-// narrowLimits is the trial's configuration: a range narrower than the
-// contract's 1–120 s and default 30 s, and a small output cap.
-func narrowLimits(cfg *host.Config) {
-	cfg.Limits.MaxTimeout, cfg.Limits.DefaultTimeout, cfg.Limits.MaxOutputBytes = 20*time.Second, 10*time.Second, 1000
-}
-
-// contractNumbers are what the tool's own text said before its limits
-// became the host's: any of them in its description or schema would now
-// contradict the configuration.
-var contractNumbers = regexp.MustCompile(`\b(120|30)\b|32 KiB|1-120`)
 
 // With [limits] max_timeout = "20s" and default_timeout = "10s" a call
 // without timeout_seconds runs with the host's default (it used to send
@@ -31,14 +19,8 @@ var contractNumbers = regexp.MustCompile(`\b(120|30)\b|32 KiB|1-120`)
 func TestLimitsFollowTheConfig(t *testing.T) {
 	t.Parallel() // kernels and sessions of its own
 	backends := tooltest.Only(t, func(b tooltest.Backend) bool { return b.Name != "podman" })
-	tooltest.RunOn(t, backends, []string{"tools/shell"}, narrowLimits, func(t *testing.T, e *tooltest.Env) {
-		for _, tool := range e.Kernel.Tools() {
-			text := tool.Description + string(tool.InputSchema)
-			if !strings.Contains(tool.Description, "timeout_seconds defaults to 10 s and is clamped to 1–20 s; stdout and stderr are each cut to at most 1000 bytes") ||
-				contractNumbers.MatchString(text) {
-				t.Errorf("%s does not state the configured limits alone:\n%s\n%s", tool.Name, tool.Description, tool.InputSchema)
-			}
-		}
+	tooltest.RunOn(t, backends, []string{"tools/shell"}, tooltest.NarrowLimits, func(t *testing.T, e *tooltest.Env) {
+		tooltest.CheckLimitsStated(t, e)
 		call := func(params string, wantTimeout time.Duration) (host.ToolResult, shellValue) {
 			t.Helper()
 			res, err := e.CallIn(t, "shell-limits-config", "shell_execute", params)
@@ -50,12 +32,7 @@ func TestLimitsFollowTheConfig(t *testing.T) {
 			if v.TimeoutSeconds != wantTimeout.Seconds() {
 				t.Errorf("%s: the result says it ran with %v s, want %s", params, v.TimeoutSeconds, wantTimeout)
 			}
-			if e.Mock != nil {
-				calls := e.Mock.Calls()
-				if got := calls[len(calls)-1].Exec.Timeout; got != wantTimeout {
-					t.Errorf("%s reached the backend with timeout %s, want %s", params, got, wantTimeout)
-				}
-			}
+			e.CheckLastTimeout(t, params, wantTimeout)
 			return res, v
 		}
 		if res, _ := call(`{"command":["echo","no-timeout"]}`, 10*time.Second); !res.OK || strings.Contains(res.Message, "Timeout:") {

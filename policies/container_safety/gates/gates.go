@@ -14,10 +14,11 @@
 package gates
 
 import (
-	"encoding/json"
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/wai-dev/wai/policies/internal/plugconf"
 )
 
 // Config is the policy's table: [[policies]] name = "container_safety".
@@ -60,12 +61,8 @@ const DefaultMaxContainers = 10
 // ParseConfig reads the policy's config strictly.
 func ParseConfig(raw []byte) (Config, error) {
 	c := Config{MaxContainers: DefaultMaxContainers}
-	if len(raw) > 0 && string(raw) != "null" {
-		dec := json.NewDecoder(strings.NewReader(string(raw)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return c, fmt.Errorf("container_safety policy config: %v (keys: %s)", err, strings.Join(Keys, ", "))
-		}
+	if err := plugconf.Decode(raw, &c); err != nil {
+		return c, fmt.Errorf("container_safety policy config: %v (keys: %s)", err, strings.Join(Keys, ", "))
 	}
 	if c.MaxContainers <= 0 {
 		return c, fmt.Errorf("container_safety policy config: max_containers_per_session must be at least 1")

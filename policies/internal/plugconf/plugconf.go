@@ -47,7 +47,9 @@ func Decode(raw []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
-	if dec.More() {
+	// The bytes after the value, not dec.More: More reads on into the
+	// next token and lets a stray ']' or '}' through.
+	if len(bytes.TrimSpace(raw[dec.InputOffset():])) > 0 {
 		return errors.New("trailing data after the JSON value")
 	}
 	return nil

@@ -15,7 +15,7 @@ func TestDecode(t *testing.T) {
 	if err := Decode([]byte(`{"commands": ["ls"]}`), &c); err != nil || c.Commands[0] != "ls" {
 		t.Fatalf("a good config: %+v, %v", c, err)
 	}
-	for _, bad := range []string{`{"command": ["ls"]}`, `{"commands": []} {}`, `[`} {
+	for _, bad := range []string{`{"command": ["ls"]}`, `{"commands": []} {}`, `{"commands": []}}`, `{"commands": []}]`, `[`} {
 		if err := Decode([]byte(bad), &c); err == nil {
 			t.Errorf("%q decoded", bad)
 		}

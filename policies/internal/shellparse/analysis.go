@@ -123,6 +123,15 @@ func (r Run) Values() []string {
 	return out
 }
 
+// Describe renders a run for messages.
+func (r Run) Describe() string {
+	s := r.Name()
+	if r.Via != "" {
+		s = fmt.Sprintf("%s (run by %s)", s, r.Via)
+	}
+	return s
+}
+
 // ProblemKind classifies what the analysis could not judge.
 type ProblemKind int
 

@@ -9,7 +9,10 @@
 // redirection targets, here-documents, parameter defaults, arithmetic,
 // case patterns) — and follows the commands that run other commands with
 // their real option grammars: sudo, env, nice, timeout, xargs, find
-// -exec, sh -c, eval, trap, watch, flock and others (see wrappers.go).
+// -exec, sh -c, eval, trap, watch, flock and others. wrappers.go holds
+// the grammars, options.go reads a wrapper's options by them, follow.go
+// follows each wrapper to what it runs, shelltext.go the shell code that
+// sh -c, eval, trap and watch run, findxargs.go find -exec and xargs.
 //
 // AnalyzeRequest reads a shell.exec request as a policy receives it (an
 // argv, or a shell string and the shell that runs it) and

@@ -8,30 +8,42 @@ import (
 // runVars are the environment and shell variables that decide which
 // program a command runs, or make a program run code of their choosing:
 // a command that sets one is not the command its name says. The value
-// finishes "…, which …" in a reason.
-var runVars = map[string]string{
-	"PATH":     "decides which program a command name runs",
-	"BASH_ENV": "names a file of commands the shell runs first",
-	"ENV":      "names a file of commands the shell runs first",
+// finishes "…, which …" in a reason; the table gives each reason once.
+var runVars = byName(map[string][]string{
+	"decides which program a command name runs":     {"PATH"},
+	"names a file of commands the shell runs first": {"BASH_ENV", "ENV"},
 	// Shell options such as xtrace make the shell expand PS4, and
 	// PROMPT_COMMAND runs as commands.
-	"SHELLOPTS": "turns on shell options that run code", "BASHOPTS": "turns on shell options that run code",
-	"PS4": "the shell expands as code", "PROMPT_COMMAND": "the shell runs as commands",
+	"turns on shell options that run code": {"SHELLOPTS", "BASHOPTS"},
+	"the shell expands as code":            {"PS4"},
+	"the shell runs as commands":           {"PROMPT_COMMAND"},
 	// The dynamic loader and glibc load code named here into every
 	// program, whatever its name.
-	"LD_PRELOAD": "loads code into every program", "LD_LIBRARY_PATH": "loads code into every program",
-	"LD_AUDIT": "loads code into every program", "GCONV_PATH": "loads code into every program",
+	"loads code into every program": {"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "GCONV_PATH"},
 	// Programs run the command these name (git commit runs $EDITOR, git
 	// log $PAGER, git fetch $GIT_SSH_COMMAND, less $LESSOPEN).
-	"EDITOR": "names a program other programs run", "VISUAL": "names a program other programs run",
-	"PAGER": "names a program other programs run", "MANPAGER": "names a program other programs run",
-	"BROWSER": "names a program other programs run", "SSH_ASKPASS": "names a program other programs run",
-	"LESSOPEN": "names a program other programs run", "LESSCLOSE": "names a program other programs run",
-	"GIT_PAGER": "names a program git runs", "GIT_EDITOR": "names a program git runs",
-	"GIT_SEQUENCE_EDITOR": "names a program git runs", "GIT_SSH": "names a program git runs",
-	"GIT_SSH_COMMAND": "names a program git runs", "GIT_EXTERNAL_DIFF": "names a program git runs",
-	"GIT_ASKPASS": "names a program git runs", "GIT_PROXY_COMMAND": "names a program git runs",
-	"GIT_EXEC_PATH": "decides which programs git runs", "GIT_TEMPLATE_DIR": "gives new repositories hooks that git runs",
+	"names a program other programs run": {"EDITOR", "VISUAL", "PAGER", "MANPAGER", "BROWSER", "SSH_ASKPASS", "LESSOPEN", "LESSCLOSE"},
+	"names a program git runs": {"GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_SSH",
+		"GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "GIT_PROXY_COMMAND"},
+	"decides which programs git runs":            {"GIT_EXEC_PATH"},
+	"gives new repositories hooks that git runs": {"GIT_TEMPLATE_DIR"},
+})
+
+// byName turns a table of variable names by reason into one reason by
+// name. A name listed under two reasons would get either at random, so
+// it stops every program that reads the table, as a duplicate key in a
+// map literal stops the build.
+func byName(byReason map[string][]string) map[string]string {
+	out := map[string]string{}
+	for how, names := range byReason {
+		for _, n := range names {
+			if _, dup := out[n]; dup {
+				panic("shellparse: runVars lists " + n + " twice")
+			}
+			out[n] = how
+		}
+	}
+	return out
 }
 
 // runVarPrefixes name families of such variables: bash imports

@@ -133,7 +133,15 @@ func answer(v any, err error) (pdk.Result, error) {
 
 func init() {
 	pdk.Declare("abitest", "1.0.0", pdk.CapShell, pdk.CapFSRead, pdk.CapFSWrite, pdk.CapLifecycle)
+	// The order is the tools' order in the plugin's manifest.
+	shellTools()
+	fsTools()
+	lifecycleTools()
+	callTools()
+}
 
+// shellTools mirror the shell host functions.
+func shellTools() {
 	pdk.Tool("exec", "wai_shell_exec", func(c *pdk.Call, p execParams) (pdk.Result, error) {
 		r, err := pdk.Shell.Exec(pdk.ExecRequest{Argv: p.Argv, Shell: p.Shell, Cwd: p.Cwd, Env: p.Env, EnvMode: pdk.EnvMode(p.EnvMode),
 			Stdin: p.Stdin, Timeout: time.Duration(p.TimeoutMS) * time.Millisecond, DiscardOutput: p.DiscardOutput})
@@ -169,6 +177,10 @@ func init() {
 			"max_timeout_ms": ms(r.MaxTimeout), "max_output_bytes": r.MaxOutputBytes, "max_command_bytes": r.MaxCommandBytes,
 			"max_stdin_bytes": r.MaxStdinBytes}, err)
 	})
+}
+
+// fsTools mirror the filesystem host functions.
+func fsTools() {
 	pdk.Tool("stat", "wai_fs_stat", func(c *pdk.Call, p pathParams) (pdk.Result, error) {
 		r, err := pdk.FS.Stat(p.Path)
 		return answer(fileInfo(r), err)
@@ -210,6 +222,10 @@ func init() {
 		r, err := pdk.FS.Remove(pdk.RemoveRequest(p))
 		return answer(map[string]any{"removed": r.Removed}, err)
 	})
+}
+
+// lifecycleTools mirror the lifecycle and log host functions.
+func lifecycleTools() {
 	pdk.Tool("lifecycle", "wai_lifecycle_*", func(c *pdk.Call, p lifecycleParams) (pdk.Result, error) {
 		var r pdk.LifecycleState
 		var err error
@@ -226,6 +242,11 @@ func init() {
 	pdk.Tool("log", "wai_log", func(c *pdk.Call, p logParams) (pdk.Result, error) {
 		return answer(map[string]any{}, pdk.Log(pdk.LogLevel(p.Level), p.Message, "from", "abitest"))
 	})
+}
+
+// callTools show the plugin's side of a call: the kinds of the errors it
+// sees and returns, and the call's own context.
+func callTools() {
 	// kinds makes host functions fail in known ways and reports, for each,
 	// the kind the pdk saw and which sentinels errors.Is matched: the
 	// plugin-side half of "errors keep their kind".
