@@ -66,6 +66,21 @@ func (b *Backend) openHostSide(op string, owner backend.ContainerOwner, p string
 	return &hostSide{root: root, rel: rel, workspace: inWorkspace}, nil
 }
 
+// escaped is the error for err when it is os.Root's refusal of a
+// symlink leading out of the host side's root (Go's own text, "path
+// escapes from parent", names no path the caller gave), else nil.
+func (hs *hostSide) escaped(op, p string, err error) error {
+	if !strings.Contains(err.Error(), "path escapes from parent") {
+		return nil
+	}
+	where := "the session workspace"
+	if !hs.workspace {
+		where = "its allowed_host_roots entry " + hs.root.Name()
+	}
+	return backend.Errorf(backend.ErrPermission, op, p,
+		"the path is, or passes through, a symlink that leads out of %s, which copies may not follow: give the path of a file inside it", where)
+}
+
 // refuseAbsWorkspace refuses an absolute host_path in the session
 // workspace, whether it is spelled there or leads there by symlinks: the
 // kernel puts a relative one to the policies (copy_out as the fs.write of
@@ -212,6 +227,9 @@ func (b *Backend) copyIn(ctx context.Context, op, id string, hs *hostSide, res *
 		if errors.Is(err, fs.ErrNotExist) {
 			return backend.Errorf(backend.ErrNotFound, op, res.HostPath, "no such host file")
 		}
+		if e := hs.escaped(op, res.HostPath, err); e != nil {
+			return e
+		}
 		return backend.Errorf(backend.ErrInvalid, op, res.HostPath, "cannot read it: %v", err)
 	}
 	return b.putArchive(ctx, op, id, path.Dir(res.ContainerPath), &buf)
@@ -236,12 +254,18 @@ func (b *Backend) extract(tr *tar.Reader, hs *hostSide, base string, res *backen
 		dst := filepath.Join(hs.rel, filepath.FromSlash(rest))
 		if h.Typeflag == tar.TypeDir {
 			if err := hs.root.MkdirAll(dst, 0o755); err != nil {
+				if e := hs.escaped(op, res.HostPath, err); e != nil {
+					return e
+				}
 				return backend.Errorf(backend.ErrInvalid, op, res.HostPath, "cannot create %s: %v", dst, err)
 			}
 			b.ownHost(hs, dst)
 			return nil
 		}
 		if err := writeHostFile(hs.root, dst, tr, h); err != nil {
+			if e := hs.escaped(op, res.HostPath, err); e != nil {
+				return e
+			}
 			return backend.Errorf(backend.ErrInvalid, op, res.HostPath, "cannot write %s: %v", dst, err)
 		}
 		b.ownHost(hs, dst)

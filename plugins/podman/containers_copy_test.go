@@ -29,11 +29,35 @@ func TestContainerCopyRoundTrip(t *testing.T) {
 	if _, err := b.CopyToContainer(bg, ref, backend.ContainerCopy{HostPath: "/etc/hostname", ContainerPath: "/tmp/h"}); !errors.Is(err, backend.ErrPermission) {
 		t.Errorf("copy_in from outside the roots: %v, want ErrPermission", err)
 	}
-	if _, err := b.CopyToContainer(bg, ref, backend.ContainerCopy{HostPath: "d/link/x", ContainerPath: "/tmp/h"}); err == nil {
-		t.Errorf("copy_in through a symlink out of the workspace succeeded")
-	}
+	copySymlinkMessages(t, b, ref, roots)
 	copyOutCapped(t, b, ref)
 	copyAbsWorkspaceRefused(t, b, ref, w.Dir(), roots)
+}
+
+// copySymlinkMessages: a symlink out of the workspace (d/link, to
+// /etc/passwd) or out of an allowed root is refused saying so, not in
+// os.Root's words; a dangling symlink in the container is said to be one.
+func copySymlinkMessages(t *testing.T, b *Backend, ref backend.ContainerRef, root string) {
+	t.Helper()
+	for _, p := range []string{"d/link", "d/link/x"} {
+		_, err := b.CopyToContainer(bg, ref, backend.ContainerCopy{HostPath: p, ContainerPath: "/tmp/h"})
+		if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "symlink that leads out of the session workspace") || strings.Contains(err.Error(), "escapes") {
+			t.Errorf("copy_in of %s: %v; want ErrPermission saying the symlink leads out", p, err)
+		}
+	}
+	os.Symlink("/etc", filepath.Join(root, "etc"))
+	_, err := b.CopyFromContainer(bg, ref, backend.ContainerCopy{HostPath: filepath.Join(root, "etc", "x"), ContainerPath: "/tmp/d"})
+	if !errors.Is(err, backend.ErrPermission) || !strings.Contains(err.Error(), "leads out of its allowed_host_roots entry "+root) {
+		t.Errorf("copy_out through a symlink out of the allowed root: %v; want ErrPermission saying so", err)
+	}
+	cexec(t, b, ref, "ln -s /nowhere /tmp/dangling")
+	_, err = b.CopyFromContainer(bg, ref, backend.ContainerCopy{HostPath: "dangling", ContainerPath: "/tmp/dangling"})
+	if !errors.Is(err, backend.ErrNotFound) || !strings.Contains(err.Error(), "symlink to /nowhere, which does not exist") {
+		t.Errorf("copy_out of a dangling symlink: %v; want ErrNotFound saying it is one", err)
+	}
+	if _, err = b.CopyFromContainer(bg, ref, backend.ContainerCopy{HostPath: "x", ContainerPath: "/tmp/no-such"}); !errors.Is(err, backend.ErrNotFound) || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("copy_out of a missing file: %v; want ErrNotFound", err)
+	}
 }
 
 // copyAbsWorkspaceRefused: an absolute host_path into the workspace (dir),
