@@ -76,7 +76,7 @@ func (b *Backend) createContainer(ctx context.Context, req backend.ContainerSpec
 	if ok, err := containers.Exists(cctx, s.Name, nil); err != nil {
 		return info, b.svc.wrap(ctx, op, s.Name, err)
 	} else if ok {
-		return info, backend.Errorf(backend.ErrExist, op, s.Name, "a container of that name exists: choose another name, or destroy it first")
+		return info, b.containerNameTaken(ctx, op, req.Owner, s.Name)
 	}
 	resp, err := containers.CreateWithSpec(cctx, s, nil)
 	if err != nil {
