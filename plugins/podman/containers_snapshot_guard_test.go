@@ -5,6 +5,8 @@ package podman
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +22,7 @@ import (
 // tells; the owner can, and finds the file the snapshot kept.
 func TestSnapshotImageByIDIsOwners(t *testing.T) {
 	t.Parallel()
-	b, _, owner := containerTest(t, nil)
+	b, _, owner := containerTest(t, map[string]any{"containers": map[string]any{"build_dockerfiles": true}})
 	orig := create(t, b, backend.ContainerSpec{Owner: owner, Purpose: "snapid", Network: "none"})
 	ref := backend.ContainerRef{Owner: owner, Name: orig.Name}
 	if r := cexec(t, b, ref, "echo owners-private > /tmp/data"); r.ExitCode != 0 {
@@ -51,6 +53,7 @@ func TestSnapshotImageByIDIsOwners(t *testing.T) {
 			t.Errorf("another user creating from the snapshot as %q: %v; want the ErrNotFound of a missing snapshot", form, err)
 		}
 	}
+	refuseSnapshotBuilds(t, b, other, img.ID, shortestPrefix(t, b, img.ID))
 	if ls, err := b.ListContainers(bg, other); err != nil || len(ls) != 0 {
 		t.Errorf("another user's containers after the refusals: %+v, %v; want none", ls, err)
 	}
@@ -97,4 +100,27 @@ func shortestPrefix(t *testing.T, b *Backend, id string) string {
 	// Two more: an image a parallel test makes meanwhile must not make
 	// the prefix ambiguous (which is refused too, but for another reason).
 	return id[:min(n+2, len(id))]
+}
+
+// refuseSnapshotBuilds: a Dockerfile reading another user's snapshot
+// (by FROM, COPY --from or RUN --mount from, by ID or prefix) is refused
+// before anything is built, as a create from it is.
+func refuseSnapshotBuilds(t *testing.T, b *Backend, other backend.ContainerOwner, id, prefix string) {
+	t.Helper()
+	for _, df := range []string{
+		"FROM " + prefix + "\n",
+		"FROM " + testImage() + "\nCOPY --from=sha256:" + id + " /tmp/data /stolen\n",
+		"ARG SNAP=" + prefix + "\nFROM " + testImage() + "\nRUN --mount=type=bind,from=${SNAP},target=/m cat /m/tmp/data\n",
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(df), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		key := "snapguard-" + newID()
+		t.Cleanup(func() { b.removeFailedBuild(dockerfileTag(key)) }) // what a regression built
+		_, err := b.BuildDockerfile(bg, other, backend.DockerfileBuild{ContextDir: dir, Key: key})
+		if !errors.Is(err, backend.ErrNotFound) || !strings.Contains(err.Error(), "no such snapshot of yours") {
+			t.Errorf("another user's build of %q: %v; want the ErrNotFound of a missing snapshot", df, err)
+		}
+	}
 }
