@@ -18,26 +18,26 @@ import (
 // containerNameTaken is the error for a create whose container name
 // exists on the service.
 func (b *Backend) containerNameTaken(ctx context.Context, op string, owner backend.ContainerOwner, name string) error {
-	if _, err := b.lookup(ctx, op, backend.ContainerRef{Owner: owner, Name: name}); err == nil {
-		return backend.Errorf(backend.ErrExist, op, name, "you have a container of that name: choose another name, or destroy it first")
-	} else if !errors.Is(err, backend.ErrNotFound) {
-		return err
-	}
-	return errNameTaken(op, name, "container")
+	_, err := b.lookup(ctx, op, backend.ContainerRef{Owner: owner, Name: name})
+	return nameTaken(op, name, "container", "destroy", err)
 }
 
 // networkNameTaken is the error for a create_network whose name exists
 // on the service.
 func (b *Backend) networkNameTaken(ctx context.Context, op string, owner backend.ContainerOwner, name string) error {
-	if _, err := b.lookupNetwork(ctx, op, backend.ContainerRef{Owner: owner, Name: name}); err == nil {
-		return backend.Errorf(backend.ErrExist, op, name, "you have a network of that name: choose another name, or destroy_network it first")
-	} else if !errors.Is(err, backend.ErrNotFound) {
-		return err
-	}
-	return errNameTaken(op, name, "network")
+	_, err := b.lookupNetwork(ctx, op, backend.ContainerRef{Owner: owner, Name: name})
+	return nameTaken(op, name, "network", "destroy_network", err)
 }
 
-func errNameTaken(op, name, kind string) error {
+// nameTaken is the error for a kind of object's taken name, given what
+// looking the owner's object of that name up answered (nil: theirs).
+func nameTaken(op, name, kind, remove string, lookupErr error) error {
+	switch {
+	case lookupErr == nil:
+		return backend.Errorf(backend.ErrExist, op, name, "you have a %s of that name: choose another name, or %s it first", kind, remove)
+	case !errors.Is(lookupErr, backend.ErrNotFound):
+		return lookupErr
+	}
 	return backend.Errorf(backend.ErrExist, op, name,
 		"that name is taken on this machine (Podman's %s names are shared by everything it runs): choose another name", kind)
 }
