@@ -12,8 +12,10 @@ import (
 // functions, so it is also put to the policies as the fs.write of that
 // path a write would be (checkMutation): a policy that keeps writes out of
 // .git/hooks, or inside a subtree, holds for copy_out too. An absolute
-// host_path is not a workspace path; the backend confines it to
-// allowed_host_roots (writing there needs its allow_write_mounts).
+// host_path is not a workspace path, and this cannot tell whether it
+// lies in the workspace's host directory: the backend refuses one there
+// (so only relative paths, judged here, reach the workspace) and confines
+// the rest to allowed_host_roots (writing there needs allow_write_mounts).
 func (s *Session) copyOp(ctx context.Context, c backend.Containers, ref backend.ContainerRef, req ContainerRequest) (*backend.ContainerCopyResult, error) {
 	cp := backend.ContainerCopy{HostPath: req.HostPath, ContainerPath: req.ContainerPath}
 	if !filepath.IsAbs(req.HostPath) {

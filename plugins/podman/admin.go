@@ -96,11 +96,13 @@ func gc(ctx context.Context, svc *service, cfg Config, all bool, now time.Time) 
 // gcScope narrows a sweep: all takes kept sessions too; match, when not
 // nil, limits it to the sessions it accepts; ours limits it to containers
 // whose workspace lies in cfg's workspace directory (this configuration's,
-// not every wai's on the service).
+// not every wai's on the service); by names the sweeper for tombstones
+// (removedBy: "" is wai gc).
 type gcScope struct {
 	all   bool
 	match func(session string) bool
 	ours  bool
+	by    string
 }
 
 func (sc gcScope) takes(cfg Config, session, workspace string) bool {
@@ -156,7 +158,7 @@ func gcIn(ctx context.Context, svc *service, cfg Config, scope gcScope, now time
 			continue
 		}
 		rep.Removed = append(rep.Removed, item)
-		if err := removeWorkspace(c.Workspace, c.Session, stPath); err != nil {
+		if err := removeWorkspace(c.Workspace, c.Session, stPath, removedBy(scope.by), why); err != nil {
 			rep.Errors = append(rep.Errors, err)
 		} else if c.Workspace != "" {
 			rep.Removed = append(rep.Removed, GCItem{Kind: "workspace", Name: c.Workspace, Session: c.Session, Reason: why})
@@ -208,7 +210,7 @@ func gcDirs(cfg Config, scope gcScope, now time.Time, seen map[string]bool, rep 
 			rep.Kept = append(rep.Kept, item)
 			continue
 		}
-		if err := removeWorkspace(dir, n, stPath); err != nil {
+		if err := removeWorkspace(dir, n, stPath, removedBy(scope.by), why); err != nil {
 			rep.Errors = append(rep.Errors, err)
 			continue
 		}
@@ -348,7 +350,7 @@ func (b *Backend) RemoveSession(ctx context.Context, session string) (backend.Se
 			return si, err
 		}
 	}
-	return si, removeWorkspace(p.dir, session, stPath)
+	return si, removeWorkspace(p.dir, session, stPath, removedBy("wai rm"), "wai rm was asked to remove the session")
 }
 
 // CollectGarbage sweeps this configuration's sessions as GC does, limited

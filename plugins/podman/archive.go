@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -83,6 +84,17 @@ func streamUpload(upload func(io.Reader) error, write func(*tar.Writer) error) e
 	}
 }
 
+// missingInContainer is the error for a path the archive API did not
+// find: a symlink whose target is missing is said to be one (its stat
+// comes with the service's "not found"), as "no such file" would send the
+// caller looking for a name that is there.
+func (b *Backend) missingInContainer(cctx context.Context, op, id, p string) error {
+	if st, _ := containers.Stat(cctx, id, p); st != nil && st.Mode&os.ModeSymlink != 0 {
+		return backend.Errorf(backend.ErrNotFound, op, p, "it is a symlink to %s, which does not exist in the container: copy the target, or fix the link", st.LinkTarget)
+	}
+	return backend.Errorf(backend.ErrNotFound, op, p, "no such file in the container")
+}
+
 // getArchive streams path p of container id out as a tar archive; a
 // missing p is ErrNotFound. Closing the reader ends the download.
 func (b *Backend) getArchive(ctx context.Context, op, id, p string) (io.ReadCloser, error) {
@@ -94,7 +106,7 @@ func (b *Backend) getArchive(ctx context.Context, op, id, p string) (io.ReadClos
 	get, err := containers.CopyToArchive(cctx, id, p, pw)
 	if err != nil {
 		if notFound(err) || strings.Contains(err.Error(), "no such file") {
-			return nil, backend.Errorf(backend.ErrNotFound, op, p, "no such file in the container")
+			return nil, b.missingInContainer(cctx, op, id, p)
 		}
 		return nil, b.svc.wrap(ctx, op, p, err)
 	}

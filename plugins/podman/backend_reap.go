@@ -38,7 +38,7 @@ func (b *Backend) reap(ctx context.Context) {
 				sctx, cancel := context.WithTimeout(ctx, time.Minute)
 				// Only this configuration's sessions: another's kept
 				// session goes by its own idle_timeout, not this one's.
-				rep, err := gcIn(sctx, b.svc, b.cfg, gcScope{ours: true}, now)
+				rep, err := gcIn(sctx, b.svc, b.cfg, gcScope{ours: true, by: sweeper()}, now)
 				cancel()
 				for _, it := range rep.Removed {
 					b.log.LogAttrs(ctx, slog.LevelInfo, "runtime.podman.idle_cleanup", slog.String("session", it.Session),

@@ -188,7 +188,7 @@ func TestStateFile(t *testing.T) {
 	if err != nil || got.Session != "s1" || !got.Keep || !got.Owner.Alive() || !used.Equal(when) {
 		t.Errorf("read back %+v (used %v), %v", got, used, err)
 	}
-	if err := removeWorkspace(filepath.Join(dir, "other"), "s1", p); err != nil {
+	if err := removeWorkspace(filepath.Join(dir, "other"), "s1", p, removedBy("")); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := readState(p); err == nil {

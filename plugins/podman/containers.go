@@ -69,10 +69,14 @@ func (b *Backend) createContainer(ctx context.Context, req backend.ContainerSpec
 	if err != nil {
 		return info, err
 	}
+	checked, err := b.guardImage(ctx, req.Owner, s.Image)
+	if err != nil {
+		return info, err
+	}
 	if ok, err := containers.Exists(cctx, s.Name, nil); err != nil {
 		return info, b.svc.wrap(ctx, op, s.Name, err)
 	} else if ok {
-		return info, backend.Errorf(backend.ErrExist, op, s.Name, "a container of that name exists: choose another name, or destroy it first")
+		return info, b.containerNameTaken(ctx, op, req.Owner, s.Name)
 	}
 	resp, err := containers.CreateWithSpec(cctx, s, nil)
 	if err != nil {
@@ -83,6 +87,9 @@ func (b *Backend) createContainer(ctx context.Context, req backend.ContainerSpec
 		return info, b.svc.wrap(ctx, op, s.Name, err)
 	}
 	info.ID = resp.ID
+	if err := b.verifyImage(ctx, req.Owner, resp.ID, s.Image, checked); err != nil {
+		return info, err
+	}
 	if err := containers.Start(cctx, resp.ID, nil); err != nil {
 		b.removeQuiet(resp.ID)
 		return info, startFailed(b, s.Name, err, ctx)

@@ -28,7 +28,8 @@ type hostSide struct {
 }
 
 // openHostSide confines a copy's host path: relative to the session
-// workspace, or absolute under the workspace or allowed_host_roots.
+// workspace, or absolute under allowed_host_roots (copyContainer has
+// refused an absolute one in the workspace).
 // Writing to an allowed root needs containers.allow_write_mounts.
 func (b *Backend) openHostSide(op string, owner backend.ContainerOwner, p string, write bool) (*hostSide, error) {
 	ws, err := b.cfg.pathsFor(backend.WorkspaceSpec{Session: owner.Session, User: owner.User})
@@ -65,6 +66,62 @@ func (b *Backend) openHostSide(op string, owner backend.ContainerOwner, p string
 	return &hostSide{root: root, rel: rel, workspace: inWorkspace}, nil
 }
 
+// escaped is the error for err when it is os.Root's refusal of a
+// symlink leading out of the host side's root (Go's own text, "path
+// escapes from parent", names no path the caller gave), else nil.
+func (hs *hostSide) escaped(op, p string, err error) error {
+	if !strings.Contains(err.Error(), "path escapes from parent") {
+		return nil
+	}
+	where := "the session workspace"
+	if !hs.workspace {
+		where = "its allowed_host_roots entry " + hs.root.Name()
+	}
+	return backend.Errorf(backend.ErrPermission, op, p,
+		"the path is, or passes through, a symlink that leads out of %s, which copies may not follow: give the path of a file inside it", where)
+}
+
+// refuseAbsWorkspace refuses an absolute host_path in the session
+// workspace, whether it is spelled there or leads there by symlinks: the
+// kernel puts a relative one to the policies (copy_out as the fs.write of
+// that path) but cannot tell an absolute one is in the workspace, so only
+// relative paths may reach it.
+func (b *Backend) refuseAbsWorkspace(op string, owner backend.ContainerOwner, p string) error {
+	if !filepath.IsAbs(p) {
+		return nil
+	}
+	ws, err := b.cfg.pathsFor(backend.WorkspaceSpec{Session: owner.Session, User: owner.User})
+	if err != nil {
+		return err
+	}
+	dir, clean := filepath.Clean(ws.dir), filepath.Clean(p)
+	real, realDir := realPrefix(clean), realPrefix(dir)
+	if !underAny(clean, dir) && !underAny(real, dir) && !underAny(real, realDir) {
+		return nil
+	}
+	rel, err := filepath.Rel(dir, clean)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = "its path inside the workspace"
+	}
+	return backend.Errorf(backend.ErrPermission, op, p,
+		"the path is in the session workspace: give host_path relative to the workspace (%s), as the policies judge only relative ones; absolute paths are for allowed_host_roots", rel)
+}
+
+// realPrefix is p with the symlinks of its longest existing ancestor
+// resolved (the rest appended as it is): where a copy to p would land.
+func realPrefix(p string) string {
+	rest := ""
+	for dir := p; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if dir == filepath.Dir(dir) {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
+}
+
 func checkContainerPath(op, p string) error {
 	if !path.IsAbs(p) || path.Clean(p) != p || p == "/" {
 		return backend.Errorf(backend.ErrInvalid, op, p, "container_path must be a clean absolute path other than /")
@@ -96,6 +153,9 @@ type copyVia func(ctx context.Context, op, id string, hs *hostSide, res *backend
 func (b *Backend) copyContainer(ctx context.Context, op string, ref backend.ContainerRef, req backend.ContainerCopy, in bool, via copyVia) (backend.ContainerCopyResult, error) {
 	res := backend.ContainerCopyResult{HostPath: req.HostPath, ContainerPath: req.ContainerPath}
 	if err := checkContainerPath(op, req.ContainerPath); err != nil {
+		return res, err
+	}
+	if err := b.refuseAbsWorkspace(op, ref.Owner, req.HostPath); err != nil {
 		return res, err
 	}
 	data, err := b.lookup(ctx, op, ref)
@@ -167,6 +227,9 @@ func (b *Backend) copyIn(ctx context.Context, op, id string, hs *hostSide, res *
 		if errors.Is(err, fs.ErrNotExist) {
 			return backend.Errorf(backend.ErrNotFound, op, res.HostPath, "no such host file")
 		}
+		if e := hs.escaped(op, res.HostPath, err); e != nil {
+			return e
+		}
 		return backend.Errorf(backend.ErrInvalid, op, res.HostPath, "cannot read it: %v", err)
 	}
 	return b.putArchive(ctx, op, id, path.Dir(res.ContainerPath), &buf)
@@ -191,12 +254,18 @@ func (b *Backend) extract(tr *tar.Reader, hs *hostSide, base string, res *backen
 		dst := filepath.Join(hs.rel, filepath.FromSlash(rest))
 		if h.Typeflag == tar.TypeDir {
 			if err := hs.root.MkdirAll(dst, 0o755); err != nil {
+				if e := hs.escaped(op, res.HostPath, err); e != nil {
+					return e
+				}
 				return backend.Errorf(backend.ErrInvalid, op, res.HostPath, "cannot create %s: %v", dst, err)
 			}
 			b.ownHost(hs, dst)
 			return nil
 		}
 		if err := writeHostFile(hs.root, dst, tr, h); err != nil {
+			if e := hs.escaped(op, res.HostPath, err); e != nil {
+				return e
+			}
 			return backend.Errorf(backend.ErrInvalid, op, res.HostPath, "cannot write %s: %v", dst, err)
 		}
 		b.ownHost(hs, dst)

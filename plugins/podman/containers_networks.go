@@ -69,7 +69,7 @@ func (b *Backend) CreateNetwork(ctx context.Context, req backend.NetworkSpec) (b
 	if ok, err := network.Exists(cctx, req.Name, nil); err != nil {
 		return backend.NetworkInfo{}, b.svc.wrap(ctx, op, req.Name, err)
 	} else if ok {
-		return backend.NetworkInfo{}, backend.Errorf(backend.ErrExist, op, req.Name, "a network of that name exists: choose another name (list_networks shows yours)")
+		return backend.NetworkInfo{}, b.networkNameTaken(ctx, op, req.Owner, req.Name)
 	}
 	now := time.Now().UTC()
 	n := nettypes.Network{Name: req.Name, Driver: "bridge", Internal: !req.Egress, DNSEnabled: true,

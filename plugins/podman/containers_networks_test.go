@@ -74,10 +74,11 @@ func TestContainerNetworkByName(t *testing.T) {
 	if err != nil || !n.Internal || n.Session != owner.Session {
 		t.Fatalf("CreateNetwork = %+v, %v; want an internal network of the session", n, err)
 	}
-	if _, err := b.CreateNetwork(ctx, backend.NetworkSpec{Owner: owner, Name: name}); !errors.Is(err, backend.ErrExist) {
-		t.Fatalf("second CreateNetwork: got %v, want ErrExist", err)
-	}
 	stranger := backend.ContainerOwner{User: "mallory", Session: owner.Session}
+	checkNameTaken(t, "network", func(o backend.ContainerOwner) error {
+		_, err := b.CreateNetwork(ctx, backend.NetworkSpec{Owner: o, Name: name})
+		return err
+	}, owner, stranger)
 	if _, err := b.CreateContainer(ctx, backend.ContainerSpec{Owner: stranger, Name: "x-" + newID()[:6], Network: name}); !errors.Is(err, backend.ErrNotFound) {
 		t.Fatalf("another user's create on the network: got %v, want ErrNotFound", err)
 	}
@@ -91,6 +92,10 @@ func TestContainerNetworkByName(t *testing.T) {
 	srv := create(t, b, backend.ContainerSpec{Owner: owner, Name: "srv", Network: name, Service: "web",
 		Command: []string{"python3", "-m", "http.server", "8080"}})
 	cli := create(t, b, backend.ContainerSpec{Owner: owner, Name: "cli-" + newID()[:6], Network: name})
+	checkNameTaken(t, "container", func(o backend.ContainerOwner) error {
+		_, err := b.CreateContainer(ctx, backend.ContainerSpec{Owner: o, Name: cli.Name})
+		return err
+	}, owner, stranger)
 	if srv.Network != name || cli.Network != name {
 		t.Fatalf("containers' network = %q, %q; want %q", srv.Network, cli.Network, name)
 	}
@@ -211,5 +216,20 @@ func TestContainerNetworkEgress(t *testing.T) {
 	res := cexec(t, b, backend.ContainerRef{Owner: owner, Name: c.Name}, defaultRoute)
 	if !strings.Contains(res.Stdout, "default via") {
 		t.Errorf("no default route on a network with egress:\n%s", res.Stdout)
+	}
+}
+
+// checkNameTaken: creating a kind of object whose name owner holds tells
+// owner it is theirs, and stranger only that the name is taken here, not
+// that a user's object of that kind holds it.
+func checkNameTaken(t *testing.T, kind string, create func(backend.ContainerOwner) error, owner, stranger backend.ContainerOwner) {
+	t.Helper()
+	if err := create(owner); !errors.Is(err, backend.ErrExist) || !strings.Contains(err.Error(), "you have a "+kind+" of that name") {
+		t.Errorf("the owner's second %s of a name: %v; want ErrExist saying it is theirs", kind, err)
+	}
+	err := create(stranger)
+	if !errors.Is(err, backend.ErrExist) || !strings.Contains(err.Error(), "taken on this machine") || strings.Contains(err.Error(), "you have") ||
+		strings.Contains(err.Error(), kind+" of that name") {
+		t.Errorf("another user's %s of a taken name: %v; want ErrExist saying only the name is taken", kind, err)
 	}
 }

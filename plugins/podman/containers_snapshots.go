@@ -61,19 +61,6 @@ func (b *Backend) snapshotRef(op string, owner backend.ContainerOwner, name stri
 	return b.snapshotRepo(owner.User) + ":" + name, nil
 }
 
-// checkSnapshotImage keeps a create from naming another user's snapshot
-// image directly (the repository's hash is no secret): a snapshot is
-// restored by its owner only, as lookups answer. A short name counts:
-// Podman finds a local image by it under localhost/.
-func (b *Backend) checkSnapshotImage(owner backend.ContainerOwner, image string) error {
-	short := strings.TrimPrefix(snapshotRepoPrefix, "localhost/")
-	own := strings.TrimPrefix(b.snapshotRepo(owner.User), "localhost/") + ":"
-	if name := strings.TrimPrefix(image, "localhost/"); !strings.HasPrefix(name, short) || strings.HasPrefix(name, own) {
-		return nil
-	}
-	return backend.Errorf(backend.ErrNotFound, "containers.create", image, "no such snapshot of yours: restore one list_snapshots shows")
-}
-
 // SnapshotContainer commits a managed container as the user's snapshot
 // name, with the values of forwarded variables reset.
 func (b *Backend) SnapshotContainer(ctx context.Context, ref backend.ContainerRef, name string) (backend.SnapshotInfo, error) {

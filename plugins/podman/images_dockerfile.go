@@ -51,6 +51,9 @@ func (b *Backend) BuildDockerfile(ctx context.Context, owner backend.ContainerOw
 	if fi, err := os.Lstat(dockerfile); err != nil || !fi.Mode().IsRegular() {
 		return backend.DockerfileImage{}, backend.Errorf(backend.ErrInvalid, op, req.ContextDir, "no regular file Dockerfile at the top of the repository")
 	}
+	if err := b.guardDockerfile(ctx, owner, dockerfile); err != nil {
+		return backend.DockerfileImage{}, err
+	}
 	cctx, err := b.svc.ctx(ctx)
 	if err != nil {
 		return backend.DockerfileImage{}, err

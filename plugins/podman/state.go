@@ -125,15 +125,16 @@ func verdict(s *sessionState, lastUsed time.Time, all bool, idle time.Duration, 
 
 // removeWorkspace removes a session's directory (unmounting the file
 // system of a size-limited one and removing its image) and state file, and
-// leaves a tombstone saying when and why, which the session's next call
-// reports (see Workspace.checkDir). The directory must be named after the
-// session: a label edited to point elsewhere does not make gc delete it.
-func removeWorkspace(dir, session, stPath string, reason ...string) error {
+// leaves a tombstone saying when, by whom (see removedBy) and why, which
+// the session's next call reports (see Workspace.checkDir). The directory
+// must be named after the session: a label edited to point elsewhere does
+// not make gc delete it.
+func removeWorkspace(dir, session, stPath, by string, reason ...string) error {
 	var errs []error
 	validState := stPath != "" && filepath.Base(stPath) == session+".json" && filepath.Base(filepath.Dir(stPath)) == stateDirName
 	if dir != "" && filepath.IsAbs(dir) && filepath.Base(dir) == session && validSession(session) {
 		if validState {
-			writeTombstone(tombstonePath(stPath), strings.Join(reason, "; "))
+			writeTombstone(tombstonePath(stPath), by, strings.Join(reason, "; "))
 		}
 		image := filepath.Join(filepath.Dir(dir), stateDirName, session+imageSuffix)
 		if err := detachVolume(dir, image); err != nil {
@@ -151,7 +152,8 @@ func removeWorkspace(dir, session, stPath string, reason ...string) error {
 	return errors.Join(errs...)
 }
 
-// tombstone records the removal of a session's workspace by wai gc.
+// tombstone records the removal of a session's workspace by wai gc, wai
+// rm or a serving process's sweep.
 type tombstone struct {
 	RemovedAt time.Time `json:"removed_at"`
 	Reason    string    `json:"reason"`
@@ -163,11 +165,25 @@ func tombstonePath(statePath string) string {
 	return strings.TrimSuffix(statePath, ".json") + ".removed"
 }
 
-func writeTombstone(p, reason string) {
-	if reason == "" {
-		reason = "wai gc found no live process holding the session"
+// removedBy names what removes a workspace in this process, for its
+// tombstone: who ("wai rm", sweeper(); "" is wai gc) and this pid.
+func removedBy(who string) string {
+	if who == "" {
+		who = "wai gc"
 	}
-	b, err := json.Marshal(tombstone{RemovedAt: time.Now().UTC(), Reason: "wai gc removed it (pid " + strconv.Itoa(os.Getpid()) + "): " + reason})
+	return who + " (pid " + strconv.Itoa(os.Getpid()) + ")"
+}
+
+// sweeper is who the periodic sweep of a process serving sessions (wai
+// serve, say) is: a tombstone saying "wai gc" sent users after a
+// command nobody ran.
+func sweeper() string { return "the periodic sweep of " + filepath.Base(os.Args[0]) }
+
+func writeTombstone(p, by, reason string) {
+	if reason == "" {
+		reason = "no live process held the session"
+	}
+	b, err := json.Marshal(tombstone{RemovedAt: time.Now().UTC(), Reason: by + " removed it: " + reason})
 	if err == nil {
 		_ = os.WriteFile(p, b, 0o600)
 	}

@@ -4,6 +4,7 @@ package podman
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,10 +66,16 @@ func TestWorkspaceRemovedIsReported(t *testing.T) {
 			}
 		}, "by hand or by another program"},
 		{"by gc", "16m", func(t *testing.T, w *Workspace) {
-			if err := removeWorkspace(w.dir, w.session, w.statePath, "a test said so"); err != nil {
+			if err := removeWorkspace(w.dir, w.session, w.statePath, removedBy(""), "a test said so"); err != nil {
 				t.Fatal(err)
 			}
-		}, "because wai gc removed it"},
+		}, fmt.Sprintf("because wai gc (pid %d) removed it: a test said so", os.Getpid())},
+		// A serving process's sweep signs as itself, not as wai gc.
+		{"by a sweep", "0", func(t *testing.T, w *Workspace) {
+			if err := removeWorkspace(w.dir, w.session, w.statePath, removedBy(sweeper()), "idle"); err != nil {
+				t.Fatal(err)
+			}
+		}, fmt.Sprintf("because the periodic sweep of %s (pid %d) removed it: idle", filepath.Base(os.Args[0]), os.Getpid())},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -192,7 +199,7 @@ func TestKeptWorkspaceRemovedIsReported(t *testing.T) {
 	if err := b.remove(bg, old.ContainerName()); err != nil {
 		t.Fatal(err)
 	}
-	if err := removeWorkspace(old.dir, old.session, old.statePath); err != nil {
+	if err := removeWorkspace(old.dir, old.session, old.statePath, removedBy("")); err != nil {
 		t.Fatal(err)
 	}
 	ws, err = b.Open(bg, backend.WorkspaceSpec{Session: name, Keep: true})

@@ -156,7 +156,7 @@ func gcVolumes(ctx context.Context, svc *service, cfg Config, scope gcScope, now
 			continue
 		}
 		if st != nil {
-			_ = removeWorkspace("", session, v.Labels[labelState], why)
+			_ = removeWorkspace("", session, v.Labels[labelState], removedBy(scope.by), why)
 		}
 		rep.Removed = append(rep.Removed, item)
 	}

@@ -14,21 +14,15 @@ import (
 )
 
 // volumeCopySide reports whether a container copy's host path names the
-// session's workspace in a volume configuration, and its path there.
+// session's workspace in a volume configuration, and its path there: a
+// relative one does (copyContainer refused an absolute one in the
+// workspace; the rest are under allowed_host_roots, as ever).
 func (b *Backend) volumeCopySide(owner backend.ContainerOwner, hostPath string) (rel string, ok bool) {
 	ws, err := b.cfg.pathsFor(backend.WorkspaceSpec{Session: owner.Session, User: owner.User})
-	if err != nil || ws.volume == "" || hostPath == "" {
+	if err != nil || ws.volume == "" || hostPath == "" || filepath.IsAbs(hostPath) {
 		return "", false
 	}
-	p := filepath.ToSlash(hostPath)
-	if filepath.IsAbs(hostPath) {
-		r, inside := strings.CutPrefix(filepath.Clean(hostPath), ws.dir)
-		if !inside || r != "" && r[0] != '/' {
-			return "", false // under allowed_host_roots, as ever
-		}
-		p = r
-	}
-	return strings.TrimPrefix(path.Clean("/"+p), "/"), true
+	return strings.TrimPrefix(path.Clean("/"+filepath.ToSlash(hostPath)), "/"), true
 }
 
 // copyVolume copies between a managed container (ctrID, containerPath)

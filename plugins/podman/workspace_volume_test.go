@@ -366,6 +366,11 @@ func TestVolumeWorkspaceContainerCopy(t *testing.T) {
 	sh(t, w, "mkdir -p d/sub && echo hello > d/sub/a.txt && ln -s /etc/passwd d/link")
 	copyDirRoundTrip(t, b, ref)
 	copyVolumeRefusals(t, b, ref, info.ID)
+	// Only relative paths, which the kernel judges, reach the volume.
+	ws, _ := b.cfg.pathsFor(backend.WorkspaceSpec{Session: owner.Session, User: owner.User})
+	if _, err := b.CopyFromContainer(bg, ref, backend.ContainerCopy{HostPath: filepath.Join(ws.dir, "abs"), ContainerPath: "/tmp/d"}); !errors.Is(err, backend.ErrPermission) {
+		t.Errorf("copy_out to an absolute path in the volume workspace: %v; want ErrPermission", err)
+	}
 	if out := sh(t, w, "cat back/sub/a.txt; stat -c %u back/sub/a.txt; id -u"); !strings.HasPrefix(out.Stdout, "hello\nmore\n") ||
 		strings.Count(out.Stdout, strings.TrimSpace(out.Stdout[strings.LastIndexByte(strings.TrimSpace(out.Stdout), '\n')+1:])) != 2 {
 		t.Errorf("copied out: %+v", out)
