@@ -66,7 +66,8 @@ func warm(ctx context.Context, dir, path string, module []byte) error {
 	warmMu.Lock()
 	defer warmMu.Unlock()
 	sum := sha256.Sum256(module)
-	marker := filepath.Join(dir, "warmed-"+hex.EncodeToString(sum[:16]))
+	// "both-": warmed for both kinds of test binary (package warm).
+	marker := filepath.Join(dir, "both-"+hex.EncodeToString(sum[:16]))
 	if _, err := os.Stat(marker); err == nil {
 		return nil
 	}
@@ -74,7 +75,10 @@ func warm(ctx context.Context, dir, path string, module []byte) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "./internal/plugbuild/warm")
+	// Both warming binaries: wazero keeps apart what test binaries with
+	// and without its version in their build information compile (see
+	// package warm), and cmd/wai's tests are of the second kind.
+	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "./internal/plugbuild/warm/...")
 	cmd.Dir = root
 	cmd.Env = append(hostEnv(), "WAI_WARM_CACHE="+dir, "WAI_WARM_MODULES="+path)
 	if out, err := cmd.CombinedOutput(); err != nil {
