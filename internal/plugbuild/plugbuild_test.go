@@ -61,3 +61,36 @@ func TestBuildCachesByContent(t *testing.T) {
 		t.Errorf("a broken plugin: %v, want the compiler's error", err)
 	}
 }
+
+// warm fills both parts of the cache wazero keeps apart by the version in
+// a binary's build information: the "dev" one test binaries of library
+// packages read, and the versioned one cmd/wai's test binary reads (it
+// found nothing there, and compiled every plugin under -race again).
+func TestWarmFillsBothCacheParts(t *testing.T) {
+	// (module (func)): one function, so there is code to cache.
+	module := []byte("\x00asm\x01\x00\x00\x00\x01\x04\x01\x60\x00\x00\x03\x02\x01\x00\x0a\x04\x01\x02\x00\x0b")
+	path := filepath.Join(t.TempDir(), "m.wasm")
+	if err := os.WriteFile(path, module, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := warm(context.Background(), dir, path, module); err != nil {
+		t.Fatal(err)
+	}
+	parts, _ := filepath.Glob(filepath.Join(dir, "wazero-*"))
+	var dev, versioned int
+	for _, p := range parts {
+		entries, _ := os.ReadDir(p)
+		if len(entries) == 0 {
+			continue
+		}
+		if strings.HasPrefix(filepath.Base(p), "wazero-dev-") {
+			dev++
+		} else {
+			versioned++
+		}
+	}
+	if dev != 1 || versioned != 1 {
+		t.Errorf("warm filled %d dev and %d versioned cache parts (%v), want one of each", dev, versioned, parts)
+	}
+}
