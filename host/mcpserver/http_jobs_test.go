@@ -3,13 +3,11 @@ package mcpserver_test
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wai-dev/wai/host"
 	"github.com/wai-dev/wai/host/mcpserver"
 	"github.com/wai-dev/wai/host/mcpserver/mcptest"
@@ -33,12 +31,8 @@ func TestHTTPRunningJobNeverIdleClosed(t *testing.T) {
 	s := serve(t, k, mcpserver.Options{HTTPIdleTimeout: time.Second, Logger: log})
 	ts := httptest.NewServer(s.HTTPHandler(testToken))
 	t.Cleanup(ts.Close)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{
-		Endpoint: ts.URL, HTTPClient: &http.Client{Transport: mcptest.Bearer{Token: testToken.Secret}}, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	// No standing stream: a client with one open is connected anyway.
+	cs := mcptest.Connect(t, t.Context(), ts.URL, mcptest.Bearer{Token: testToken.Secret, NoStream: true})
 	if res := call(t, cs, "run", map[string]any{"shell": "echo kept > keep.txt"}); res.IsError {
 		t.Fatal(text(res))
 	}
