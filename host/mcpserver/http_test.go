@@ -227,8 +227,10 @@ func TestShutdownClosesEverySession(t *testing.T) {
 	}
 	select {
 	case err := <-called:
-		if err == nil || !strings.Contains(err.Error(), "shutting down") {
-			t.Errorf("the call Shutdown stopped: want an error saying the server is shutting down, got %v", err)
+		// The answer races the session's closing: when it arrives it
+		// must say why, else the transport reports the request cut off.
+		if err == nil || (!strings.Contains(err.Error(), "shutting down") && !strings.Contains(err.Error(), "terminated without response")) {
+			t.Errorf("the call Shutdown stopped: want an error saying the server is shutting down, or the request cut off, got %v", err)
 		}
 	case <-time.After(30 * time.Second):
 		t.Error("the running call never returned")
